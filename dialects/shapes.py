@@ -1,0 +1,144 @@
+"""Shape rules of the versa ops, as plain Python over tuples.
+
+Verifiers compare an op's result type against these rules and builders derive result types
+from them, so each rule lives once. A rule raises `RuleError` with the reason it rejects.
+"""
+
+from collections.abc import Sequence
+
+Shape = tuple[int, ...]
+
+
+class RuleError(ValueError):
+    """An operand shape or attribute that the op's rules reject."""
+
+
+def require(cond: bool, message: str) -> None:
+    if not cond:
+        raise RuleError(message)
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    require(-rank <= axis < max(rank, 1), f"{what} {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def broadcast(a: Shape, b: Shape) -> Shape:
+    """NumPy broadcasting of two shapes."""
+    rank = max(len(a), len(b))
+    pa = (1,) * (rank - len(a)) + tuple(a)
+    pb = (1,) * (rank - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(pa, pb, strict=True)):
+        require(x == y or x == 1 or y == 1, f"operand shapes {list(a)} and {list(b)} are not "
+                f"broadcast-compatible (dim {i}: {x} vs {y})")
+        out.append(max(x, y) if min(x, y) != 0 else 0)
+    return tuple(out)
+
+
+def matmul(a: Shape, b: Shape) -> Shape:
+    require(len(a) >= 2 and len(b) >= 2, "operands must have rank >= 2")
+    require(a[-1] == b[-2], f"contraction dims differ: K = {a[-1]} (lhs) vs {b[-2]} (rhs)")
+    batch = broadcast(a[:-2], b[:-2])
+    return (*batch, a[-2], b[-1])
+
+
+def window_out(size: int, kernel: int, stride: int, pad: int, dilation: int, dim: str) -> int:
+    """Output extent of a strided, padded, dilated window along one spatial dim."""
+    span = dilation * (kernel - 1) + 1
+    require(size + pad >= span, f"window of extent {span} does not fit in padded {dim} = {size + pad}")
+    return (size + pad - span) // stride + 1
+
+
+def spatial_dims(layout: str) -> tuple[int, int, int]:
+    """(channel, height, width) dims of a 4-D activation in `layout`."""
+    return (1, 2, 3) if layout == "NCHW" else (3, 1, 2)
+
+
+def conv2d(x: Shape, w: Shape, strides: Sequence[int], padding: Sequence[int],
+           dilations: Sequence[int], groups: int, layout: str) -> Shape:
+    require(len(x) == 4 and len(w) == 4, "input and filter must have rank 4")
+    c_dim, h_dim, w_dim = spatial_dims(layout)
+    if layout == "NCHW":
+        f, cg, kh, kw = w
+    else:
+        kh, kw, cg, f = w
+    channels = x[c_dim]
+    require(channels % groups == 0, f"groups = {groups} does not divide input channels {channels}")
+    require(f % groups == 0, f"groups = {groups} does not divide output channels {f}")
+    require(cg == channels // groups, f"filter has {cg} input channels per group, expected "
+            f"{channels // groups} (= {channels} channels / {groups} groups)")
+    oh = window_out(x[h_dim], kh, strides[0], padding[0] + padding[2], dilations[0], "height")
+    ow = window_out(x[w_dim], kw, strides[1], padding[1] + padding[3], dilations[1], "width")
+    return (x[0], f, oh, ow) if layout == "NCHW" else (x[0], oh, ow, f)
+
+
+def pool2d(x: Shape, kernel: Sequence[int], strides: Sequence[int], padding: Sequence[int],
+           layout: str) -> Shape:
+    require(len(x) == 4, "input must have rank 4")
+    require(padding[0] < kernel[0] and padding[2] < kernel[0] and padding[1] < kernel[1]
+            and padding[3] < kernel[1], "padding must be smaller than the kernel")
+    c_dim, h_dim, w_dim = spatial_dims(layout)
+    oh = window_out(x[h_dim], kernel[0], strides[0], padding[0] + padding[2], 1, "height")
+    ow = window_out(x[w_dim], kernel[1], strides[1], padding[1] + padding[3], 1, "width")
+    return (x[0], x[c_dim], oh, ow) if layout == "NCHW" else (x[0], oh, ow, x[c_dim])
+
+
+def reduce(x: Shape, axes: Sequence[int], keepdims: bool) -> Shape:
+    norm = [normalize_axis(a, len(x), "reduction axis") for a in axes]
+    require(len(set(norm)) == len(norm), f"reduction axes {list(axes)} repeat a dim")
+    if keepdims:
+        return tuple(1 if i in norm else d for i, d in enumerate(x))
+    return tuple(d for i, d in enumerate(x) if i not in norm)
+
+
+def transpose(x: Shape, perm: Sequence[int]) -> Shape:
+    require(sorted(perm) == list(range(len(x))),
+            f"perm {list(perm)} is not a permutation of 0..{len(x) - 1}")
+    return tuple(x[p] for p in perm)
+
+
+def reshape(x: Shape, y: Shape) -> Shape:
+    nx, ny = _count(x), _count(y)
+    require(nx == ny, f"element count differs: {nx} (input) vs {ny} (result)")
+    return tuple(y)
+
+
+def broadcast_to(x: Shape, y: Shape) -> Shape:
+    require(len(y) >= len(x), f"cannot broadcast rank {len(x)} to lower rank {len(y)}")
+    require(broadcast(x, y) == tuple(y), f"shape {list(x)} cannot broadcast to {list(y)}")
+    return tuple(y)
+
+
+def concat(shapes: Sequence[Shape], axis: int) -> Shape:
+    require(len(shapes) >= 1, "needs at least one operand")
+    rank = len(shapes[0])
+    ax = normalize_axis(axis, rank)
+    for s in shapes:
+        require(len(s) == rank, "operands must have the same rank")
+        require(all(s[i] == shapes[0][i] for i in range(rank) if i != ax),
+                f"operand shapes differ outside the concatenation axis {ax}")
+    total = sum(s[ax] for s in shapes)
+    return tuple(total if i == ax else d for i, d in enumerate(shapes[0]))
+
+
+def slice_(x: Shape, starts: Sequence[int], limits: Sequence[int],
+           strides: Sequence[int]) -> Shape:
+    out = []
+    for i, (d, lo, hi, st) in enumerate(zip(x, starts, limits, strides, strict=True)):
+        require(st > 0, f"stride {st} of dim {i} must be positive")
+        require(0 <= lo <= hi <= d, f"dim {i}: need 0 <= start ({lo}) <= limit ({hi}) <= size ({d})")
+        out.append((hi - lo + st - 1) // st)
+    return tuple(out)
+
+
+def pad(x: Shape, low: Sequence[int], high: Sequence[int]) -> Shape:
+    require(all(p >= 0 for p in (*low, *high)), "padding amounts must be non-negative")
+    return tuple(d + lo + hi for d, lo, hi in zip(x, low, high, strict=True))
+
+
+def _count(shape: Shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

@@ -1,0 +1,538 @@
+"""The versa tensor dialect, defined in Python on MLIR's IRDL-backed `dialects.ext`.
+
+Each op is one class: its IRDL signature (operands, required attributes, results), the
+attributes it accepts (`ATTRS`, with defaults), and its shape rule (`result_shape`). The shared
+`VersaOp.verify_invariants` turns those into a located diagnostic naming the op and the rule.
+Ops print in MLIR's generic form:
+
+    %y = "versa.conv2d"(%x, %w) {strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>,
+         tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
+
+Builders (snake_case, one per op) compute result types from the same rules.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from versa.mlir import ext, ir
+
+from . import shapes
+from .attributes import AttrSpec, Bool, Elements, Float, Int, Ints, OneOf, parse_attrs
+from .shapes import RuleError, Shape
+
+Tensor = ir.RankedTensorType
+FLOAT_TYPES = ("f32", "f16", "bf16")
+ELEMENT_TYPES = (*FLOAT_TYPES, "i32", "i8")
+LAYOUTS = ("NCHW", "NHWC")
+
+
+class Versa(ext.Dialect, name="versa"):
+    """The versa tensor dialect: value semantics on statically shaped tensors."""
+
+
+class VersaOp(Versa.Operation):
+    """Base of every versa op: attribute parsing, element-type rules and the shape check."""
+
+    ATTRS = {}  # name -> AttrSpec (no annotation: ext would read it as a field)
+    FLOAT_ONLY = False
+    ELEMENTWISE = False
+
+    @classmethod
+    def verify_invariants(cls, op: ir.OpView) -> bool:
+        try:
+            cls.check(op)
+        except RuleError as err:
+            op.location.emit_error(f"'{cls.OPERATION_NAME}' op {err}")
+            return False
+        except Exception as err:  # a verifier bug must still end in a diagnostic, not a crash
+            op.location.emit_error(f"'{cls.OPERATION_NAME}' op internal verifier error: {err!r}")
+            return False
+        return True
+
+    @classmethod
+    def check(cls, op: ir.OpView) -> None:
+        operand_types = [v.type for v in op.operands]
+        for t in (*operand_types, *(r.type for r in op.results)):
+            shapes.require(isinstance(t, Tensor), f"expects ranked tensors, got {t}")
+            shapes.require(str(t.element_type) in ELEMENT_TYPES,
+                           f"element type {t.element_type} is not one of {', '.join(ELEMENT_TYPES)}")
+        attrs = parse_attrs(cls.ATTRS, op.attributes, _rank(operand_types))
+        cls.check_element_types(operand_types, [r.type for r in op.results])
+        actual = tuple(op.results[0].type.shape)
+        expected = cls.result_shape([tuple(t.shape) for t in operand_types], attrs, actual)
+        shapes.require(expected == actual, f"result shape {list(actual)} does not match the "
+                       f"expected shape {list(expected)}")
+
+    @classmethod
+    def check_element_types(cls, operands: list[Tensor], results: list[Tensor]) -> None:
+        element = results[0].element_type
+        for t in operands:
+            shapes.require(t.element_type == element, f"operand element type {t.element_type} "
+                           f"differs from the result's {element}")
+        if cls.FLOAT_ONLY:
+            shapes.require(str(element) in FLOAT_TYPES, f"expects a float element type, got {element}")
+
+    @classmethod
+    def result_shape(cls, operands: list[Shape], attrs: dict[str, Any],
+                     declared: Shape | None = None) -> Shape:
+        """The result shape the rules require; `declared` is the result type's, if any."""
+        return operands[0]
+
+    @classmethod
+    def attrs(cls, op: ir.OpView) -> dict[str, Any]:
+        """The op's attributes as Python values, defaults filled in."""
+        return parse_attrs(cls.ATTRS, op.operation.attributes,
+                           _rank([v.type for v in op.operation.operands]))
+
+    @classmethod
+    def build(cls, operands: Sequence[ir.Value], attrs: dict[str, ir.Attribute],
+              result_type: ir.Type | None = None, *, loc=None, ip=None) -> ir.Value:
+        """Create the op; the result type comes from the op's rules unless given."""
+        if result_type is None:
+            types = [v.type for v in operands]
+            shape = cls.result_shape([tuple(t.shape) for t in types],
+                                     parse_attrs(cls.ATTRS, attrs, _rank(types)))
+            result_type = Tensor.get(shape, types[0].element_type)
+        op = ir.Operation.create(cls.OPERATION_NAME, results=[result_type], operands=list(operands),
+                                 attributes=attrs, loc=loc, ip=ip)
+        return op.result
+
+
+def _rank(types: list[ir.Type]) -> int:
+    return len(types[0].shape) if types and isinstance(types[0], Tensor) else 0
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+
+class ElementwiseBinaryOp(VersaOp):
+    ELEMENTWISE = True
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.broadcast(operands[0], operands[1])
+
+
+class AddOp(ElementwiseBinaryOp, name="add", traits=[ext.Pure]):
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class SubOp(ElementwiseBinaryOp, name="sub", traits=[ext.Pure]):
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class MulOp(ElementwiseBinaryOp, name="mul", traits=[ext.Pure]):
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class DivOp(ElementwiseBinaryOp, name="div", traits=[ext.Pure]):
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class MaxOp(ElementwiseBinaryOp, name="max", traits=[ext.Pure]):
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class MinOp(ElementwiseBinaryOp, name="min", traits=[ext.Pure]):
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class PowOp(ElementwiseBinaryOp, name="pow", traits=[ext.Pure]):
+    FLOAT_ONLY = True
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class ElementwiseUnaryOp(VersaOp):
+    ELEMENTWISE = True
+
+
+class NegOp(ElementwiseUnaryOp, name="neg", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class AbsOp(ElementwiseUnaryOp, name="abs", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class ReluOp(ElementwiseUnaryOp, name="relu", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class FloatUnaryOp(ElementwiseUnaryOp):
+    FLOAT_ONLY = True
+
+
+class ExpOp(FloatUnaryOp, name="exp", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class LogOp(FloatUnaryOp, name="log", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class SqrtOp(FloatUnaryOp, name="sqrt", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class RsqrtOp(FloatUnaryOp, name="rsqrt", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class TanhOp(FloatUnaryOp, name="tanh", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class SigmoidOp(FloatUnaryOp, name="sigmoid", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class ErfOp(FloatUnaryOp, name="erf", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class GeluOp(FloatUnaryOp, name="gelu", traits=[ext.Pure]):
+    ATTRS = {"approximate": OneOf(("none", "tanh"), default="none")}
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+
+class ClampOp(FloatUnaryOp, name="clamp", traits=[ext.Pure]):
+    ATTRS = {"min": Float(default=None), "max": Float(default=None)}
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        lo, hi = attrs["min"], attrs["max"]
+        shapes.require(lo is None or hi is None or lo <= hi, f"min {lo} is greater than max {hi}")
+        return operands[0]
+
+
+class CastOp(ElementwiseUnaryOp, name="cast", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def check_element_types(cls, operands, results):
+        """Any supported element type converts to any other."""
+
+
+# ----------------------------------------------------------------------------- structured
+
+
+class ConstantOp(VersaOp, name="constant", traits=[ext.Pure]):
+    ATTRS = {"value": Elements()}
+    value: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def check(cls, op):
+        value = op.attributes["value"] if "value" in op.attributes else None
+        shapes.require(isinstance(value, ir.DenseElementsAttr),
+                       "attribute 'value' must be dense elements")
+        shapes.require(value.type == op.results[0].type, f"value type {value.type} differs from "
+                       f"the result type {op.results[0].type}")
+        super().check(op)
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return tuple(attrs["value"].type.shape)
+
+
+class MatmulOp(VersaOp, name="matmul", traits=[ext.Pure]):
+    FLOAT_ONLY = True
+    lhs: ext.Operand[Tensor]
+    rhs: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.matmul(operands[0], operands[1])
+
+
+class Conv2dOp(VersaOp, name="conv2d", traits=[ext.Pure]):
+    FLOAT_ONLY = True
+    ATTRS = {
+        "strides": Ints(2, default=[1, 1], positive=True),
+        "padding": Ints(4, default=[0, 0, 0, 0]),
+        "dilations": Ints(2, default=[1, 1], positive=True),
+        "groups": Int(default=1, positive=True),
+        "layout": OneOf(LAYOUTS, default="NCHW"),
+    }
+    input: ext.Operand[Tensor]
+    filter: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.conv2d(operands[0], operands[1], attrs["strides"], attrs["padding"],
+                             attrs["dilations"], attrs["groups"], attrs["layout"])
+
+
+class Pool2dOp(VersaOp):
+    FLOAT_ONLY = True
+    ATTRS = {
+        "kernel": Ints(2, positive=True),
+        "strides": Ints(2, default=[1, 1], positive=True),
+        "padding": Ints(4, default=[0, 0, 0, 0]),
+        "layout": OneOf(LAYOUTS, default="NCHW"),
+    }
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.pool2d(operands[0], attrs["kernel"], attrs["strides"], attrs["padding"],
+                             attrs["layout"])
+
+
+class MaxPool2dOp(Pool2dOp, name="max_pool2d", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    kernel: Any
+    result: ext.Result[Tensor]
+
+
+class AvgPool2dOp(Pool2dOp, name="avg_pool2d", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    kernel: Any
+    result: ext.Result[Tensor]
+
+
+class ReduceOp(VersaOp):
+    ATTRS = {"axes": Ints(None), "keepdims": Bool(default=False)}
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.reduce(operands[0], attrs["axes"], attrs["keepdims"])
+
+
+class ReduceSumOp(ReduceOp, name="reduce_sum", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    axes: Any
+    result: ext.Result[Tensor]
+
+
+class ReduceMaxOp(ReduceOp, name="reduce_max", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    axes: Any
+    result: ext.Result[Tensor]
+
+
+class ReduceMeanOp(ReduceOp, name="reduce_mean", traits=[ext.Pure]):
+    FLOAT_ONLY = True
+    input: ext.Operand[Tensor]
+    axes: Any
+    result: ext.Result[Tensor]
+
+
+class SoftmaxOp(VersaOp, name="softmax", traits=[ext.Pure]):
+    FLOAT_ONLY = True
+    ATTRS = {"axis": Int()}
+    input: ext.Operand[Tensor]
+    axis: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        shapes.normalize_axis(attrs["axis"], len(operands[0]))
+        return operands[0]
+
+
+class LayerNormOp(VersaOp, name="layer_norm", traits=[ext.Pure]):
+    FLOAT_ONLY = True
+    ATTRS = {"axis": Int(), "epsilon": Float(positive=True)}
+    input: ext.Operand[Tensor]
+    gamma: ext.Operand[Tensor]
+    beta: ext.Operand[Tensor]
+    axis: Any
+    epsilon: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        x = operands[0]
+        axis = shapes.normalize_axis(attrs["axis"], len(x))
+        for name, s in zip(("gamma", "beta"), operands[1:], strict=True):
+            shapes.require(s == x[axis:], f"{name} shape {list(s)} must equal the normalised "
+                           f"dims {list(x[axis:])}")
+        return x
+
+
+class BatchNormOp(VersaOp, name="batch_norm", traits=[ext.Pure]):
+    FLOAT_ONLY = True
+    ATTRS = {"epsilon": Float(positive=True), "layout": OneOf(LAYOUTS, default="NCHW")}
+    input: ext.Operand[Tensor]
+    scale: ext.Operand[Tensor]
+    bias: ext.Operand[Tensor]
+    mean: ext.Operand[Tensor]
+    variance: ext.Operand[Tensor]
+    epsilon: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        x = operands[0]
+        shapes.require(len(x) == 4, "input must have rank 4")
+        channels = x[shapes.spatial_dims(attrs["layout"])[0]]
+        for name, s in zip(("scale", "bias", "mean", "variance"), operands[1:], strict=True):
+            shapes.require(s == (channels,), f"{name} shape {list(s)} must be [{channels}] "
+                           f"(the channel dim of {attrs['layout']})")
+        return x
+
+
+class TransposeOp(VersaOp, name="transpose", traits=[ext.Pure]):
+    ATTRS = {"perm": Ints("rank")}
+    input: ext.Operand[Tensor]
+    perm: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.transpose(operands[0], attrs["perm"])
+
+
+class ReshapeOp(VersaOp, name="reshape", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        shapes.require(declared is not None, "the result type must be given")
+        return shapes.reshape(operands[0], declared)
+
+
+class BroadcastToOp(VersaOp, name="broadcast_to", traits=[ext.Pure]):
+    input: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        shapes.require(declared is not None, "the result type must be given")
+        return shapes.broadcast_to(operands[0], declared)
+
+
+class ConcatOp(VersaOp, name="concat", traits=[ext.Pure]):
+    """Concatenation along `axis`.
+
+    IRDL gives all values of one variadic operand the same type, so the first input is its own
+    operand: two inputs of any sizes are fine; from the third on, inputs after the first must
+    share one type (nest concats otherwise).
+    """
+
+    ATTRS = {"axis": Int()}
+    first: ext.Operand[Tensor]
+    rest: Sequence[ext.Operand[Tensor]]
+    axis: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.concat(operands, attrs["axis"])
+
+
+class SliceOp(VersaOp, name="slice", traits=[ext.Pure]):
+    ATTRS = {"starts": Ints("rank"), "limits": Ints("rank"),
+             "strides": Ints("rank", default=lambda rank: [1] * rank)}
+    input: ext.Operand[Tensor]
+    starts: Any
+    limits: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.slice_(operands[0], attrs["starts"], attrs["limits"], attrs["strides"])
+
+
+class PadOp(VersaOp, name="pad", traits=[ext.Pure]):
+    ATTRS = {"low": Ints("rank"), "high": Ints("rank"), "value": Float(default=0.0)}
+    input: ext.Operand[Tensor]
+    low: Any
+    high: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.pad(operands[0], attrs["low"], attrs["high"])
+
+
+# ----------------------------------------------------------------------------- regions
+
+
+class FusedOp(VersaOp, name="fused", traits=[ext.Pure]):
+    """A group made by versa-fuse: one region, lowered as one loop nest.
+
+    The region reads the group's inputs directly from the enclosing block (implicit capture,
+    as `scf.execute_region` does) and `versa.yield`s the group's results. Inputs are captured
+    rather than passed as operands because IRDL unifies the types of all values of one variadic
+    operand: inputs of different shapes could not be operands of one IRDL-defined op.
+    """
+
+    KINDS = ("elementwise", "epilogue", "reduction")
+    ATTRS = {"kind": OneOf(KINDS)}
+    kind: ir.StringAttr
+    results_: Sequence[ext.Result[Tensor]]
+    body: ext.Region
+
+    @classmethod
+    def check(cls, op):
+        parse_attrs(cls.ATTRS, op.attributes, 0)
+        blocks = list(op.regions[0].blocks)
+        shapes.require(len(blocks) == 1, "region must have exactly one block")
+        shapes.require(len(blocks[0].arguments) == 0, "region block must have no arguments "
+                       "(inputs are captured from the enclosing block)")
+        ops = list(blocks[0].operations)
+        shapes.require(bool(ops) and ops[-1].operation.name == "versa.yield",
+                       "region must end with 'versa.yield'")
+        yielded = [v.type for v in ops[-1].operands]
+        shapes.require(yielded == [r.type for r in op.results],
+                       "'versa.yield' operand types must match the result types")
+        kind = op.attributes["kind"].value
+        for inner in ops[:-1] if kind == "elementwise" else []:
+            shapes.require(inner.operation.name in OPS and OPS[inner.operation.name].ELEMENTWISE
+                           or inner.operation.name == "versa.constant",
+                           f"an elementwise group may hold only elementwise versa ops, found "
+                           f"'{inner.operation.name}'")
+
+
+class YieldOp(VersaOp, name="yield", traits=[ir.IsTerminatorTrait]):
+    """Terminator of `versa.fused`: the group's results."""
+
+    values: Sequence[ext.Operand[Tensor]]
+
+    @classmethod
+    def check(cls, op):
+        parent = op.operation.parent
+        shapes.require(parent is not None and parent.name == "versa.fused",
+                       "expects parent op 'versa.fused'")
+
+
+OPS: dict[str, type[VersaOp]] = {cls.OPERATION_NAME: cls for cls in Versa.operations}
+
+
+def irdl_text() -> str:
+    """The dialect's IRDL module, as `mlir-opt --irdl-file=` loads it."""
+    with ir.Context(), ir.Location.unknown():
+        module = Versa._emit_module()
+        return str(module)

@@ -1,0 +1,68 @@
+"""Pipelines: named sequences of Versa and upstream passes, read top to bottom.
+
+A pipeline is a Pass whose `steps()` the driver expands in place, so `--mlir-print-ir-after-all`
+shows every step and a pipeline can be named inside `--pass-pipeline` like any pass.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .base import Pass, PassError
+from .convert_versa_to_linalg import ConvertVersaToLinalg
+from .vectorize import VersaVectorize
+
+TARGETS = ("host", "x86-64")
+
+
+@dataclass(frozen=True)
+class Pipeline(Pass):
+    def steps(self) -> Iterator[str | Pass]:
+        raise NotImplementedError
+
+    def run(self, module) -> None:
+        raise PassError(f"pipeline '{self.name}' runs through its steps, not as one pass")
+
+
+@dataclass(frozen=True)
+class LowerToLLVM(Pipeline):
+    """versa (or linalg on tensors) → the llvm dialect, for the CPU the code will run on."""
+
+    name = "lower-to-llvm"
+    summary = "Lower versa or linalg-on-tensors IR to the LLVM dialect for a CPU target"
+    target: str = "host"
+    opt_level: int = 2
+
+    def steps(self) -> Iterator[str | Pass]:
+        if self.target not in TARGETS:
+            raise PassError(f"'lower-to-llvm' target '{self.target}' is not one of "
+                            f"{', '.join(TARGETS)}")
+        # Tensor level: versa ops become linalg; folding tidies what the lowering produced.
+        yield ConvertVersaToLinalg()
+        yield "canonicalize"
+        yield "cse"
+        # Elementwise loop nests become vector code while shapes are still static tensors.
+        if self.opt_level > 0:
+            yield VersaVectorize()
+            yield "canonicalize"
+        # Buffers: one allocation per tensor, results written into caller-provided buffers
+        # (out-params), so the entry point takes only memrefs and returns nothing.
+        yield ("one-shot-bufferize{bufferize-function-boundaries "
+               "function-boundary-type-conversion=identity-layout-map}")
+        yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
+        yield "buffer-deallocation-pipeline"
+        # Loops: what is not vector code yet becomes scf loops, then plain control flow.
+        yield "convert-linalg-to-loops"
+        yield "convert-vector-to-scf"
+        yield "expand-strided-metadata"
+        yield "lower-affine"
+        yield "convert-scf-to-cf"
+        # LLVM: math with LLVM intrinsics first, the rest (erf, tanh) through libm.
+        yield "convert-math-to-llvm"
+        yield "convert-math-to-libm"
+        yield "convert-vector-to-llvm"
+        yield "convert-ub-to-llvm"
+        yield "finalize-memref-to-llvm"
+        yield "convert-arith-to-llvm"
+        yield "convert-func-to-llvm"
+        yield "convert-cf-to-llvm"
+        yield "reconcile-unrealized-casts"

@@ -1,0 +1,107 @@
+"""versa-vectorize: tile elementwise linalg ops to the vector width and vectorize them.
+
+Runs the transform dialect (upstream's tiling and masked vectorization): every all-parallel
+`linalg.generic` with static shapes is tiled to `1 x ... x 1 x width` and each tile becomes
+`vector` ops, masked so a partial last tile needs no scalar remainder loop. Other linalg ops
+(matmul, convolutions, reductions) stay as they are and lower to loops later.
+
+    linalg.generic {iterator_types = ["parallel", "parallel"]} ... tensor<4x20xf32>
+  → scf.for ... { scf.for ... step 8 { vector.transfer_read ... math.exp ... : vector<1x8xf32> } }
+"""
+
+from dataclasses import dataclass
+
+from versa import targets
+from versa.mlir import ir
+from versa.mlir import transform_interpreter as interpreter
+
+from .base import Pass
+
+_TAG = "versa.vectorize"
+
+_SCRIPT = """
+module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @__transform_main(%root: !transform.any_op {{transform.readonly}}) {{
+{body}
+    transform.yield
+  }}
+}}
+"""
+
+_TILE = """
+    %g{key} = transform.structured.match ops{{["linalg.generic"]}} attributes{{{tag} = "{key}"}} in %root : (!transform.any_op) -> !transform.any_op
+    %t{key}, %l{key}:{rank} = transform.structured.tile_using_for %g{key} tile_sizes [{sizes}] : (!transform.any_op) -> (!transform.any_op{loops})
+"""
+_VECTORIZE = """
+    transform.structured.vectorize %t{key} vector_sizes [{sizes}] : !transform.any_op
+"""
+
+
+@dataclass(frozen=True)
+class _Tiling:
+    """How one group of generics is tiled: its rank and innermost tile size."""
+
+    rank: int
+    tile: int
+
+    @property
+    def key(self) -> str:
+        return f"r{self.rank}t{self.tile}"
+
+
+def _tiling(op: ir.Operation, width: int) -> _Tiling | None:
+    """The tiling of an all-parallel generic on static tensors, else None."""
+    if op.name != "linalg.generic":
+        return None
+    iterators = [str(a) for a in op.attributes["iterator_types"]]
+    if not iterators or any("parallel" not in it for it in iterators):
+        return None
+    types = [v.type for v in (*op.operands, *op.results)]
+    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
+        return None
+    inner = op.results[0].type.shape[-1] if op.results[0].type.rank else 0
+    if inner == 0:
+        return None
+    return _Tiling(len(iterators), min(width, inner))
+
+
+@dataclass(frozen=True)
+class VersaVectorize(Pass):
+    name = "versa-vectorize"
+    summary = "Tile elementwise linalg.generic ops to the vector width and vectorize them"
+    width: int = 0  # vector lanes; 0 = the host's f32 lanes
+
+    def run(self, module: ir.Operation) -> None:
+        width = self.width or targets.host().lanes(32)
+        tilings: dict[str, _Tiling] = {}
+
+        def tag(op: ir.Operation) -> ir.WalkResult:
+            tiling = _tiling(op, width)
+            if tiling:
+                op.attributes[_TAG] = ir.StringAttr.get(tiling.key)
+                tilings[tiling.key] = tiling
+            return ir.WalkResult.ADVANCE
+
+        module.walk(tag)
+        if not tilings:
+            return
+        script = ir.Module.parse(_script(list(tilings.values())), module.context)
+        entry = next(op for op in script.body.operations if "sym_name" in op.attributes)
+        interpreter.apply_named_sequence(module, entry, script)
+        module.walk(_untag)
+
+
+def _untag(op: ir.Operation) -> ir.WalkResult:
+    if _TAG in op.attributes:
+        del op.attributes[_TAG]
+    return ir.WalkResult.ADVANCE
+
+
+def _script(tilings: list[_Tiling]) -> str:
+    body = ""
+    for t in tilings:
+        sizes = ", ".join(["1"] * (t.rank - 1) + [str(t.tile)])
+        body += _TILE.format(key=t.key, rank=t.rank, tag=_TAG, sizes=sizes,
+                             loops=', !transform.op<"scf.for">' * t.rank)
+        body += _VECTORIZE.format(key=t.key, sizes=sizes)
+    return _SCRIPT.format(body=body)

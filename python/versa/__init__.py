@@ -1,0 +1,1 @@
+"""Versa: an MLIR-based deep-learning compiler in Python."""

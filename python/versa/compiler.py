@@ -1,0 +1,160 @@
+"""The driver: parse versa IR, assemble a pipeline of Versa and upstream passes, run it.
+
+A pipeline string is MLIR's (`builtin.module(versa-fuse,canonicalize,lower-to-llvm{opt-level=3})`).
+Versa passes are Python objects, not registered names, so the driver splits the string at the
+top level: each Versa element becomes a Python pass, each upstream element is handed to the
+PassManager as text, and a pipeline (`lower-to-llvm`) expands into its steps. All of them run in
+one upstream PassManager, so IR printing, timing and verification cover every step alike.
+"""
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from versa.context import make_context
+from versa.diagnostics import CompileError, Diagnostic, error_at, from_mlir_error
+from versa.mlir import PassManager, ir
+from versa.passes import PASSES, PIPELINES
+from versa.passes.base import Pass, PassError
+
+Element = str | Pass
+_SPLIT_MARKER = re.compile(r"^// -----", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One `// -----` piece of an input file; `first_line` keeps diagnostics' lines exact."""
+
+    text: str
+    first_line: int
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text of `data`, or a located error at the first invalid byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[: err.start]
+        line = before.count(b"\n") + 1
+        col = err.start - (before.rfind(b"\n") + 1) + 1
+        raise CompileError([Diagnostic("error", f"input is not valid UTF-8 (byte 0x"
+                                       f"{data[err.start]:02x})", line, col)]) from None
+
+
+def split_input(text: str, split: bool) -> list[Chunk]:
+    if not split:
+        return [Chunk(text, 1)]
+    chunks, start = [], 0
+    for match in _SPLIT_MARKER.finditer(text):
+        chunks.append(Chunk(text[start : match.start()], text.count("\n", 0, start) + 1))
+        start = text.find("\n", match.end()) + 1 or len(text)
+    chunks.append(Chunk(text[start:], text.count("\n", 0, start) + 1))
+    return chunks
+
+
+def parse_module(chunk: Chunk, context: ir.Context) -> ir.Module:
+    """Parse and verify one chunk; line numbers refer to the whole file."""
+    if "\x00" in chunk.text:
+        line = chunk.text[: chunk.text.index("\x00")].count("\n") + chunk.first_line
+        raise CompileError([Diagnostic("error", "input contains a NUL byte", line, 1)])
+    try:
+        return ir.Module.parse("\n" * (chunk.first_line - 1) + chunk.text, context)
+    except ir.MLIRError as err:
+        raise from_mlir_error(err) from None
+
+
+def _top_level_items(text: str) -> list[str]:
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch in "({"
+        depth -= ch in ")}"
+        if ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [item for item in items if item]
+
+
+def parse_pipeline(text: str) -> list[Element]:
+    """Split a textual pipeline into Versa passes (objects) and upstream elements (text)."""
+    text = text.strip()
+    match = re.fullmatch(r"builtin\.module\((.*)\)", text, re.DOTALL)
+    if match:
+        text = match.group(1)
+    elements: list[Element] = []
+    for item in _top_level_items(text):
+        name, _, rest = item.partition("{")
+        if name.strip() in PASSES or name.strip() in PIPELINES:
+            elements.extend(make_pass(name.strip(), rest.rstrip("}")))
+        else:
+            elements.append(item)
+    return elements
+
+
+def make_pass(name: str, options: str = "") -> list[Element]:
+    """A Versa pass, or a pipeline expanded into its steps."""
+    try:
+        if name in PIPELINES:
+            return list(PIPELINES[name].from_options(options).steps())
+        return [PASSES[name].from_options(options)]
+    except PassError as err:
+        raise CompileError([Diagnostic("error", str(err))]) from None
+
+
+def _python_pass(p: Pass):
+    def run(op: ir.Operation, pass_) -> None:
+        try:
+            with op.context, op.location:
+                p.run(op)
+        except PassError as err:
+            (err.location or op.location).emit_error(str(err))
+            pass_.signal_pass_failure()
+        except Exception as err:  # a bug in a pass: a diagnostic, never a traceback
+            op.location.emit_error(f"pass '{p.name}' failed: {type(err).__name__}: {err}")
+            pass_.signal_pass_failure()
+
+    run.__name__ = p.name
+    return run
+
+
+def build_pass_manager(elements: Iterable[Element], context: ir.Context, *,
+                       print_ir_after_all: bool = False, timing: bool = False,
+                       verify_each: bool = True) -> PassManager:
+    pm = PassManager("builtin.module", context)
+    pm.enable_verifier(verify_each)
+    for element in elements:
+        try:
+            if isinstance(element, Pass):
+                pm.add(_python_pass(element), name=element.name, argument=element.name)
+            else:
+                pm.add(element)
+        except ValueError as err:
+            raise CompileError([Diagnostic("error", f"invalid pipeline element '{element}': "
+                                           f"{str(err).strip()}")]) from None
+    if print_ir_after_all:
+        pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
+    if timing:
+        pm.enable_timing()
+    return pm
+
+
+def run_passes(module: ir.Module, elements: Sequence[Element], **options) -> None:
+    """Verify `module` (PassManager does not), then run `elements` on it in place."""
+    try:
+        module.operation.verify()
+        if elements:
+            build_pass_manager(elements, module.context, **options).run(module.operation)
+    except ir.MLIRError as err:
+        raise from_mlir_error(err) from None
+
+
+def compile_text(text: str, pipeline: str | Sequence[Element]) -> ir.Module:
+    """Parse versa IR and run `pipeline` on it (in a fresh context)."""
+    elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
+    module = parse_module(Chunk(text, 1), make_context())
+    run_passes(module, elements)
+    return module
+
+
+__all__ = ["Chunk", "CompileError", "compile_text", "decode", "error_at", "make_pass",
+           "parse_module", "parse_pipeline", "run_passes", "split_input"]

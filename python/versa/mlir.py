@@ -1,0 +1,29 @@
+"""The one import of the MLIR Python bindings.
+
+The bindings ship inside the torch-mlir wheel (`torch_mlir.ir`, ...). Every other Versa module
+imports them from here, so a move to another distribution of the bindings touches one file.
+"""
+
+from torch_mlir import ir, passmanager, rewrite
+from torch_mlir.dialects import arith, ext, func, irdl, linalg, math, tensor
+from torch_mlir.dialects.transform import interpreter as transform_interpreter
+from torch_mlir.execution_engine import ExecutionEngine
+from torch_mlir.runtime import get_ranked_memref_descriptor
+
+PassManager = passmanager.PassManager
+
+__all__ = [
+    "ExecutionEngine",
+    "PassManager",
+    "arith",
+    "ext",
+    "func",
+    "get_ranked_memref_descriptor",
+    "ir",
+    "irdl",
+    "linalg",
+    "math",
+    "rewrite",
+    "tensor",
+    "transform_interpreter",
+]

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Create .venv in the checkout with the pinned dependencies and Versa (editable). Idempotent:
+# reinstalls only when pyproject.toml changed since the last successful setup.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+stamp=".venv/.versa-setup-stamp"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+if [ ! -f "$stamp" ] || ! cmp -s pyproject.toml "$stamp"; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+  cp pyproject.toml "$stamp"
+fi

@@ -1,0 +1,17 @@
+"""lit configuration: tools (versa-opt, versa-run) and FileCheck (the pip `filecheck` port) come
+from the virtual environment whose Python runs lit."""
+
+import os
+import sys
+
+import lit.formats
+
+config.name = "Versa"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py", "python", "Inputs"]
+
+venv_bin = os.path.dirname(sys.executable)
+config.environment["PATH"] = os.pathsep.join([venv_bin, os.environ.get("PATH", "")])
+config.substitutions.append(("FileCheck", "filecheck"))

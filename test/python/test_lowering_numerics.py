@@ -1,0 +1,338 @@
+"""Every versa op, lowered by convert-versa-to-linalg and JIT-run, against the NumPy reference.
+
+Each case is one op in a function `@main`; the expected result comes from
+`versa.dialects.semantics`. Contractions, windows and sums read small integers stored as
+floats, so every partial sum is exact in f32 and any indexing mistake shows as a large error.
+"""
+
+import ctypes
+from typing import Any
+
+import numpy as np
+import pytest
+from versa.context import make_context
+from versa.dialects.attributes import parse_attrs
+from versa.dialects.semantics import evaluate
+from versa.dialects.versa import OPS
+from versa.mlir import ExecutionEngine, PassManager, get_ranked_memref_descriptor, ir
+from versa.passes.convert_versa_to_linalg import ConvertVersaToLinalg
+
+PIPELINE = "builtin.module(" + ",".join([
+    "canonicalize",
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}",
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
+    "buffer-deallocation-pipeline", "convert-linalg-to-loops", "convert-vector-to-scf",
+    "expand-strided-metadata", "lower-affine", "convert-scf-to-cf", "convert-math-to-llvm",
+    "convert-math-to-libm", "convert-vector-to-llvm", "finalize-memref-to-llvm",
+    "convert-arith-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm",
+    "reconcile-unrealized-casts"]) + ")"
+
+DTYPES = {"f32": np.dtype(np.float32), "i32": np.dtype(np.int32), "i8": np.dtype(np.int8)}
+TRANSCENDENTAL = {"pow", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "gelu",
+                  "softmax", "layer_norm", "batch_norm"}
+
+
+# ----------------------------------------------------------------------------- glue
+
+
+def tensor_type(shape: tuple[int, ...], element: str) -> str:
+    return f"tensor<{''.join(f'{d}x' for d in shape)}{element}>"
+
+
+def compile_and_run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Lower `@main` in `text` to LLVM, JIT it, call it on `inputs`; returns its results."""
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        main = module.body.operations[0]
+        outputs = [np.zeros(t.shape, DTYPES[str(t.element_type)])
+                   for t in main.type.results]
+        ConvertVersaToLinalg().run(module.operation)
+        assert module.operation.verify()
+        PassManager.parse(PIPELINE).run(module.operation)
+        engine = ExecutionEngine(module, opt_level=2)
+        args = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(a)))
+                for a in [*inputs, *outputs]]
+        engine.invoke("main", *args)
+    return outputs
+
+
+def to_attr(value: Any) -> ir.Attribute:
+    if isinstance(value, np.ndarray):
+        return ir.DenseElementsAttr.get(value)
+    if isinstance(value, bool):
+        return ir.BoolAttr.get(value)
+    if isinstance(value, list):
+        return ir.DenseI64ArrayAttr.get(value)
+    if isinstance(value, int):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+    if isinstance(value, float):
+        return ir.FloatAttr.get(ir.F32Type.get(), value)
+    return ir.StringAttr.get(value)
+
+
+def single_op(op: str, inputs: list[np.ndarray], attrs: dict[str, Any], out_element: str,
+              out_shape: tuple[int, ...] | None) -> tuple[str, dict[str, Any], tuple[int, ...]]:
+    """`@main` holding one `versa.<op>`, its attributes as Python values, and its shape."""
+    cls = OPS[f"versa.{op}"]
+    in_types = [tensor_type(x.shape, next(k for k, v in DTYPES.items() if v == x.dtype))
+                for x in inputs]
+    with make_context(), ir.Location.unknown():
+        ir_attrs = {k: to_attr(v) for k, v in attrs.items()}
+        parsed = parse_attrs(cls.ATTRS, ir_attrs, inputs[0].ndim if inputs else 0)
+        shape = tuple(cls.result_shape([x.shape for x in inputs], parsed, out_shape))
+        attr_text = ", ".join(f"{k} = {v}" for k, v in ir_attrs.items())
+    out_type = tensor_type(shape, out_element)
+    args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(in_types))
+    operands = ", ".join(f"%arg{i}" for i in range(len(inputs)))
+    text = (f"func.func @main({args}) -> {out_type} attributes {{llvm.emit_c_interface}} {{\n"
+            f"  %0 = \"versa.{op}\"({operands}) {{{attr_text}}} : ({', '.join(in_types)}) -> "
+            f"{out_type}\n  return %0 : {out_type}\n}}\n")
+    return text, parsed, shape
+
+
+# ----------------------------------------------------------------------------- inputs
+
+RNG_SEED = 0
+
+
+def make_input(shape: tuple[int, ...], kind: str, rng: np.random.Generator) -> np.ndarray:
+    """`kind`: normal | positive | nonzero | small (integers as floats) | wide | i32 | i32nz."""
+    if kind == "normal":
+        return rng.standard_normal(shape).astype(np.float32)
+    if kind == "positive":
+        return rng.uniform(0.1, 4.0, shape).astype(np.float32)
+    if kind == "nonzero":
+        return (rng.choice([-1, 1], shape) * rng.uniform(0.5, 2.0, shape)).astype(np.float32)
+    if kind == "small":
+        return rng.integers(-4, 5, shape).astype(np.float32)
+    if kind == "wide":
+        return rng.uniform(-100.0, 100.0, shape).astype(np.float32)
+    if kind == "i32nz":
+        return (rng.choice([-1, 1], shape) * rng.integers(1, 20, shape)).astype(np.int32)
+    return rng.integers(-300, 300, shape).astype(np.int32)
+
+
+def case(op: str, *shapes: tuple[int, ...], kinds: str | tuple[str, ...] = "normal",
+         out: str | None = None, shape: tuple[int, ...] | None = None, id: str = "",
+         **attrs: Any) -> Any:
+    """One op test: operand shapes, their input kinds (one, or one per operand), attributes."""
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,) * len(shapes)
+    return pytest.param(op, shapes, kinds, out, shape, attrs, id=f"{op}-{id}" if id else op)
+
+
+ELEMENTWISE = [
+    case("add", (2, 1, 4), (3, 1), id="broadcast"),
+    case("add", (), (3,), id="rank0"),
+    case("sub", (3, 4), (4,)),
+    case("mul", (2, 3), (2, 3)),
+    case("div", (3, 4), (3, 1), kinds=("normal", "nonzero")),
+    case("max", (1, 4), (3, 1)),
+    case("min", (3, 4), (4,)),
+    case("pow", (3, 4), (4,), kinds=("positive", "normal")),
+    case("add", (2, 3), (3,), kinds="i32", id="i32"),
+    case("sub", (2, 3), (2, 1), kinds="i32", id="i32"),
+    case("mul", (4,), (4,), kinds="i32", id="i32"),
+    case("div", (2, 4), (4,), kinds=("i32", "i32nz"), id="i32"),
+    case("max", (2, 3), (3,), kinds="i32", id="i32"),
+    case("min", (2, 3), (2, 1), kinds="i32", id="i32"),
+    case("neg", (3, 4)),
+    case("neg", (5,), kinds="i32", id="i32"),
+    case("abs", (3, 4)),
+    case("abs", (5,), kinds="i32", id="i32"),
+    case("relu", (3, 4)),
+    case("relu", (5,), kinds="i32", id="i32"),
+    case("exp", (3, 4)),
+    case("log", (3, 4), kinds="positive"),
+    case("sqrt", (3, 4), kinds="positive"),
+    case("rsqrt", (3, 4), kinds="positive"),
+    case("tanh", (3, 4)),
+    case("sigmoid", (3, 4)),
+    case("erf", (3, 4)),
+    case("gelu", (3, 4), id="none"),
+    case("gelu", (3, 4), approximate="tanh", id="tanh"),
+    case("clamp", (3, 4), min=-0.5, max=0.5),
+    case("clamp", (3, 4), min=0.25, id="min_only"),
+    case("clamp", (3, 4), max=0.25, id="max_only"),
+    case("cast", (3, 4), kinds="wide", out="i32", id="f32_to_i32"),
+    case("cast", (3, 4), kinds="i32", out="f32", id="i32_to_f32"),
+    case("cast", (3, 4), kinds="i32", out="i8", id="i32_to_i8"),
+]
+
+CONV_ALL = {"strides": [2, 2], "padding": [1, 2, 0, 1], "dilations": [2, 2], "groups": 2}
+STRUCTURED = [
+    case("matmul", (3, 5), (5, 4), kinds="small"),
+    case("matmul", (2, 3, 5), (2, 5, 4), kinds="small", id="batch"),
+    case("matmul", (2, 3, 5), (5, 4), kinds="small", id="rank_broadcast"),
+    case("matmul", (2, 1, 3, 5), (4, 5, 2), kinds="small", id="batch_broadcast"),
+    case("matmul", (1, 3, 5), (4, 5, 2), kinds="small", id="batch_size1"),
+    case("conv2d", (1, 3, 8, 8), (4, 3, 3, 3), kinds="small"),
+    case("conv2d", (1, 3, 9, 8), (4, 3, 3, 2), kinds="small", strides=[2, 1],
+         padding=[1, 2, 0, 1], id="stride_padding"),
+    case("conv2d", (1, 2, 9, 9), (3, 2, 3, 3), kinds="small", dilations=[2, 1], id="dilation"),
+    case("conv2d", (2, 4, 9, 8), (6, 2, 3, 2), kinds="small", **CONV_ALL, id="groups_all"),
+    case("conv2d", (1, 4, 6, 6), (4, 1, 3, 3), kinds="small", groups=4, padding=[1, 1, 1, 1],
+         id="depthwise"),
+    case("conv2d", (1, 8, 8, 3), (3, 3, 3, 4), kinds="small", layout="NHWC", id="nhwc"),
+    case("conv2d", (2, 9, 8, 4), (3, 2, 2, 6), kinds="small", layout="NHWC", **CONV_ALL,
+         id="nhwc_groups_all"),
+    case("max_pool2d", (1, 2, 6, 6), kernel=[2, 2], strides=[2, 2]),
+    case("max_pool2d", (1, 2, 7, 6), kernel=[3, 2], strides=[2, 1], padding=[1, 1, 2, 0],
+         id="padding"),
+    case("max_pool2d", (2, 7, 6, 3), kernel=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1],
+         layout="NHWC", id="nhwc"),
+    case("avg_pool2d", (1, 2, 6, 6), kinds="small", kernel=[2, 2], strides=[2, 2]),
+    case("avg_pool2d", (1, 2, 7, 6), kinds="small", kernel=[3, 2], strides=[2, 1],
+         padding=[1, 1, 2, 0], id="padding"),
+    case("avg_pool2d", (2, 7, 6, 3), kinds="small", kernel=[3, 3], strides=[2, 2],
+         padding=[1, 1, 1, 1], layout="NHWC", id="nhwc"),
+    case("reduce_sum", (3, 4, 5), kinds="small", axes=[1]),
+    case("reduce_sum", (3, 4, 5), kinds="small", axes=[0, 2], keepdims=True, id="keepdims"),
+    case("reduce_sum", (3, 4, 5), kinds="small", axes=[-1], keepdims=True, id="negative_axis"),
+    case("reduce_sum", (3, 4), kinds="small", axes=[0, 1], id="to_rank0"),
+    case("reduce_sum", (3, 4), kinds="i32", axes=[1], id="i32"),
+    case("reduce_max", (3, 4, 5), axes=[-1]),
+    case("reduce_max", (3, 4, 5), axes=[0, 1], keepdims=True, id="keepdims"),
+    case("reduce_max", (3, 4), kinds="i32", axes=[0], id="i32"),
+    case("reduce_mean", (3, 4, 5), kinds="small", axes=[1, 2]),
+    case("reduce_mean", (3, 4, 5), kinds="small", axes=[-2], keepdims=True, id="keepdims"),
+    case("softmax", (3, 5), axis=-1),
+    case("softmax", (3, 4, 2), axis=0, id="axis0"),
+    case("layer_norm", (3, 8), (8,), (8,), axis=-1, epsilon=1e-5),
+    case("layer_norm", (2, 3, 4), (3, 4), (3, 4), axis=1, epsilon=1e-3, id="two_dims"),
+    case("batch_norm", (2, 3, 4, 5), (3,), (3,), (3,), (3,),
+         kinds=("normal", "normal", "normal", "normal", "positive"), epsilon=1e-5),
+    case("batch_norm", (2, 4, 5, 3), (3,), (3,), (3,), (3,),
+         kinds=("normal", "normal", "normal", "normal", "positive"), epsilon=1e-3,
+         layout="NHWC", id="nhwc"),
+]
+
+DATA_MOVEMENT = [
+    case("transpose", (2, 3, 4), perm=[2, 0, 1]),
+    case("transpose", (2, 3), kinds="i32", perm=[1, 0], id="i32"),
+    case("reshape", (2, 3, 4), shape=(6, 4)),
+    case("reshape", (6,), shape=(2, 3), id="expand"),
+    case("reshape", (2, 3), shape=(6,), id="collapse"),
+    case("reshape", (4, 6), shape=(2, 3, 4), id="regroup"),
+    case("reshape", (1, 1), shape=(), id="to_rank0"),
+    case("reshape", (), shape=(1, 1), id="from_rank0"),
+    case("broadcast_to", (3, 1), shape=(2, 3, 4)),
+    case("broadcast_to", (), shape=(2, 2), id="rank0"),
+    case("concat", (2, 3), (2, 1), (2, 4), axis=1, id="three_inputs"),
+    case("concat", (2, 3), (4, 3), kinds="i32", axis=-2, id="negative_axis_i32"),
+    case("slice", (6, 5), starts=[1, 0], limits=[5, 4], strides=[2, 3], id="strides"),
+    case("slice", (3, 4, 5), starts=[0, 1, 2], limits=[3, 3, 5]),
+    case("pad", (2, 3), low=[1, 0], high=[0, 2], value=1.5),
+    case("pad", (2, 3), kinds="i32", low=[0, 1], high=[2, 0], value=7.0, id="i32"),
+]
+
+
+@pytest.mark.parametrize(("op", "shapes", "kinds", "out", "shape", "attrs"),
+                         ELEMENTWISE + STRUCTURED + DATA_MOVEMENT)
+def test_op_matches_reference(op: str, shapes: tuple, kinds: tuple, out: str | None,
+                              shape: tuple | None, attrs: dict[str, Any]) -> None:
+    rng = np.random.default_rng(RNG_SEED)
+    inputs = [make_input(s, k, rng) for s, k in zip(shapes, kinds, strict=True)]
+    out = out or next(k for k, v in DTYPES.items() if v == inputs[0].dtype)
+    text, parsed, result_shape = single_op(op, inputs, attrs, out, shape)
+    want = evaluate(op, inputs, parsed, result_shape, DTYPES[out])
+    (got,) = compile_and_run(text, inputs)
+    check(op, got, want)
+
+
+def check(op: str, got: np.ndarray, want: np.ndarray) -> None:
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if np.issubdtype(want.dtype, np.integer):
+        np.testing.assert_array_equal(got, want)
+        return
+    rtol = 1e-4 if op in TRANSCENDENTAL else 1e-5
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("value", [np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5,
+                                   np.full((3,), 4.25, np.float32),
+                                   np.array([[7, -8]], np.int32)], ids=["dense", "splat", "i32"])
+def test_constant(value: np.ndarray) -> None:
+    out = next(k for k, v in DTYPES.items() if v == value.dtype)
+    t = tensor_type(value.shape, out)
+    with make_context():
+        attr = str(ir.DenseElementsAttr.get(value))
+    text = (f"func.func @main() -> {t} attributes {{llvm.emit_c_interface}} {{\n"
+            f"  %0 = \"versa.constant\"() {{value = {attr}}} : () -> {t}\n  return %0 : {t}\n}}\n")
+    (got,) = compile_and_run(text, [])
+    np.testing.assert_array_equal(got, value)
+
+
+# ----------------------------------------------------------------------------- versa.fused
+
+FUSED_ELEMENTWISE = """
+func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<4xf32>, %c: tensor<3x1xf32>)
+    -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>) attributes {llvm.emit_c_interface} {
+  %0:2 = "versa.fused"(%a, %b, %c) ({
+  ^bb0(%x: tensor<2x3x4xf32>, %y: tensor<4xf32>, %z: tensor<3x1xf32>):
+    %two = "versa.constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+    %w = "versa.constant"() {value = dense<[1.0, -1.0, 0.5, 0.0]> : tensor<4xf32>}
+        : () -> tensor<4xf32>
+    %1 = "versa.add"(%x, %y) : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    %2 = "versa.mul"(%1, %two) : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+    %3 = "versa.exp"(%z) : (tensor<3x1xf32>) -> tensor<3x1xf32>
+    %4 = "versa.max"(%2, %3) : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    %5 = "versa.sub"(%4, %w) : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    "versa.yield"(%5, %1) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> ()
+  }) {kind = "elementwise"} : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<3x1xf32>)
+      -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>)
+  return %0#0, %0#1 : tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}
+"""
+
+FUSED_EPILOGUE = """
+func.func @main(%a: tensor<3x5xf32>, %b: tensor<5x4xf32>, %bias: tensor<4xf32>)
+    -> tensor<3x4xf32> attributes {llvm.emit_c_interface} {
+  %0 = "versa.fused"(%a, %b, %bias) ({
+  ^bb0(%x: tensor<3x5xf32>, %y: tensor<5x4xf32>, %z: tensor<4xf32>):
+    %1 = "versa.matmul"(%x, %y) : (tensor<3x5xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>
+    %2 = "versa.add"(%1, %z) : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+    %3 = "versa.relu"(%2) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    "versa.yield"(%3) : (tensor<3x4xf32>) -> ()
+  }) {kind = "epilogue"} : (tensor<3x5xf32>, tensor<5x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+"""
+
+FUSED_REDUCTION = """
+func.func @main(%a: tensor<3x5xf32>, %b: tensor<5xf32>) -> tensor<3x5xf32>
+    attributes {llvm.emit_c_interface} {
+  %0 = "versa.fused"(%a, %b) ({
+  ^bb0(%x: tensor<3x5xf32>, %y: tensor<5xf32>):
+    %1 = "versa.add"(%x, %y) : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+    %2 = "versa.softmax"(%1) {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+    "versa.yield"(%2) : (tensor<3x5xf32>) -> ()
+  }) {kind = "reduction"} : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+"""
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize(("text", "shapes", "reference"), [
+    pytest.param(FUSED_ELEMENTWISE, [(2, 3, 4), (4,), (3, 1)],
+                 lambda a, b, c: [np.maximum((a + b) * 2, np.exp(c)) - [1, -1, 0.5, 0], a + b],
+                 id="elementwise"),
+    pytest.param(FUSED_EPILOGUE, [(3, 5), (5, 4), (4,)],
+                 lambda a, b, bias: [np.maximum(a @ b + bias, 0)], id="epilogue"),
+    pytest.param(FUSED_REDUCTION, [(3, 5), (5,)], lambda a, b: [_softmax(a + b)],
+                 id="reduction"),
+])
+def test_fused(text: str, shapes: list[tuple[int, ...]], reference: Any) -> None:
+    rng = np.random.default_rng(RNG_SEED)
+    inputs = [make_input(s, "small", rng) for s in shapes]
+    got = compile_and_run(text, inputs)
+    want = reference(*(x.astype(np.float64) for x in inputs))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+

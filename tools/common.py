@@ -1,0 +1,51 @@
+"""What every Versa tool shares: reading input, writing output, and the error contract
+(a located diagnostic and exit code 1, never a Python traceback)."""
+
+import os
+import sys
+from collections.abc import Callable
+
+from versa.diagnostics import CompileError
+
+
+class ToolError(Exception):
+    """A problem with the tool's own input (a missing file, a bad flag)."""
+
+
+def read_input(path: str) -> tuple[str, bytes]:
+    if path == "-":
+        return "<stdin>", sys.stdin.buffer.read()
+    try:
+        with open(path, "rb") as f:
+            return path, f.read()
+    except OSError as err:
+        raise ToolError(f"could not open input file '{path}': {err.strerror}") from None
+
+
+def write_output(path: str, text: str) -> None:
+    if not text.endswith("\n"):
+        text += "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as err:
+        raise ToolError(f"could not write output file '{path}': {err.strerror}") from None
+
+
+def tool_main(run: Callable[[list[str]], int]) -> None:
+    prog = os.path.basename(sys.argv[0])
+    try:
+        code = run(sys.argv[1:])
+    except ToolError as err:
+        sys.stderr.write(f"{prog}: error: {err}\n")
+        code = 1
+    except CompileError as err:
+        sys.stderr.write(err.format("<input>") + "\n")
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    sys.stdout.flush()
+    sys.exit(code)

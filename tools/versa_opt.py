@@ -1,0 +1,123 @@
+"""versa-opt: mlir-opt for versa IR. Parses, verifies, runs passes, prints.
+
+    versa-opt model.mlir --versa-fuse --lower-to-llvm -o out.mlir
+    versa-opt in.mlir --pass-pipeline='builtin.module(versa-fuse,canonicalize,lower-to-llvm)'
+
+Every pass flag (Versa or upstream, `--name` or `--name=opt=val`) runs in the order given.
+"""
+
+import argparse
+import sys
+
+from versa import compiler
+from versa.context import make_context
+from versa.diagnostics import CompileError, Diagnostic, from_mlir
+from versa.dialects.versa import irdl_text
+from versa.passes import PASSES, PIPELINES
+from versa.tools.common import read_input, tool_main, write_output
+from versa.verify_diagnostics import check, expectations
+
+TOOL_FLAGS = {"-o", "--pass-pipeline", "--split-input-file", "--verify-diagnostics",
+              "--mlir-print-ir-after-all", "--mlir-timing", "--list-passes", "--emit-irdl",
+              "-h", "--help"}
+
+
+def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Separate pass flags (kept in order, as pipeline elements) from the tool's own flags."""
+    tool_args, elements, i = [], [], 0
+    while i < len(argv):
+        arg = argv[i]
+        name, _, value = arg.partition("=")
+        if arg.startswith("--") and name not in TOOL_FLAGS:
+            elements.append(name[2:] + ("{" + value.strip("'\"") + "}" if value else ""))
+        else:
+            tool_args.append(arg)
+            if arg in ("-o", "--pass-pipeline"):
+                tool_args.append(argv[i + 1] if i + 1 < len(argv) else "")
+                i += 1
+        i += 1
+    return tool_args, elements
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    tool_args, elements = split_pass_flags(argv)
+    parser = argparse.ArgumentParser(prog="versa-opt", description=__doc__.splitlines()[0])
+    parser.add_argument("input", nargs="?", default="-")
+    parser.add_argument("-o", dest="output", default="-")
+    parser.add_argument("--pass-pipeline", default="")
+    parser.add_argument("--split-input-file", action="store_true")
+    parser.add_argument("--verify-diagnostics", action="store_true")
+    parser.add_argument("--mlir-print-ir-after-all", action="store_true")
+    parser.add_argument("--mlir-timing", action="store_true")
+    parser.add_argument("--list-passes", action="store_true")
+    parser.add_argument("--emit-irdl", action="store_true")
+    return parser.parse_args(tool_args), elements
+
+
+def list_passes() -> str:
+    lines = ["Versa passes:"]
+    lines += [f"  --{name:<28} {cls.summary}" for name, cls in sorted(PASSES.items())]
+    lines += ["Versa pipelines:"]
+    lines += [f"  --{name:<28} {cls.summary}" for name, cls in sorted(PIPELINES.items())]
+    lines += ["Every upstream MLIR pass is accepted too (e.g. --canonicalize, --cse)."]
+    return "\n".join(lines) + "\n"
+
+
+def process_chunk(chunk: compiler.Chunk, elements: list, args: argparse.Namespace) -> str:
+    context = make_context()
+    module = compiler.parse_module(chunk, context)
+    compiler.run_passes(module, elements, print_ir_after_all=args.mlir_print_ir_after_all,
+                        timing=args.mlir_timing)
+    return str(module)
+
+
+def run(argv: list[str]) -> int:
+    args, flag_elements = parse_args(argv)
+    if args.list_passes:
+        sys.stdout.write(list_passes())
+        return 0
+    if args.emit_irdl:
+        write_output(args.output, irdl_text())
+        return 0
+    filename, data = read_input(args.input)
+    text = compiler.decode(data)
+    pipeline = args.pass_pipeline
+    elements = compiler.parse_pipeline(pipeline) if pipeline else []
+    for element in flag_elements:
+        elements += compiler.parse_pipeline(element)
+    outputs, failed = [], False
+    for chunk in compiler.split_input(text, args.split_input_file):
+        try:
+            if args.verify_diagnostics:
+                failed |= verify_chunk(chunk, elements, args, filename)
+                continue
+            outputs.append(process_chunk(chunk, elements, args))
+        except CompileError as err:
+            sys.stderr.write(err.format(filename) + "\n")
+            failed = True
+    if outputs:
+        write_output(args.output, "// -----\n".join(outputs))
+    return 1 if failed else 0
+
+
+def verify_chunk(chunk: compiler.Chunk, elements: list, args, filename: str) -> bool:
+    """Run one chunk, capturing every diagnostic; True when they disagree with expected-*."""
+    captured: list[Diagnostic] = []
+    try:
+        context = make_context()
+        context.attach_diagnostic_handler(lambda d: captured.append(from_mlir(d)) or True)
+        process_chunk(chunk, elements, args)
+    except CompileError as err:
+        captured.extend(err.diagnostics)
+    problems = check(expectations(chunk.text, chunk.first_line), captured, filename)
+    for p in problems:
+        sys.stderr.write(p + "\n")
+    return bool(problems)
+
+
+def main() -> None:
+    tool_main(run)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""versa-run: compile a versa function, JIT-run it, print or save its outputs.
+
+    versa-run model.mlir --random --check --repeat 20
+    versa-run model.mlir --inputs in.npz --output out.npz --fuse
+
+`.npz` inputs are named arg0, arg1, ... in argument order; outputs are saved as result0, ...
+"""
+
+import argparse
+import statistics
+import sys
+
+import numpy as np
+
+from versa import compiler
+from versa.context import make_context
+from versa.reference import interpret
+from versa.runtime import JitFunction, TensorSpec, find_function
+from versa.tools.common import ToolError, read_input, tool_main
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="versa-run", description=__doc__.splitlines()[0])
+    parser.add_argument("input")
+    parser.add_argument("--entry", default=None, help="function to run (default: the last one)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--inputs", help=".npz file with arg0, arg1, ...")
+    source.add_argument("--random", action="store_true", help="seeded random inputs")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output", help="save results to this .npz (result0, result1, ...)")
+    parser.add_argument("--target", default="host")
+    parser.add_argument("--opt-level", type=int, default=3)
+    parser.add_argument("--fuse", action="store_true", help="run versa-fuse before lowering")
+    parser.add_argument("--check", action="store_true", help="compare with the NumPy reference")
+    parser.add_argument("--repeat", type=int, default=0, help="time N calls, print the median")
+    return parser.parse_args(argv)
+
+
+def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
+    if np.issubdtype(spec.dtype, np.integer):
+        return rng.integers(-5, 6, spec.shape).astype(spec.dtype)
+    return rng.uniform(-1.0, 1.0, spec.shape).astype(spec.dtype)
+
+
+def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.ndarray]:
+    if args.inputs:
+        try:
+            data = np.load(args.inputs)
+        except (OSError, ValueError) as err:
+            raise ToolError(f"could not read inputs '{args.inputs}': {err}") from None
+        missing = [f"arg{i}" for i in range(len(specs)) if f"arg{i}" not in data]
+        if missing:
+            raise ToolError(f"'{args.inputs}' lacks {', '.join(missing)}")
+        return [np.asarray(data[f"arg{i}"], dtype=s.dtype) for i, s in enumerate(specs)]
+    if args.random or not specs:
+        rng = np.random.default_rng(args.seed)
+        return [random_input(s, rng) for s in specs]
+    raise ToolError("the function takes arguments: give --inputs FILE.npz or --random")
+
+
+def pipeline(args: argparse.Namespace) -> str:
+    steps = ["versa-fuse"] if args.fuse else []
+    steps.append(f"lower-to-llvm{{target={args.target} opt-level={args.opt_level}}}")
+    return ",".join(steps)
+
+
+def run(argv: list[str]) -> int:
+    args = parse_args(argv)
+    filename, data = read_input(args.input)
+    try:
+        return execute(args, compiler.decode(data))
+    except compiler.CompileError as err:
+        sys.stderr.write(err.format(filename) + "\n")
+        sys.stderr.write(f"reproduce: versa-opt {filename} --pass-pipeline="
+                         f"'builtin.module({pipeline(args)})'\n")
+        return 1
+
+
+def execute(args: argparse.Namespace, text: str) -> int:
+    module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+    function = find_function(module, args.entry)
+    specs = [TensorSpec.of(t) for t in function.type.inputs]
+    inputs = load_inputs(args, specs)
+    expected = interpret(function, inputs) if args.check else None
+    jit = JitFunction(module, args.entry, pipeline=pipeline(args), opt_level=args.opt_level)
+    results = jit(*inputs)
+    report(args, results)
+    status = 0
+    if expected is not None:
+        status = check(results, expected)
+    if args.repeat > 0:
+        times = jit.time(inputs, args.repeat)
+        print(f"median time over {args.repeat} runs: {statistics.median(times) * 1e3:.4f} ms")
+    return status
+
+
+def report(args: argparse.Namespace, results: list[np.ndarray]) -> None:
+    if args.output:
+        np.savez(args.output, **{f"result{i}": r for i, r in enumerate(results)})
+        print(f"saved {len(results)} result(s) to {args.output}")
+        return
+    for i, r in enumerate(results):
+        print(f"result{i}: {r.dtype}{list(r.shape)}")
+        print(np.array2string(r, threshold=64, precision=6))
+
+
+def check(results: list[np.ndarray], expected: list[np.ndarray]) -> int:
+    status = 0
+    for i, (got, want) in enumerate(zip(results, expected, strict=True)):
+        ok = np.allclose(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
+        diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        worst = float(np.nanmax(diff)) if diff.size else 0.0
+        print(f"check result{i}: {'OK' if ok else 'MISMATCH'} (max abs error {worst:.3g}, "
+              f"rtol {RTOL}, atol {ATOL})")
+        status |= 0 if ok else 1
+    return status
+
+
+def main() -> None:
+    tool_main(run)
+
+
+if __name__ == "__main__":
+    main()
