@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from versa.mlir import ir
 
 from .shapes import RuleError, require
@@ -36,7 +35,7 @@ class Ints(AttrSpec):
 
     length: int | str | None
     default: Any = _REQUIRED
-    positive: bool = False
+    minimum: int | None = None
 
     def read(self, name, attr, rank):
         require(isinstance(attr, ir.DenseI64ArrayAttr),
@@ -45,8 +44,9 @@ class Ints(AttrSpec):
         want = rank if self.length == "rank" else self.length
         require(want is None or len(values) == want,
                 f"attribute '{name}' must have {want} elements, got {len(values)}")
-        require(not self.positive or all(v > 0 for v in values),
-                f"attribute '{name}' must be positive, got {values}")
+        if self.minimum is not None and any(v < self.minimum for v in values):
+            what = {0: "non-negative", 1: "positive"}.get(self.minimum, f">= {self.minimum}")
+            raise RuleError(f"attribute '{name}' must be {what}, got {values}")
         return values
 
 

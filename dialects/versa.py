@@ -17,7 +17,7 @@ from typing import Any
 from versa.mlir import ext, ir
 
 from . import shapes
-from .attributes import AttrSpec, Bool, Elements, Float, Int, Ints, OneOf, parse_attrs
+from .attributes import Bool, Elements, Float, Int, Ints, OneOf, parse_attrs
 from .shapes import RuleError, Shape
 
 Tensor = ir.RankedTensorType
@@ -277,9 +277,9 @@ class MatmulOp(VersaOp, name="matmul", traits=[ext.Pure]):
 class Conv2dOp(VersaOp, name="conv2d", traits=[ext.Pure]):
     FLOAT_ONLY = True
     ATTRS = {
-        "strides": Ints(2, default=[1, 1], positive=True),
-        "padding": Ints(4, default=[0, 0, 0, 0]),
-        "dilations": Ints(2, default=[1, 1], positive=True),
+        "strides": Ints(2, default=[1, 1], minimum=1),
+        "padding": Ints(4, default=[0, 0, 0, 0], minimum=0),
+        "dilations": Ints(2, default=[1, 1], minimum=1),
         "groups": Int(default=1, positive=True),
         "layout": OneOf(LAYOUTS, default="NCHW"),
     }
@@ -296,9 +296,9 @@ class Conv2dOp(VersaOp, name="conv2d", traits=[ext.Pure]):
 class Pool2dOp(VersaOp):
     FLOAT_ONLY = True
     ATTRS = {
-        "kernel": Ints(2, positive=True),
-        "strides": Ints(2, default=[1, 1], positive=True),
-        "padding": Ints(4, default=[0, 0, 0, 0]),
+        "kernel": Ints(2, minimum=1),
+        "strides": Ints(2, default=[1, 1], minimum=1),
+        "padding": Ints(4, default=[0, 0, 0, 0], minimum=0),
         "layout": OneOf(LAYOUTS, default="NCHW"),
     }
 

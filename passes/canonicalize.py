@@ -11,10 +11,18 @@ Dead ops disappear too: every versa op is Pure, and the greedy driver erases unu
 from dataclasses import dataclass
 
 import numpy as np
-
 from versa.dialects.attributes import elements_to_numpy
-from versa.dialects.versa import (OPS, AddOp, ConstantOp, DivOp, MulOp, ReluOp, ReshapeOp,
-                                  SubOp, TransposeOp)
+from versa.dialects.versa import (
+    OPS,
+    AddOp,
+    ConstantOp,
+    DivOp,
+    MulOp,
+    ReluOp,
+    ReshapeOp,
+    SubOp,
+    TransposeOp,
+)
 from versa.mlir import ir, rewrite
 from versa.reference import interpret_op
 

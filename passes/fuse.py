@@ -64,7 +64,7 @@ def _groups_of(block: ir.Block) -> list[list[ir.Operation]]:
                 groups.merge(producer, op)
     members: dict[ir.Operation, list[ir.Operation]] = {}
     for op in ops:
-        if op in groups.parent:
+        if _is_elementwise(op):
             members.setdefault(groups.find(op), []).append(op)
     return [group for group in members.values() if len(group) > 1]
 

@@ -1,13 +1,18 @@
-"""Small builders over the linalg, tensor and arith bindings, shared by the versa lowerings.
+"""Builders over the linalg, tensor and arith bindings, shared by convert-versa-to-linalg.
 
 Everything here builds at the current insertion point and location (the rewriter sets both).
-Shapes are static tuples: the versa dialect has no dynamic dims.
+Shapes are static tuples: the versa dialect has no dynamic dims. Copies into part of a tensor
+are `extract_slice` + `linalg.copy` + `insert_slice`, which one-shot-bufferize turns into a
+copy in place; a `tensor.pad` or a bare `insert_slice` would bufferize to a strided
+`memref.copy`, which lowers to a call to `memrefCopy` from MLIR's C runner library, which
+Versa's runtimes do not load.
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
+from versa.dialects.shapes import spatial_dims
 from versa.mlir import arith, ir, linalg, tensor
 
 Shape = tuple[int, ...]
@@ -29,6 +34,9 @@ def element_of(v: ir.Value) -> ir.Type:
     return ir.RankedTensorType(v.type).element_type
 
 
+# ----------------------------------------------------------------------------- scalars
+
+
 def scalar(element: ir.Type, value: float) -> ir.Value:
     """`arith.constant value : element`; for integers, `value` is truncated toward zero."""
     if is_float(element):
@@ -41,6 +49,32 @@ def lowest(element: ir.Type) -> ir.Value:
     if is_float(element):
         return scalar(element, float("-inf"))
     return scalar(element, -(1 << (ir.IntegerType(element).width - 1)))
+
+
+def convert(v: ir.Value, to: ir.Type) -> ir.Value:
+    """Scalar element-type conversion; floats truncate toward zero when converted to integers."""
+    src = v.type
+    if src == to:
+        return v
+    if is_float(src) and is_float(to):
+        width, target = ir.FloatType(src).width, ir.FloatType(to).width
+        if width == target:  # f16 <-> bf16 goes through f32
+            return arith.truncf(to, arith.extf(ir.F32Type.get(), v))
+        return arith.extf(to, v) if width < target else arith.truncf(to, v)
+    if is_float(to):
+        return arith.sitofp(to, v)
+    if is_float(src):
+        return arith.fptosi(to, v)
+    wider = ir.IntegerType(to).width > ir.IntegerType(src).width
+    return arith.extsi(to, v) if wider else arith.trunci(to, v)
+
+
+def multiply_add(a: ir.Value, b: ir.Value, acc: ir.Value) -> list[ir.Value]:
+    """The body of every contraction: acc + a * b."""
+    return [arith.addf(acc, arith.mulf(a, b))]
+
+
+# ----------------------------------------------------------------------------- tensors
 
 
 def dense(array: np.ndarray) -> ir.Value:
@@ -60,12 +94,86 @@ def filled(shape: Shape, element: ir.Type, value: ir.Value | float) -> ir.Value:
     return linalg.fill(value, outs=[empty(shape, element)])
 
 
-def broadcast_map(operand: Shape, out: Shape) -> ir.AffineMap:
-    """NumPy broadcasting as an indexing map: leading dims dropped, stretched size-1 dims → 0."""
+def copy_into(x: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value:
+    """`dest` with `x` written at `offsets` (extract_slice + linalg.copy + insert_slice)."""
+    sizes, ones = list(shape_of(x)), [1] * len(offsets)
+    window_type = ir.RankedTensorType.get(sizes, element_of(dest))
+    window = tensor.extract_slice(window_type, dest, [], [], [], offsets, sizes, ones)
+    copied = linalg.copy(x, outs=[window])
+    return tensor.insert_slice(copied, dest, [], [], [], offsets, sizes, ones)
+
+
+def pad(x: ir.Value, low: Sequence[int], high: Sequence[int], value: ir.Value) -> ir.Value:
+    """Constant padding: `x` copied into the interior of a filled tensor."""
+    if not any(low) and not any(high):
+        return x
+    shape = tuple(d + lo + hi for d, lo, hi in zip(shape_of(x), low, high, strict=True))
+    return copy_into(x, filled(shape, element_of(x), value), low)
+
+
+def pad_spatial(x: ir.Value, padding: Sequence[int], layout: str, value: ir.Value) -> ir.Value:
+    """Pad H and W of a 4-D activation by [top, left, bottom, right]."""
+    top, left, bottom, right = padding
+    low, high = [0] * 4, [0] * 4
+    _, h, w = spatial_dims(layout)
+    low[h], low[w], high[h], high[w] = top, left, bottom, right
+    return pad(x, low, high, value)
+
+
+def _reassociation(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in group])
+                             for group in groups])
+
+
+def expand(x: ir.Value, shape: Shape, groups: Sequence[Sequence[int]]) -> ir.Value:
+    result = ir.RankedTensorType.get(shape, element_of(x))
+    return tensor.expand_shape(result, x, _reassociation(groups), [], list(shape))
+
+
+def collapse(x: ir.Value, shape: Shape, groups: Sequence[Sequence[int]]) -> ir.Value:
+    result = ir.RankedTensorType.get(shape, element_of(x))
+    return tensor.collapse_shape(result, x, _reassociation(groups))
+
+
+def reshape(x: ir.Value, shape: Shape) -> ir.Value:
+    """Any static reshape: collapse to 1-D, then expand; rank 0 expands or collapses directly."""
+    source, shape = shape_of(x), tuple(shape)
+    if source == shape:
+        return x
+    if not source or not shape:
+        return expand(x, shape, []) if not source else collapse(x, shape, [])
+    flat = x if len(source) == 1 else collapse(x, (int(np.prod(source)),), [range(len(source))])
+    return flat if len(shape) == 1 else expand(flat, shape, [range(len(shape))])
+
+
+def keepdims_groups(rank: int, axes: Sequence[int]) -> list[list[int]]:
+    """expand_shape reassociation that re-inserts the size-1 `axes` next to the kept dims."""
+    groups: list[list[int]] = []
+    leading: list[int] = []
+    for d in range(rank):
+        if d not in axes:
+            groups.append([*leading, d])
+            leading = []
+        elif groups:
+            groups[-1].append(d)
+        else:
+            leading.append(d)
+    return groups
+
+
+# ----------------------------------------------------------------------------- linalg.generic
+
+
+def broadcast_exprs(operand: Shape, out: Shape) -> list[ir.AffineExpr]:
+    """NumPy broadcasting: leading dims dropped, stretched size-1 dims read index 0."""
     lead = len(out) - len(operand)
-    exprs = [ir.AffineConstantExpr.get(0) if size == 1 and out[lead + i] != 1
-             else ir.AffineDimExpr.get(lead + i) for i, size in enumerate(operand)]
-    return ir.AffineMap.get(len(out), 0, exprs)
+    return [ir.AffineConstantExpr.get(0) if size == 1 and out[lead + i] != 1
+            else ir.AffineDimExpr.get(lead + i) for i, size in enumerate(operand)]
+
+
+def broadcast_map(operand: Shape, out: Shape) -> ir.AffineMap:
+    return ir.AffineMap.get(len(out), 0, broadcast_exprs(operand, out))
 
 
 def dims_map(n_dims: int, dims: Sequence[int]) -> ir.AffineMap:
@@ -91,7 +199,7 @@ def elementwise(inputs: Sequence[ir.Value], out_shape: Shape, out_elements: Sequ
                 body: Body) -> list[ir.Value]:
     """A parallel `linalg.generic` over `out_shape`, every input broadcast NumPy-style.
 
-    `body` gets the input scalars only (the outputs are write-only).
+    `body` gets the input scalars only: the outputs are write-only.
     """
     outputs = [empty(out_shape, e) for e in out_elements]
     maps = [broadcast_map(shape_of(v), out_shape) for v in inputs]
@@ -111,40 +219,46 @@ def reduce(x: ir.Value, axes: Sequence[int], init: ir.Value,
     return generic([x], [init], maps, iterators, lambda v, acc: [combine(v, acc)])[0]
 
 
-def pad(x: ir.Value, low: Sequence[int], high: Sequence[int], value: ir.Value) -> ir.Value:
-    """`tensor.pad` with a constant; no-op when there is nothing to pad."""
-    if not any(low) and not any(high):
-        return x
-    shape = tuple(d + lo + hi for d, lo, hi in zip(shape_of(x), low, high, strict=True))
-    result = ir.RankedTensorType.get(shape, element_of(x))
-    op = tensor.PadOp(result, x, [], [], list(low), list(high))
-    block = op.regions[0].blocks.append(*[ir.IndexType.get()] * len(shape))
-    with ir.InsertionPoint(block):
-        tensor.YieldOp(value)
-    return op.result
+def broadcast_matmul(a: ir.Value, b: ir.Value, init: ir.Value) -> ir.Value:
+    """Loops (batch..., m, n, k); each operand's batch dims broadcast against the result's."""
+    batch = shape_of(init)[:-2]
+    n_dims = len(batch) + 3
+    m, n, k = (ir.AffineDimExpr.get(len(batch) + i) for i in range(3))
+
+    def operand_map(v: ir.Value, inner: list[ir.AffineExpr]) -> ir.AffineMap:
+        return ir.AffineMap.get(n_dims, 0, [*broadcast_exprs(shape_of(v)[:-2], batch), *inner])
+
+    maps = [operand_map(a, [m, k]), operand_map(b, [k, n]), dims_map(n_dims, range(n_dims - 1))]
+    iterators = [PARALLEL] * (n_dims - 1) + [REDUCTION]
+    return generic([a, b], [init], maps, iterators, multiply_add)[0]
 
 
-def reassociation(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)
-                                               for d in group]) for group in groups])
+def grouped_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
+    """Loops (n, f, oh, ow, c, kh, kw) over a padded input; c runs over one group's channels,
+    so the input channel is (f floordiv filters-per-group) * channels-per-group + c."""
+    nchw, groups = attrs["layout"] == "NCHW", attrs["groups"]
+    out_channels = shape_of(init)[1 if nchw else 3]
+    group_channels = shape_of(w)[1 if nchw else 2]
+    n, f, oh, ow, c, kh, kw = (ir.AffineDimExpr.get(i) for i in range(7))
+    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
+    channel = ir.AffineExpr.get_floor_div(f, out_channels // groups) * group_channels + c
+    h, v = oh * sh + kh * dh, ow * sw + kw * dw
+    if nchw:
+        exprs = [[n, channel, h, v], [f, c, kh, kw], [n, f, oh, ow]]
+    else:
+        exprs = [[n, h, v, channel], [kh, kw, c, f], [n, oh, ow, f]]
+    maps = [ir.AffineMap.get(7, 0, e) for e in exprs]
+    iterators = [PARALLEL] * 4 + [REDUCTION] * 3
+    return generic([x, w], [init], maps, iterators, multiply_add)[0]
 
 
-def expand(x: ir.Value, shape: Shape, groups: Sequence[Sequence[int]]) -> ir.Value:
-    result = ir.RankedTensorType.get(shape, element_of(x))
-    return tensor.expand_shape(result, x, reassociation(groups), [], list(shape))
-
-
-def collapse(x: ir.Value, shape: Shape, groups: Sequence[Sequence[int]]) -> ir.Value:
-    result = ir.RankedTensorType.get(shape, element_of(x))
-    return tensor.collapse_shape(result, x, reassociation(groups))
-
-
-def reshape(x: ir.Value, shape: Shape) -> ir.Value:
-    """Any static reshape: collapse to 1-D, then expand; rank 0 expands or collapses directly."""
-    source, shape = shape_of(x), tuple(shape)
-    if source == shape:
-        return x
-    if not source or not shape:
-        return expand(x, shape, []) if not source else collapse(x, shape, [])
-    flat = x if len(source) == 1 else collapse(x, (int(np.prod(source)),), [range(len(source))])
-    return flat if len(shape) == 1 else expand(flat, shape, [range(len(shape))])
+def window_counts(size: Shape, out: Shape, attrs: dict[str, Any]) -> np.ndarray:
+    """Unpadded input elements per pooling window: [OH, OW] (NCHW) or [OH, OW, 1] (NHWC)."""
+    _, h_dim, w_dim = spatial_dims(attrs["layout"])
+    per_dim = []
+    for dim, kernel, stride, low in zip((h_dim, w_dim), attrs["kernel"], attrs["strides"],
+                                        attrs["padding"][:2], strict=True):
+        starts = np.arange(out[dim]) * stride - low
+        per_dim.append(np.minimum(starts + kernel, size[dim]) - np.maximum(starts, 0))
+    counts = np.outer(*per_dim).astype(np.float32)
+    return counts if attrs["layout"] == "NCHW" else counts[..., None]

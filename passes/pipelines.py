@@ -43,6 +43,7 @@ class LowerToLLVM(Pipeline):
         # Elementwise loop nests become vector code while shapes are still static tensors.
         if self.opt_level > 0:
             yield VersaVectorize()
+            yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
         # Buffers: one allocation per tensor, results written into caller-provided buffers
         # (out-params), so the entry point takes only memrefs and returns nothing.
@@ -52,7 +53,7 @@ class LowerToLLVM(Pipeline):
         yield "buffer-deallocation-pipeline"
         # Loops: what is not vector code yet becomes scf loops, then plain control flow.
         yield "convert-linalg-to-loops"
-        yield "convert-vector-to-scf"
+        yield "convert-vector-to-scf{full-unroll=true}"
         yield "expand-strided-metadata"
         yield "lower-affine"
         yield "convert-scf-to-cf"

@@ -9,6 +9,10 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 if [ ! -f "$stamp" ] || ! cmp -s pyproject.toml "$stamp"; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+  if ! .venv/bin/python -m pip install --disable-pip-version-check -e '.[test]' \
+      > .venv/setup.log 2>&1; then
+    cat .venv/setup.log >&2
+    exit 1
+  fi
   cp pyproject.toml "$stamp"
 fi

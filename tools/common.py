@@ -1,15 +1,26 @@
 """What every Versa tool shares: reading input, writing output, and the error contract
 (a located diagnostic and exit code 1, never a Python traceback)."""
 
+import argparse
 import os
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from versa.diagnostics import CompileError
 
 
 class ToolError(Exception):
     """A problem with the tool's own input (a missing file, a bad flag)."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a usage error exits with 1 like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.exit(1)
 
 
 def read_input(path: str) -> tuple[str, bytes]:

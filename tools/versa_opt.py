@@ -14,7 +14,7 @@ from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic, from_mlir
 from versa.dialects.versa import irdl_text
 from versa.passes import PASSES, PIPELINES
-from versa.tools.common import read_input, tool_main, write_output
+from versa.tools.common import ArgumentParser, read_input, tool_main, write_output
 from versa.verify_diagnostics import check, expectations
 
 TOOL_FLAGS = {"-o", "--pass-pipeline", "--split-input-file", "--verify-diagnostics",
@@ -32,8 +32,8 @@ def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
             elements.append(name[2:] + ("{" + value.strip("'\"") + "}" if value else ""))
         else:
             tool_args.append(arg)
-            if arg in ("-o", "--pass-pipeline"):
-                tool_args.append(argv[i + 1] if i + 1 < len(argv) else "")
+            if arg in ("-o", "--pass-pipeline") and i + 1 < len(argv):
+                tool_args.append(argv[i + 1])
                 i += 1
         i += 1
     return tool_args, elements
@@ -41,7 +41,7 @@ def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     tool_args, elements = split_pass_flags(argv)
-    parser = argparse.ArgumentParser(prog="versa-opt", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="versa-opt", description=__doc__.splitlines()[0])
     parser.add_argument("input", nargs="?", default="-")
     parser.add_argument("-o", dest="output", default="-")
     parser.add_argument("--pass-pipeline", default="")
@@ -80,11 +80,14 @@ def run(argv: list[str]) -> int:
         write_output(args.output, irdl_text())
         return 0
     filename, data = read_input(args.input)
-    text = compiler.decode(data)
-    pipeline = args.pass_pipeline
-    elements = compiler.parse_pipeline(pipeline) if pipeline else []
-    for element in flag_elements:
-        elements += compiler.parse_pipeline(element)
+    try:
+        text = compiler.decode(data)
+        elements = compiler.parse_pipeline(args.pass_pipeline) if args.pass_pipeline else []
+        for element in flag_elements:
+            elements += compiler.parse_pipeline(element)
+    except CompileError as err:
+        sys.stderr.write(err.format(filename) + "\n")
+        return 1
     outputs, failed = [], False
     for chunk in compiler.split_input(text, args.split_input_file):
         try:

@@ -11,18 +11,17 @@ import statistics
 import sys
 
 import numpy as np
-
 from versa import compiler
 from versa.context import make_context
 from versa.reference import interpret
 from versa.runtime import JitFunction, TensorSpec, find_function
-from versa.tools.common import ToolError, read_input, tool_main
+from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main
 
 RTOL, ATOL = 1e-4, 1e-5
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="versa-run", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="versa-run", description=__doc__.splitlines()[0])
     parser.add_argument("input")
     parser.add_argument("--entry", default=None, help="function to run (default: the last one)")
     source = parser.add_mutually_exclusive_group()
@@ -53,7 +52,12 @@ def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.nd
         missing = [f"arg{i}" for i in range(len(specs)) if f"arg{i}" not in data]
         if missing:
             raise ToolError(f"'{args.inputs}' lacks {', '.join(missing)}")
-        return [np.asarray(data[f"arg{i}"], dtype=s.dtype) for i, s in enumerate(specs)]
+        arrays = [np.asarray(data[f"arg{i}"]) for i in range(len(specs))]
+        for i, (a, s) in enumerate(zip(arrays, specs, strict=True)):
+            if a.shape != s.shape:
+                raise ToolError(f"'{args.inputs}': arg{i} has shape {list(a.shape)}, the function "
+                                f"takes {list(s.shape)}")
+        return [a.astype(s.dtype) for a, s in zip(arrays, specs, strict=True)]
     if args.random or not specs:
         rng = np.random.default_rng(args.seed)
         return [random_input(s, rng) for s in specs]
@@ -73,8 +77,9 @@ def run(argv: list[str]) -> int:
         return execute(args, compiler.decode(data))
     except compiler.CompileError as err:
         sys.stderr.write(err.format(filename) + "\n")
-        sys.stderr.write(f"reproduce: versa-opt {filename} --pass-pipeline="
-                         f"'builtin.module({pipeline(args)})'\n")
+        if getattr(err, "during_pipeline", False):
+            sys.stderr.write(f"reproduce: versa-opt {filename} --pass-pipeline="
+                             f"'builtin.module({pipeline(args)})'\n")
         return 1
 
 
@@ -84,7 +89,11 @@ def execute(args: argparse.Namespace, text: str) -> int:
     specs = [TensorSpec.of(t) for t in function.type.inputs]
     inputs = load_inputs(args, specs)
     expected = interpret(function, inputs) if args.check else None
-    jit = JitFunction(module, args.entry, pipeline=pipeline(args), opt_level=args.opt_level)
+    try:
+        jit = JitFunction(module, args.entry, pipeline=pipeline(args), opt_level=args.opt_level)
+    except compiler.CompileError as err:
+        err.during_pipeline = True
+        raise
     results = jit(*inputs)
     report(args, results)
     status = 0

@@ -55,8 +55,9 @@ def split_input(text: str, split: bool) -> list[Chunk]:
 def parse_module(chunk: Chunk, context: ir.Context) -> ir.Module:
     """Parse and verify one chunk; line numbers refer to the whole file."""
     if "\x00" in chunk.text:
-        line = chunk.text[: chunk.text.index("\x00")].count("\n") + chunk.first_line
-        raise CompileError([Diagnostic("error", "input contains a NUL byte", line, 1)])
+        before = chunk.text[: chunk.text.index("\x00")]
+        line, col = before.count("\n") + chunk.first_line, len(before) - (before.rfind("\n") + 1) + 1
+        raise CompileError([Diagnostic("error", "input contains a NUL byte", line, col)])
     try:
         return ir.Module.parse("\n" * (chunk.first_line - 1) + chunk.text, context)
     except ir.MLIRError as err:

@@ -37,6 +37,8 @@ def find_function(module: ir.Module, name: str | None) -> func.FuncOp:
         return named[name]
     if name is None and funcs:
         return funcs[-1]
+    if name is None:
+        raise CompileError([Diagnostic("error", "the module has no func.func to run")])
     known = ", ".join(named) or "none"
     raise CompileError([Diagnostic("error", f"no function '{name}' in the module (have: {known})")])
 
@@ -75,7 +77,7 @@ class JitFunction:
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         if len(arrays) != len(self.inputs):
             raise ValueError(f"{self.name} takes {len(self.inputs)} inputs, got {len(arrays)}")
-        ins = [self._coerce(a, spec, i) for i, (a, spec) in enumerate(zip(arrays, self.inputs))]
+        ins = [self._coerce(a, s, i) for i, (a, s) in enumerate(zip(arrays, self.inputs, strict=True))]
         outs = [np.zeros(spec.shape, spec.dtype) for spec in self.outputs]
         self._keep = [get_ranked_memref_descriptor(a) for a in (*ins, *outs)]
         self.engine.invoke(self.name, *[ctypes.pointer(ctypes.pointer(d)) for d in self._keep])

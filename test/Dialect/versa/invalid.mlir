@@ -228,10 +228,11 @@ func.func @conv2d_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> 
 
 // -----
 
-func.func @conv2d_channels_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x6x6x3xf32> {
-  // expected-error @+1 {{'versa.conv2d' op filter has 3 input channels per group, expected 3}}
-  %0 = "versa.conv2d"(%x, %w) {layout = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x6x3xf32>
-  return %0 : tensor<1x6x6x3xf32>
+// NHWC reads the filter as [KH, KW, C/groups, F].
+func.func @conv2d_channels_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
+  // expected-error @+1 {{'versa.conv2d' op filter has 2 input channels per group, expected 3 (= 3 channels / 1 groups)}}
+  %0 = "versa.conv2d"(%x, %w) {layout = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32>
+  return %0 : tensor<1x6x6x4xf32>
 }
 
 // -----
@@ -661,23 +662,13 @@ func.func @pad_value_kind(%x: tensor<4x4xf32>) -> tensor<5x5xf32> {
 
 // ----------------------------------------------------------------------------- fused, yield
 
-func.func @fused_block_arg_types(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'versa.fused' op block argument types must match the operand types}}
-  %0 = "versa.fused"(%a) ({
-  ^bb0(%x: tensor<8xf32>):
-    "versa.yield"(%a) : (tensor<4xf32>) -> ()
-  }) {kind = "elementwise"} : (tensor<4xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
-}
-
-// -----
-
-func.func @fused_block_arg_count(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'versa.fused' op block argument types must match the operand types}}
-  %0 = "versa.fused"(%a, %a) ({
+// The region captures its inputs from the enclosing block; it takes no block arguments.
+func.func @fused_block_args(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'versa.fused' op region block must have no arguments (inputs are captured from the enclosing block)}}
+  %0 = "versa.fused"() ({
   ^bb0(%x: tensor<4xf32>):
     "versa.yield"(%x) : (tensor<4xf32>) -> ()
-  }) {kind = "elementwise"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  }) {kind = "elementwise"} : () -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -685,33 +676,84 @@ func.func @fused_block_arg_count(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @fused_yield_types(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'versa.fused' op 'versa.yield' operand types must match the result types}}
-  %0 = "versa.fused"(%a, %a) ({
-  ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
-    "versa.yield"(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> ()
-  }) {kind = "elementwise"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = "versa.fused"() ({
+    %1 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    "versa.yield"(%1, %1) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_yield_shape(%a: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'versa.fused' op 'versa.yield' operand types must match the result types}}
+  %0 = "versa.fused"() ({
+    %1 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    "versa.yield"(%1) : (tensor<4xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @fused_no_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'versa.fused' op region must end with 'versa.yield'}}
+  %0 = "versa.fused"() ({
+    %1 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  }) {kind = "elementwise"} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_empty_region(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'versa.fused' op region must have exactly one block}}
+  %0 = "versa.fused"() ({
+  }) {kind = "elementwise"} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_two_blocks(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'versa.fused' op region must have exactly one block}}
+  %0 = "versa.fused"() ({
+    "versa.yield"(%a) : (tensor<4xf32>) -> ()
+  ^bb1:
+    "versa.yield"(%a) : (tensor<4xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_elementwise_only(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'versa.fused' op an elementwise group may hold only elementwise versa ops, found 'versa.matmul'}}
+  %0 = "versa.fused"() ({
+    %1 = "versa.matmul"(%a, %a) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+    "versa.yield"(%1) : (tensor<4x4xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
 }
 
 // -----
 
 func.func @fused_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'versa.fused' op attribute 'kind' must be one of 'elementwise', 'epilogue', 'reduction', got "loop"}}
-  %0 = "versa.fused"(%a) ({
-  ^bb0(%x: tensor<4xf32>):
-    "versa.yield"(%x) : (tensor<4xf32>) -> ()
-  }) {kind = "loop"} : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = "versa.fused"() ({
+    "versa.yield"(%a) : (tensor<4xf32>) -> ()
+  }) {kind = "loop"} : () -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
 // -----
 
 func.func @fused_body_op(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = "versa.fused"(%a) ({
-  ^bb0(%x: tensor<4xf32>):
+  %0 = "versa.fused"() ({
     // expected-error @+1 {{'versa.relu' op result shape [8] does not match the expected shape [4]}}
-    %1 = "versa.relu"(%x) : (tensor<4xf32>) -> tensor<8xf32>
-    "versa.yield"(%x) : (tensor<4xf32>) -> ()
-  }) {kind = "elementwise"} : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<8xf32>
+    "versa.yield"(%a) : (tensor<4xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -720,5 +762,45 @@ func.func @fused_body_op(%a: tensor<4xf32>) -> tensor<4xf32> {
 func.func @yield_outside_fused(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'versa.yield' op expects parent op 'versa.fused'}}
   "versa.yield"(%a) : (tensor<4xf32>) -> ()
-  return %a : tensor<4xf32>
+}
+
+// ----------------------------------------------------------------------------- signatures
+
+func.func @unranked_operand(%a: tensor<*xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'versa.relu' op expects ranked tensors, got tensor<*xf32>}}
+  %0 = "versa.relu"(%a) : (tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @operand_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{expects exactly 1 operands, but got 2}}
+  // expected-note @+1 {{see current operation}}
+  %0 = "versa.relu"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @operand_not_tensor(%a: vector<4xf32>) -> vector<4xf32> {
+  // expected-error @+1 {{'versa.relu' op expects ranked tensors, got vector<4xf32>}}
+  %0 = "versa.relu"(%a) : (vector<4xf32>) -> vector<4xf32>
+  return %0 : vector<4xf32>
+}
+
+// -----
+
+func.func @conv2d_negative_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x4x6xf32> {
+  // expected-error @+1 {{'versa.conv2d' op attribute 'padding' must be non-negative, got [-1, 0, -1, 0]}}
+  %0 = "versa.conv2d"(%x, %w) {padding = array<i64: -1, 0, -1, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x6xf32>
+  return %0 : tensor<1x4x4x6xf32>
+}
+
+// -----
+
+func.func @max_pool2d_negative_padding(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x6x8xf32> {
+  // expected-error @+1 {{'versa.max_pool2d' op attribute 'padding' must be non-negative, got [-1, 0, -1, 0]}}
+  %0 = "versa.max_pool2d"(%x) {kernel = array<i64: 1, 1>, padding = array<i64: -1, 0, -1, 0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x6x8xf32>
+  return %0 : tensor<1x3x6x8xf32>
 }

@@ -1,0 +1,44 @@
+// RUN: versa-opt %s --split-input-file --lower-to-llvm | FileCheck %s
+// RUN: versa-opt %s --split-input-file --pass-pipeline='builtin.module(versa-fuse,canonicalize,lower-to-llvm{opt-level=3})' | FileCheck %s
+
+// Results become out-params: the entry takes input and output memref descriptors, returns nothing.
+// CHECK-LABEL: llvm.func @bias_relu
+//  CHECK-SAME:   !llvm.ptr
+//   CHECK-NOT:   -> !llvm.struct
+//       CHECK:   llvm.fadd {{.*}}vector<{{[0-9]+}}xf32>
+//       CHECK:   llvm.intr.maximum{{.*}}vector<{{[0-9]+}}xf32>
+//   CHECK-NOT:   versa.
+//   CHECK-NOT:   linalg.
+//   CHECK-NOT:   memref.
+//   CHECK-NOT:   scf.
+//   CHECK-NOT:   vector.
+//   CHECK-NOT:   builtin.unrealized_conversion_cast
+func.func @bias_relu(%a: tensor<4x64xf32>, %b: tensor<64xf32>) -> tensor<4x64xf32> {
+  %0 = "versa.add"(%a, %b) : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  %1 = "versa.relu"(%0) : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %1 : tensor<4x64xf32>
+}
+
+// -----
+
+// A matmul (not vectorised in v1) lowers to scalar loops of fused multiply-adds.
+// CHECK-LABEL: llvm.func @matmul
+//       CHECK:   llvm.fmul
+//       CHECK:   llvm.fadd
+//   CHECK-NOT:   linalg.
+//   CHECK-NOT:   memref.
+func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// Linalg on tensors is accepted as input too.
+// CHECK-LABEL: llvm.func @linalg_input
+//   CHECK-NOT:   linalg.
+func.func @linalg_input(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.add ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

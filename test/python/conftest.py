@@ -1,0 +1,32 @@
+"""Shared pytest helpers: compile versa IR text and run it, or evaluate it with NumPy."""
+
+import numpy as np
+import pytest
+
+from versa import compiler
+from versa.context import make_context
+from versa.reference import interpret
+from versa.runtime import JitFunction, TensorSpec, find_function
+
+
+class Compiled:
+    def __init__(self, text: str, pipeline: str = "lower-to-llvm"):
+        self.text = text
+        self.module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+        function = find_function(self.module, None)
+        self.specs = [TensorSpec.of(t) for t in function.type.inputs]
+        self.jit = JitFunction(self.module, pipeline=pipeline)
+
+    def random_inputs(self, seed: int = 0) -> list[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        return [rng.uniform(-1, 1, s.shape).astype(s.dtype) for s in self.specs]
+
+
+def reference(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+    return interpret(find_function(module, None), inputs)
+
+
+@pytest.fixture
+def compile_versa():
+    return Compiled
