@@ -1,10 +1,11 @@
 """convert-versa-to-linalg: lower every versa op to linalg, tensor, arith and math on tensors.
 
-Elementwise ops (and `versa.fused` regions of kind "elementwise") become one `linalg.generic`
-each, built from the scalar emitters in `SCALAR`, with NumPy broadcasting expressed in the
-indexing maps. Contractions and windows use named linalg ops where one fits (matmul,
-batch_matmul, conv_2d_*, pooling_*); padding is a fill plus a copy into the interior; data
-movement is tensor ops. softmax and layer_norm decompose into versa ops lowered in turn.
+Elementwise ops, and `versa.fused` groups of kind "elementwise", become one `linalg.generic`
+each, built from the scalar emitters in `SCALAR`, with NumPy broadcasting in the indexing
+maps. Contractions and windows use named linalg ops where one fits (matmul, batch_matmul,
+conv_2d_*, pooling_*); padding is a fill plus a copy into the interior; data movement is
+tensor ops. softmax and layer_norm decompose into versa ops, lowered in turn; other fused
+groups are inlined and lowered op by op.
 
     %y = "versa.add"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 
@@ -20,8 +21,8 @@ becomes
            linalg.yield %s : f32
          } -> tensor<4x8xf32>
 
-Ops inside a `versa.fused` region are left to the fused op's own pattern. The pass refuses a
-fused elementwise region holding an op without a scalar form, naming that op.
+The pass refuses (with a located error) an elementwise group whose ops have no scalar form or
+do not broadcast to the group's result shape, and any versa op it could not lower.
 """
 
 from collections.abc import Callable, Sequence
@@ -87,6 +88,7 @@ def _clamp(xs: Sequence[ir.Value], out: ir.Type, attrs: dict[str, Any]) -> ir.Va
     return x
 
 
+# op name → scalar computation from the operands' scalars, the result element type, the attrs
 SCALAR: dict[str, Scalar] = {
     "add": _typed(arith.addf, arith.addi),
     "sub": _typed(arith.subf, arith.subi),
@@ -111,11 +113,15 @@ SCALAR: dict[str, Scalar] = {
     "broadcast_to": lambda xs, out, attrs: xs[0],  # the broadcast is all in the indexing map
 }
 
-# ----------------------------------------------------------------------------- elementwise
+# ----------------------------------------------------------------------------- helpers
 
 
-def _name(op: ir.OpView | ir.Operation) -> str:
+def _name(op: ir.OpView) -> str:
     return op.operation.name.removeprefix("versa.")
+
+
+def _attrs(op: ir.OpView) -> dict[str, Any]:
+    return dialect.OPS[op.operation.name].attrs(op)
 
 
 def _result(op: ir.OpView) -> tuple[build.Shape, ir.Type]:
@@ -123,10 +129,21 @@ def _result(op: ir.OpView) -> tuple[build.Shape, ir.Type]:
     return tuple(t.shape), t.element_type
 
 
+def _versa(name: str, *operands: ir.Value, **attrs: ir.Attribute) -> ir.Value:
+    """A versa op (result type from the op's rules), for decompositions into versa ops."""
+    return dialect.OPS[f"versa.{name}"].build(list(operands), attrs)
+
+
+def _keep(axes: Sequence[int]) -> dict[str, ir.Attribute]:
+    return {"axes": ir.DenseI64ArrayAttr.get(list(axes)), "keepdims": ir.BoolAttr.get(True)}
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+
 def lower_elementwise(op: ir.OpView, rewriter: Any) -> bool:
     """add(a, b) → linalg.generic{addf(a, b)} with broadcast maps; likewise every SCALAR op."""
-    shape, element = _result(op)
-    emit, attrs = SCALAR[_name(op)], dialect.OPS[op.operation.name].attrs(op)
+    (shape, element), emit, attrs = _result(op), SCALAR[_name(op)], _attrs(op)
     y = build.elementwise(list(op.operands), shape, [element], lambda *xs: [emit(xs, element, attrs)])
     rewriter.replace_op(op, y)
     return True
@@ -134,12 +151,11 @@ def lower_elementwise(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
     """fused{elementwise} → one linalg.generic; fused{epilogue, reduction} → its ops, inlined."""
-    block = op.regions[0].blocks[0]
-    if dialect.FusedOp.attrs(op)["kind"] == "elementwise":
-        rewriter.replace_op(op, _fused_generic(op, block))
+    *body, terminator = op.regions[0].blocks[0].operations
+    if _attrs(op)["kind"] == "elementwise":
+        rewriter.replace_op(op, _fused_generic(op, body, terminator))
         return True
     env: dict[ir.Value, ir.Value] = {}  # region results → their clones; captures stay
-    *body, terminator = block.operations
     for inner in body:
         clone = inner.operation.clone().operation
         for old in inner.operands:
@@ -150,11 +166,10 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
     return True
 
 
-def _fused_generic(op: ir.OpView, block: ir.Block) -> list[ir.Value]:
+def _fused_generic(op: ir.OpView, body: list[ir.OpView], terminator: ir.OpView) -> list[ir.Value]:
     """The region's ops evaluated per point of the results' shape; dense constants are inputs."""
     shape = _result(op)[0]
-    *body, terminator = block.operations
-    sources = _captured(list(block.operations))
+    sources = _captured([*body, terminator])
     inputs = list(sources)
     for inner in body:
         _check_fusable(inner, shape)
@@ -196,7 +211,8 @@ def _scalar_op(inner: ir.OpView, args: list[ir.Value]) -> ir.Value:
     element = build.element_of(inner.results[0])
     if _name(inner) == "constant":
         return build.scalar(element, inner.attributes["value"].get_splat_value().value)
-    return SCALAR[_name(inner)](args, element, dialect.OPS[inner.name].attrs(inner))
+    return SCALAR[_name(inner)](args, element, _attrs(inner))
+
 
 # ----------------------------------------------------------------------------- contractions
 
@@ -217,7 +233,7 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
     """conv2d → pad + linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf, or a generic for groups > 1."""
-    attrs, (shape, element), (x, w) = dialect.Conv2dOp.attrs(op), _result(op), op.operands
+    attrs, (shape, element), (x, w) = _attrs(op), _result(op), op.operands
     xp = build.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     init = build.filled(shape, element, 0.0)
     if attrs["groups"] > 1:
@@ -231,8 +247,7 @@ def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_pool2d(op: ir.OpView, rewriter: Any) -> bool:
     """max_pool2d → pad(-inf) + linalg.pooling_*_max; avg_pool2d → pad(0) + pooling_*_sum / count."""
-    attrs, (shape, element) = dialect.OPS[op.operation.name].attrs(op), _result(op)
-    is_max = _name(op) == "max_pool2d"
+    attrs, (shape, element), is_max = _attrs(op), _result(op), _name(op) == "max_pool2d"
     init = build.lowest(element) if is_max else build.scalar(element, 0.0)
     xp = build.pad_spatial(op.operands[0], attrs["padding"], attrs["layout"], init)
     window = build.empty(tuple(attrs["kernel"]), element)
@@ -242,7 +257,7 @@ def lower_pool2d(op: ir.OpView, rewriter: Any) -> bool:
     if not is_max:
         counts = build.dense(build.window_counts(build.shape_of(op.operands[0]), shape, attrs))
         y = build.elementwise([y, counts], shape, [element],
-                           lambda total, n: [arith.divf(total, build.convert(n, element))])[0]
+                              lambda total, n: [arith.divf(total, build.convert(n, element))])[0]
     rewriter.replace_op(op, [y])
     return True
 
@@ -252,15 +267,15 @@ def lower_pool2d(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_reduce(op: ir.OpView, rewriter: Any) -> bool:
     """reduce_sum → generic{addf} over fill(0); reduce_max: maximumf over fill(-inf); mean: / n."""
-    attrs, (shape, element), x = dialect.ReduceOp.attrs(op), _result(op), op.operands[0]
+    attrs, (shape, element), x, name = _attrs(op), _result(op), op.operands[0], _name(op)
     source = build.shape_of(x)
     axes = sorted(a % len(source) for a in attrs["axes"])
     kept = tuple(d for i, d in enumerate(source) if i not in axes)
-    combine = SCALAR["max" if _name(op) == "reduce_max" else "add"]
-    init = build.lowest(element) if _name(op) == "reduce_max" else build.scalar(element, 0.0)
-    y = build.reduce(x, axes, build.filled(kept, element, init),
-                  lambda v, acc: combine([v, acc], element, {}))
-    if _name(op) == "reduce_mean":
+    combine = SCALAR["max" if name == "reduce_max" else "add"]
+    init = build.filled(kept, element,
+                        build.lowest(element) if name == "reduce_max" else build.scalar(element, 0))
+    y = build.reduce(x, axes, init, lambda v, acc: combine([v, acc], element, {}))
+    if name == "reduce_mean":
         count = build.scalar(element, float(np.prod([source[a] for a in axes])))
         y = build.elementwise([y], kept, [element], lambda v: [arith.divf(v, count)])[0]
     if attrs["keepdims"]:
@@ -271,36 +286,34 @@ def lower_reduce(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_softmax(op: ir.OpView, rewriter: Any) -> bool:
     """softmax(x) → e / reduce_sum(e) with e = exp(x - reduce_max(x)), as versa ops."""
-    x, axis = op.operands[0], dialect.SoftmaxOp.attrs(op)["axis"]
-    keep = {"axes": ir.DenseI64ArrayAttr.get([axis]), "keepdims": ir.BoolAttr.get(True)}
-    e = dialect.ExpOp.build([dialect.SubOp.build([x, dialect.ReduceMaxOp.build([x], keep)], {})], {})
-    rewriter.replace_op(op, [dialect.DivOp.build([e, dialect.ReduceSumOp.build([e], keep)], {})])
+    x, keep = op.operands[0], _keep([_attrs(op)["axis"]])
+    e = _versa("exp", _versa("sub", x, _versa("reduce_max", x, **keep)))
+    rewriter.replace_op(op, [_versa("div", e, _versa("reduce_sum", e, **keep))])
     return True
 
 
 def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
     """layer_norm → (x - mean) / sqrt(var + eps) * gamma + beta, as versa ops."""
-    (x, gamma, beta), attrs = op.operands, dialect.LayerNormOp.attrs(op)
+    (x, gamma, beta), attrs = op.operands, _attrs(op)
     rank = len(build.shape_of(x))
-    axes = list(range(attrs["axis"] % rank, rank))
-    keep = {"axes": ir.DenseI64ArrayAttr.get(axes), "keepdims": ir.BoolAttr.get(True)}
-    centred = dialect.SubOp.build([x, dialect.ReduceMeanOp.build([x], keep)], {})
-    var = dialect.ReduceMeanOp.build([dialect.MulOp.build([centred, centred], {})], keep)
+    keep = _keep(range(attrs["axis"] % rank, rank))
+    centred = _versa("sub", x, _versa("reduce_mean", x, **keep))
+    var = _versa("reduce_mean", _versa("mul", centred, centred), **keep)
     eps_type = ir.RankedTensorType.get([], build.element_of(x))
-    eps_attr = ir.FloatAttr.get(eps_type.element_type, attrs["epsilon"])
-    eps = dialect.ConstantOp.build([], {"value": ir.DenseElementsAttr.get_splat(eps_type, eps_attr)},
-                           eps_type)
-    normed = dialect.DivOp.build([centred, dialect.SqrtOp.build([dialect.AddOp.build([var, eps], {})], {})], {})
-    rewriter.replace_op(op, [dialect.AddOp.build([dialect.MulOp.build([normed, gamma], {}), beta], {})])
+    eps_value = ir.DenseElementsAttr.get_splat(
+        eps_type, ir.FloatAttr.get(eps_type.element_type, attrs["epsilon"]))
+    eps = dialect.ConstantOp.build([], {"value": eps_value}, eps_type)
+    normed = _versa("div", centred, _versa("sqrt", _versa("add", var, eps)))
+    rewriter.replace_op(op, [_versa("add", _versa("mul", normed, gamma), beta)])
     return True
 
 
 def lower_batch_norm(op: ir.OpView, rewriter: Any) -> bool:
     """batch_norm → linalg.generic{(x - mean) / sqrt(var + eps) * scale + bias}, params on C."""
-    attrs, (shape, element) = dialect.BatchNormOp.attrs(op), _result(op)
+    attrs, (shape, element) = _attrs(op), _result(op)
     channel = shapes.spatial_dims(attrs["layout"])[0]
-    maps = [ir.AffineMap.get_identity(4)] + [build.dims_map(4, [channel])] * 4
-    maps.append(ir.AffineMap.get_identity(4))
+    identity = ir.AffineMap.get_identity(4)
+    maps = [identity, *[build.dims_map(4, [channel])] * 4, identity]
     eps = build.scalar(element, attrs["epsilon"])
 
     def body(x: ir.Value, scale: ir.Value, bias: ir.Value, mean: ir.Value, var: ir.Value,
@@ -308,8 +321,9 @@ def lower_batch_norm(op: ir.OpView, rewriter: Any) -> bool:
         normed = arith.divf(arith.subf(x, mean), mmath.sqrt(arith.addf(var, eps)))
         return [arith.addf(arith.mulf(normed, scale), bias)]
 
-    y = build.generic(list(op.operands), [build.empty(shape, element)], maps, [build.PARALLEL] * 4, body)
-    rewriter.replace_op(op, y)
+    outputs = [build.empty(shape, element)]
+    rewriter.replace_op(op, build.generic(list(op.operands), outputs, maps,
+                                          [build.PARALLEL] * 4, body))
     return True
 
 
@@ -318,7 +332,7 @@ def lower_batch_norm(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_transpose(op: ir.OpView, rewriter: Any) -> bool:
     """transpose(x) → linalg.transpose."""
-    (shape, element), perm = _result(op), dialect.TransposeOp.attrs(op)["perm"]
+    (shape, element), perm = _result(op), _attrs(op)["perm"]
     y = linalg.transpose(op.operands[0], outs=[build.empty(shape, element)], permutation=perm)
     rewriter.replace_op(op, [y.results[0]])
     return True
@@ -332,7 +346,7 @@ def lower_reshape(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
     """concat(x1, ..., xn) → tensor.empty + per operand a linalg.copy into its insert_slice."""
-    (shape, element), axis = _result(op), dialect.ConcatOp.attrs(op)["axis"] % len(_result(op)[0])
+    (shape, element), axis = _result(op), _attrs(op)["axis"] % len(_result(op)[0])
     y, offset = build.empty(shape, element), 0
     for x in op.operands:
         y = build.copy_into(x, y, [offset if d == axis else 0 for d in range(len(shape))])
@@ -347,7 +361,7 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
     The copy makes the result contiguous: returning a strided view would bufferize to a strided
     memref.copy (see linalg_builders).
     """
-    attrs, (shape, element) = dialect.SliceOp.attrs(op), _result(op)
+    attrs, (shape, element) = _attrs(op), _result(op)
     view = tensor.extract_slice(op.results[0].type, op.operands[0], [], [], [], attrs["starts"],
                                 list(shape), attrs["strides"])
     rewriter.replace_op(op, [linalg.copy(view, outs=[build.empty(shape, element)])])
@@ -356,7 +370,7 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_pad(op: ir.OpView, rewriter: Any) -> bool:
     """pad(x) → linalg.fill(value) + linalg.copy of x into its interior."""
-    attrs, (_, element) = dialect.PadOp.attrs(op), _result(op)
+    attrs, (_, element) = _attrs(op), _result(op)
     value = build.scalar(element, attrs["value"])
     rewriter.replace_op(op, [build.pad(op.operands[0], attrs["low"], attrs["high"], value)])
     return True
@@ -370,25 +384,26 @@ def lower_constant(op: ir.OpView, rewriter: Any) -> bool:
 
 # ----------------------------------------------------------------------------- the pass
 
-PATTERNS: list[tuple[type, Pattern]] = [
-    *((dialect.OPS[f"versa.{name}"], lower_elementwise) for name in SCALAR),
-    (dialect.MatmulOp, lower_matmul),
-    (dialect.Conv2dOp, lower_conv2d),
-    (dialect.MaxPool2dOp, lower_pool2d),
-    (dialect.AvgPool2dOp, lower_pool2d),
-    (dialect.ReduceSumOp, lower_reduce),
-    (dialect.ReduceMaxOp, lower_reduce),
-    (dialect.ReduceMeanOp, lower_reduce),
-    (dialect.SoftmaxOp, lower_softmax),
-    (dialect.LayerNormOp, lower_layer_norm),
-    (dialect.BatchNormOp, lower_batch_norm),
-    (dialect.TransposeOp, lower_transpose),
-    (dialect.ReshapeOp, lower_reshape),
-    (dialect.ConcatOp, lower_concat),
-    (dialect.SliceOp, lower_slice),
-    (dialect.PadOp, lower_pad),
-    (dialect.ConstantOp, lower_constant),
-]
+# op name (without "versa.") → its lowering; `versa.fused` is lowered apart, see `run`
+PATTERNS: dict[str, Pattern] = {
+    **dict.fromkeys(SCALAR, lower_elementwise),
+    "matmul": lower_matmul,
+    "conv2d": lower_conv2d,
+    "max_pool2d": lower_pool2d,
+    "avg_pool2d": lower_pool2d,
+    "reduce_sum": lower_reduce,
+    "reduce_max": lower_reduce,
+    "reduce_mean": lower_reduce,
+    "softmax": lower_softmax,
+    "layer_norm": lower_layer_norm,
+    "batch_norm": lower_batch_norm,
+    "transpose": lower_transpose,
+    "reshape": lower_reshape,
+    "concat": lower_concat,
+    "slice": lower_slice,
+    "pad": lower_pad,
+    "constant": lower_constant,
+}
 
 
 def _outside_fused(fn: Pattern) -> Pattern:
@@ -407,15 +422,15 @@ class ConvertVersaToLinalg(Pass):
     summary = "Lower versa ops to linalg, tensor, arith and math on tensors"
 
     def run(self, module: ir.Operation) -> None:
-        table = [(root, _outside_fused(fn)) for root, fn in PATTERNS]
-        apply_greedily(module, [*table, (dialect.FusedOp, lower_fused)])
+        table = [(f"versa.{name}", _outside_fused(fn)) for name, fn in PATTERNS.items()]
+        apply_greedily(module, [*table, ("versa.fused", lower_fused)])
         left: list[ir.Operation] = []
 
         def find(op: ir.Operation) -> ir.WalkResult:
-            if op.name.startswith("versa."):
-                left.append(op)
-                return ir.WalkResult.INTERRUPT
-            return ir.WalkResult.ADVANCE
+            if not op.name.startswith("versa."):
+                return ir.WalkResult.ADVANCE
+            left.append(op)
+            return ir.WalkResult.INTERRUPT
 
         module.walk(find, ir.WalkOrder.PRE_ORDER)
         if left:

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from versa import compiler
 from versa.context import make_context
 from versa.reference import interpret

@@ -6,7 +6,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import Compiled, reference
-
 from versa import compiler
 from versa.context import make_context
 from versa.passes.base import Pass

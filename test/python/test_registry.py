@@ -4,7 +4,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from versa.dialects.semantics import SEMANTICS
 from versa.dialects.versa import OPS
 from versa.passes import PASSES, PIPELINES
