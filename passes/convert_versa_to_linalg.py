@@ -384,26 +384,26 @@ def lower_constant(op: ir.OpView, rewriter: Any) -> bool:
 
 # ----------------------------------------------------------------------------- the pass
 
-# op name (without "versa.") → its lowering; `versa.fused` is lowered apart, see `run`
-PATTERNS: dict[str, Pattern] = {
-    **dict.fromkeys(SCALAR, lower_elementwise),
-    "matmul": lower_matmul,
-    "conv2d": lower_conv2d,
-    "max_pool2d": lower_pool2d,
-    "avg_pool2d": lower_pool2d,
-    "reduce_sum": lower_reduce,
-    "reduce_max": lower_reduce,
-    "reduce_mean": lower_reduce,
-    "softmax": lower_softmax,
-    "layer_norm": lower_layer_norm,
-    "batch_norm": lower_batch_norm,
-    "transpose": lower_transpose,
-    "reshape": lower_reshape,
-    "concat": lower_concat,
-    "slice": lower_slice,
-    "pad": lower_pad,
-    "constant": lower_constant,
-}
+# (op class, its lowering); `versa.fused` is lowered apart, see `run`
+PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
+    *((dialect.OPS[f"versa.{name}"], lower_elementwise) for name in SCALAR),
+    (dialect.MatmulOp, lower_matmul),
+    (dialect.Conv2dOp, lower_conv2d),
+    (dialect.MaxPool2dOp, lower_pool2d),
+    (dialect.AvgPool2dOp, lower_pool2d),
+    (dialect.ReduceSumOp, lower_reduce),
+    (dialect.ReduceMaxOp, lower_reduce),
+    (dialect.ReduceMeanOp, lower_reduce),
+    (dialect.SoftmaxOp, lower_softmax),
+    (dialect.LayerNormOp, lower_layer_norm),
+    (dialect.BatchNormOp, lower_batch_norm),
+    (dialect.TransposeOp, lower_transpose),
+    (dialect.ReshapeOp, lower_reshape),
+    (dialect.ConcatOp, lower_concat),
+    (dialect.SliceOp, lower_slice),
+    (dialect.PadOp, lower_pad),
+    (dialect.ConstantOp, lower_constant),
+]
 
 
 def _outside_fused(fn: Pattern) -> Pattern:
@@ -422,8 +422,8 @@ class ConvertVersaToLinalg(Pass):
     summary = "Lower versa ops to linalg, tensor, arith and math on tensors"
 
     def run(self, module: ir.Operation) -> None:
-        table = [(f"versa.{name}", _outside_fused(fn)) for name, fn in PATTERNS.items()]
-        apply_greedily(module, [*table, ("versa.fused", lower_fused)])
+        table = [(root, _outside_fused(fn)) for root, fn in PATTERNS]
+        apply_greedily(module, [*table, (dialect.FusedOp, lower_fused)])
         left: list[ir.Operation] = []
 
         def find(op: ir.Operation) -> ir.WalkResult:

@@ -17,7 +17,8 @@ _DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i32": np.in
 def numpy_dtype(element_type: ir.Type) -> np.dtype:
     name = str(element_type)
     if name not in _DTYPES:
-        raise ValueError(f"element type {name} has no NumPy equivalent")
+        raise error_at(None, f"element type {name} has no NumPy equivalent: it cannot cross "
+                             "the NumPy boundary (inputs, outputs, the reference)")
     return np.dtype(_DTYPES[name])
 
 
