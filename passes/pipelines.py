@@ -47,10 +47,10 @@ class LowerToLLVM(Pipeline):
             yield "canonicalize"
         # Buffers: one allocation per tensor, results written into caller-provided buffers
         # (out-params), so the entry point takes only memrefs and returns nothing.
-        # Copies become linalg.copy (loops), not memref.copy: a strided memref.copy would call
-        # the C runner library's memrefCopy, which the bindings do not ship.
+        # (convert-versa-to-linalg avoids strided tensor copies: bufferized, they would become
+        # memref.copy calls into the C runner library's memrefCopy, which the bindings lack.)
         yield ("one-shot-bufferize{bufferize-function-boundaries "
-               "function-boundary-type-conversion=identity-layout-map memcpy-op=linalg.copy}")
+               "function-boundary-type-conversion=identity-layout-map}")
         yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
         yield "buffer-deallocation-pipeline"
         # Loops: what is not vector code yet becomes scf loops, then plain control flow.
