@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .base import Pass, PassError
 from .convert_versa_to_linalg import ConvertVersaToLinalg
+from .distinct_results import VersaDistinctResults
 from .vectorize import VersaVectorize
 
 TARGETS = ("host", "x86-64")
@@ -45,6 +46,7 @@ class LowerToLLVM(Pipeline):
             yield VersaVectorize()
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
+        yield VersaDistinctResults()
         # Buffers: one allocation per tensor, results written into caller-provided buffers
         # (out-params), so the entry point takes only memrefs and returns nothing.
         # (convert-versa-to-linalg avoids strided tensor copies: bufferized, they would become

@@ -87,3 +87,18 @@ def test_canonicalize_then_lower_matches_numpy():
     inputs = compiled.random_inputs(seed=2)
     np.testing.assert_allclose(compiled.jit(*inputs)[0], reference(text, inputs)[0],
                                rtol=1e-4, atol=1e-6)
+
+
+def test_results_that_repeat_or_forward_inputs():
+    """A value returned twice, an argument returned as is, and a rank-0 reduction."""
+    text = """
+func.func @edge(%a: tensor<4xf32>, %s: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>) {
+  %0 = "versa.mul"(%a, %s) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = "versa.reduce_sum"(%a) {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+  return %a, %0, %1, %0 : tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>
+}
+"""
+    compiled = Compiled(text)
+    inputs = compiled.random_inputs(seed=3)
+    for got, want in zip(compiled.jit(*inputs), reference(text, inputs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
