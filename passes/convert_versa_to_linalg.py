@@ -1,11 +1,11 @@
 """convert-versa-to-linalg: lower every versa op to linalg, tensor, arith and math on tensors.
 
 Elementwise ops, and `versa.fused` groups of kind "elementwise", become one `linalg.generic`
-each, built from the scalar emitters in `SCALAR`, with NumPy broadcasting in the indexing
-maps. Contractions and windows use named linalg ops where one fits (matmul, batch_matmul,
-conv_2d_*, pooling_*); padding is a fill plus a copy into the interior; data movement is
-tensor ops. softmax and layer_norm decompose into versa ops, lowered in turn; other fused
-groups are inlined and lowered op by op.
+each, built from the scalar emitters in `scalar_emitters.SCALAR`, with NumPy broadcasting in
+the indexing maps. Contractions and windows use named linalg ops where one fits (matmul,
+batch_matmul, conv_2d_*, pooling_*); padding is a fill plus a copy into the interior; data
+movement is tensor ops. softmax and layer_norm decompose into versa ops, lowered in turn;
+other fused groups are inlined and lowered op by op.
 
     %y = "versa.add"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 
@@ -25,7 +25,7 @@ The pass refuses (with a located error) an elementwise group whose ops have no s
 do not broadcast to the group's result shape, and any versa op it could not lower.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,80 +38,7 @@ from versa.mlir import math as mmath
 from . import linalg_builders as build
 from .base import Pass, PassError
 from .rewrite import Pattern, apply_greedily
-
-Scalar = Callable[[Sequence[ir.Value], ir.Type, dict[str, Any]], ir.Value]
-
-# ----------------------------------------------------------------------------- scalar emitters
-
-
-def _typed(float_fn: Callable[..., ir.Value], int_fn: Callable[..., ir.Value]) -> Scalar:
-    return lambda xs, out, attrs: (float_fn if build.is_float(xs[0].type) else int_fn)(*xs)
-
-
-def _unary(fn: Callable[[ir.Value], ir.Value]) -> Scalar:
-    return lambda xs, out, attrs: fn(xs[0])
-
-
-def _neg(x: ir.Value) -> ir.Value:
-    return arith.negf(x) if build.is_float(x.type) else arith.subi(build.scalar(x.type, 0), x)
-
-
-def _relu(x: ir.Value) -> ir.Value:
-    zero = build.scalar(x.type, 0)
-    return arith.maximumf(x, zero) if build.is_float(x.type) else arith.maxsi(x, zero)
-
-
-def _sigmoid(x: ir.Value) -> ir.Value:
-    one = build.scalar(x.type, 1.0)
-    return arith.divf(one, arith.addf(one, mmath.exp(arith.negf(x))))
-
-
-def _gelu(xs: Sequence[ir.Value], out: ir.Type, attrs: dict[str, Any]) -> ir.Value:
-    """0.5 x (1 + erf(x / √2)), or torch's 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))."""
-    x, t = xs[0], xs[0].type
-    if attrs["approximate"] == "tanh":
-        cube = arith.mulf(arith.mulf(x, x), x)
-        inner = arith.addf(x, arith.mulf(build.scalar(t, 0.044715), cube))
-        curve = mmath.tanh(arith.mulf(build.scalar(t, np.sqrt(2.0 / np.pi)), inner))
-    else:
-        curve = mmath.erf(arith.divf(x, build.scalar(t, np.sqrt(2.0))))
-    half_x = arith.mulf(build.scalar(t, 0.5), x)
-    return arith.mulf(half_x, arith.addf(build.scalar(t, 1.0), curve))
-
-
-def _clamp(xs: Sequence[ir.Value], out: ir.Type, attrs: dict[str, Any]) -> ir.Value:
-    x = xs[0]
-    if attrs["min"] is not None:
-        x = arith.maximumf(x, build.scalar(out, attrs["min"]))
-    if attrs["max"] is not None:
-        x = arith.minimumf(x, build.scalar(out, attrs["max"]))
-    return x
-
-
-# op name → scalar computation from the operands' scalars, the result element type, the attrs
-SCALAR: dict[str, Scalar] = {
-    "add": _typed(arith.addf, arith.addi),
-    "sub": _typed(arith.subf, arith.subi),
-    "mul": _typed(arith.mulf, arith.muli),
-    "div": _typed(arith.divf, arith.divsi),
-    "max": _typed(arith.maximumf, arith.maxsi),
-    "min": _typed(arith.minimumf, arith.minsi),
-    "pow": lambda xs, out, attrs: mmath.powf(*xs),
-    "neg": _unary(_neg),
-    "abs": _typed(mmath.absf, mmath.absi),
-    "exp": _unary(mmath.exp),
-    "log": _unary(mmath.log),
-    "sqrt": _unary(mmath.sqrt),
-    "rsqrt": _unary(mmath.rsqrt),
-    "tanh": _unary(mmath.tanh),
-    "sigmoid": _unary(_sigmoid),
-    "relu": _unary(_relu),
-    "erf": _unary(mmath.erf),
-    "gelu": _gelu,
-    "clamp": _clamp,
-    "cast": lambda xs, out, attrs: build.convert(xs[0], out),
-    "broadcast_to": lambda xs, out, attrs: xs[0],  # the broadcast is all in the indexing map
-}
+from .scalar_emitters import SCALAR
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -144,7 +71,8 @@ def _keep(axes: Sequence[int]) -> dict[str, ir.Attribute]:
 def lower_elementwise(op: ir.OpView, rewriter: Any) -> bool:
     """add(a, b) → linalg.generic{addf(a, b)} with broadcast maps; likewise every SCALAR op."""
     (shape, element), emit, attrs = _result(op), SCALAR[_name(op)], _attrs(op)
-    y = build.elementwise(list(op.operands), shape, [element], lambda *xs: [emit(xs, element, attrs)])
+    y = build.elementwise(list(op.operands), shape, [element],
+                          lambda *xs: [emit(xs, element, attrs)])
     rewriter.replace_op(op, y)
     return True
 
