@@ -8,7 +8,7 @@ Ops print in MLIR's generic form:
     %y = "versa.conv2d"(%x, %w) {strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>,
          tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
 
-Builders (snake_case, one per op) compute result types from the same rules.
+Builders (snake_case, one per op, in `builders.py`) check and type ops with the same rules.
 """
 
 from collections.abc import Sequence
@@ -87,12 +87,17 @@ class VersaOp(Versa.Operation):
     @classmethod
     def build(cls, operands: Sequence[ir.Value], attrs: dict[str, ir.Attribute],
               result_type: ir.Type | None = None, *, loc=None, ip=None) -> ir.Value:
-        """Create the op; the result type comes from the op's rules unless given."""
+        """Create the op after checking it against its rules (raises RuleError); the result
+        type is derived from them unless given."""
+        types = [v.type for v in operands]
+        parsed = parse_attrs(cls.ATTRS, attrs, _rank(types))
+        declared = tuple(result_type.shape) if result_type is not None else None
+        shape = cls.result_shape([tuple(t.shape) for t in types], parsed, declared)
         if result_type is None:
-            types = [v.type for v in operands]
-            shape = cls.result_shape([tuple(t.shape) for t in types],
-                                     parse_attrs(cls.ATTRS, attrs, _rank(types)))
             result_type = Tensor.get(shape, types[0].element_type)
+        shapes.require(shape == tuple(result_type.shape), f"result shape "
+                       f"{list(result_type.shape)} does not match the expected shape {list(shape)}")
+        cls.check_element_types(types, [result_type])
         op = ir.Operation.create(cls.OPERATION_NAME, results=[result_type], operands=list(operands),
                                  attributes=attrs, loc=loc, ip=ip)
         return op.result

@@ -4,7 +4,6 @@ code 1, never a traceback or a crash of the process."""
 from dataclasses import dataclass
 
 import pytest
-
 from versa import compiler
 from versa.context import make_context
 from versa.diagnostics import CompileError

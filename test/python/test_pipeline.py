@@ -92,7 +92,8 @@ def test_canonicalize_then_lower_matches_numpy():
 def test_results_that_repeat_or_forward_inputs():
     """A value returned twice, an argument returned as is, and a rank-0 reduction."""
     text = """
-func.func @edge(%a: tensor<4xf32>, %s: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>) {
+func.func @edge(%a: tensor<4xf32>, %s: tensor<f32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>) {
   %0 = "versa.mul"(%a, %s) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   %1 = "versa.reduce_sum"(%a) {axes = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
   return %a, %0, %1, %0 : tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<4xf32>

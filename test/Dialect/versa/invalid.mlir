@@ -775,8 +775,7 @@ func.func @unranked_operand(%a: tensor<*xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @operand_count(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+2 {{expects exactly 1 operands, but got 2}}
-  // expected-note @+1 {{see current operation}}
+  // expected-error @+1 {{expects exactly 1 operands, but got 2}}
   %0 = "versa.relu"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
