@@ -26,6 +26,9 @@ class TensorSpec:
 
     @staticmethod
     def of(t: ir.Type) -> "TensorSpec":
+        if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+            raise CompileError([Diagnostic("error", f"can only pass statically shaped tensors "
+                                           f"to and from the JIT, got {t}")])
         return TensorSpec(tuple(t.shape), numpy_dtype(t.element_type))
 
 

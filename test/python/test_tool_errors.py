@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from versa.passes import PASSES, PIPELINES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -276,3 +277,14 @@ def test_versa_run_good_input_succeeds(tmp_path):
     result = run("versa-run", write(tmp_path, "f.mlir", TWO_ARGS), "--random", "--check")
     assert result.returncode == 0, stderr_of(result)
     assert b"check result0: OK" in result.stdout
+
+
+@pytest.mark.parametrize("signature", ["%a: tensor<?xf32>) -> tensor<?xf32>", "%a: f32) -> f32"],
+                         ids=["dynamic", "scalar"])
+def test_versa_run_rejects_signatures_it_cannot_feed(tmp_path, signature):
+    result_type = signature.split("-> ")[1]
+    path = write(tmp_path, "f.mlir", f"func.func @d({signature} {{\n  return %a : {result_type}\n}}\n")
+    result = run("versa-run", path, "--random")
+    err = stderr_of(result)
+    assert result.returncode == 1, err
+    assert f"{path}: error: can only pass statically shaped tensors" in err, err
