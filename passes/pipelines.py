@@ -7,12 +7,12 @@ shows every step and a pipeline can be named inside `--pass-pipeline` like any p
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from versa import targets
+
 from .base import Pass, PassError
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .vectorize import VersaVectorize
-
-TARGETS = ("host", "x86-64")
 
 
 @dataclass(frozen=True)
@@ -34,16 +34,17 @@ class LowerToLLVM(Pipeline):
     opt_level: int = 2
 
     def steps(self) -> Iterator[str | Pass]:
-        if self.target not in TARGETS:
+        if self.target not in targets.NAMES:
             raise PassError(f"'lower-to-llvm' target '{self.target}' is not one of "
-                            f"{', '.join(TARGETS)}")
+                            f"{', '.join(targets.NAMES)}")
+        target = targets.get(self.target)
         # Tensor level: versa ops become linalg; folding tidies what the lowering produced.
         yield ConvertVersaToLinalg()
         yield "canonicalize"
         yield "cse"
         # Elementwise loop nests become vector code while shapes are still static tensors.
         if self.opt_level > 0:
-            yield VersaVectorize()
+            yield VersaVectorize(width=target.lanes(32))
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
         yield VersaDistinctResults()

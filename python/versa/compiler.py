@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from versa.context import make_context
-from versa.diagnostics import CompileError, Diagnostic, error_at, from_mlir_error
+from versa.diagnostics import CompileError, Diagnostic, from_mlir_error
 from versa.mlir import PassManager, ir
 from versa.passes import PASSES, PIPELINES
 from versa.passes.base import Pass, PassError
@@ -157,5 +157,5 @@ def compile_text(text: str, pipeline: str | Sequence[Element]) -> ir.Module:
     return module
 
 
-__all__ = ["Chunk", "CompileError", "compile_text", "decode", "error_at", "make_pass",
+__all__ = ["Chunk", "CompileError", "compile_text", "decode", "make_pass",
            "parse_module", "parse_pipeline", "run_passes", "split_input"]
