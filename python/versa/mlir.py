@@ -8,7 +8,6 @@ from torch_mlir import ir, passmanager, rewrite
 from torch_mlir.dialects import arith, ext, func, irdl, linalg, math, tensor
 from torch_mlir.dialects.transform import interpreter as transform_interpreter
 from torch_mlir.execution_engine import ExecutionEngine
-from torch_mlir.runtime import get_ranked_memref_descriptor
 
 PassManager = passmanager.PassManager
 
@@ -18,7 +17,6 @@ __all__ = [
     "arith",
     "ext",
     "func",
-    "get_ranked_memref_descriptor",
     "ir",
     "irdl",
     "linalg",

@@ -6,7 +6,6 @@ descriptor pointer per input and then one per result. The wrapper checks that co
 lowered signature rather than assuming it.
 """
 
-import ctypes
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +14,8 @@ import numpy as np
 
 from versa import compiler
 from versa.diagnostics import CompileError, Diagnostic
-from versa.mlir import ExecutionEngine, func, get_ranked_memref_descriptor, ir
+from versa.memref import PackedCall
+from versa.mlir import ExecutionEngine, func, ir
 from versa.reference import numpy_dtype
 
 
@@ -64,6 +64,8 @@ class JitFunction:
         except RuntimeError as err:
             raise CompileError([Diagnostic("error", f"JIT compilation failed: {err}")]) from None
         self.module = module
+        address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")
+        self._call = PackedCall(address, [s.shape for s in (*self.inputs, *self.outputs)])
 
     def _check_signature(self, module: ir.Module) -> None:
         wrapper = f"_mlir_ciface_{self.name}"
@@ -81,9 +83,8 @@ class JitFunction:
         if len(arrays) != len(self.inputs):
             raise ValueError(f"{self.name} takes {len(self.inputs)} inputs, got {len(arrays)}")
         ins = [self._coerce(a, s, i) for i, (a, s) in enumerate(zip(arrays, self.inputs, strict=True))]
-        outs = [np.zeros(spec.shape, spec.dtype) for spec in self.outputs]
-        self._keep = [get_ranked_memref_descriptor(a) for a in (*ins, *outs)]
-        self.engine.invoke(self.name, *[ctypes.pointer(ctypes.pointer(d)) for d in self._keep])
+        outs = [np.empty(spec.shape, spec.dtype) for spec in self.outputs]
+        self._call([*ins, *outs])
         return outs
 
     def _coerce(self, array: np.ndarray, spec: TensorSpec, index: int) -> np.ndarray:
