@@ -38,12 +38,16 @@ class Ints(AttrSpec):
     minimum: int | None = None
 
     def read(self, name, attr, rank):
-        require(isinstance(attr, ir.DenseI64ArrayAttr),
-                f"attribute '{name}' must be an array<i64: ...>, got {attr}")
+        require(
+            isinstance(attr, ir.DenseI64ArrayAttr),
+            f"attribute '{name}' must be an array<i64: ...>, got {attr}",
+        )
         values = list(attr)
         want = rank if self.length == "rank" else self.length
-        require(want is None or len(values) == want,
-                f"attribute '{name}' must have {want} elements, got {len(values)}")
+        require(
+            want is None or len(values) == want,
+            f"attribute '{name}' must have {want} elements, got {len(values)}",
+        )
         if self.minimum is not None and any(v < self.minimum for v in values):
             what = {0: "non-negative", 1: "positive"}.get(self.minimum, f">= {self.minimum}")
             raise RuleError(f"attribute '{name}' must be {what}, got {values}")
@@ -56,10 +60,11 @@ class Int(AttrSpec):
     positive: bool = False
 
     def read(self, name, attr, rank):
-        require(isinstance(attr, ir.IntegerAttr) and not isinstance(attr, ir.BoolAttr),
-                f"attribute '{name}' must be an integer, got {attr}")
-        require(not self.positive or attr.value > 0,
-                f"attribute '{name}' must be positive, got {attr.value}")
+        require(
+            isinstance(attr, ir.IntegerAttr) and not isinstance(attr, ir.BoolAttr),
+            f"attribute '{name}' must be an integer, got {attr}",
+        )
+        require(not self.positive or attr.value > 0, f"attribute '{name}' must be positive, got {attr.value}")
         return attr.value
 
 
@@ -70,8 +75,7 @@ class Float(AttrSpec):
 
     def read(self, name, attr, rank):
         require(isinstance(attr, ir.FloatAttr), f"attribute '{name}' must be a float, got {attr}")
-        require(not self.positive or attr.value > 0,
-                f"attribute '{name}' must be positive, got {attr.value}")
+        require(not self.positive or attr.value > 0, f"attribute '{name}' must be positive, got {attr.value}")
         return attr.value
 
 
@@ -93,8 +97,7 @@ class OneOf(AttrSpec):
 
     def read(self, name, attr, rank):
         ok = isinstance(attr, ir.StringAttr) and attr.value in self.choices
-        require(ok, f"attribute '{name}' must be one of {', '.join(map(repr, self.choices))}, "
-                f"got {attr}")
+        require(ok, f"attribute '{name}' must be one of {', '.join(map(repr, self.choices))}, got {attr}")
         return attr.value
 
 
@@ -125,5 +128,15 @@ def elements_to_numpy(attr: ir.DenseElementsAttr) -> np.ndarray:
     return np.array(attr).reshape(shape)
 
 
-__all__ = ["AttrSpec", "Bool", "Elements", "Float", "Int", "Ints", "OneOf", "RuleError",
-           "elements_to_numpy", "parse_attrs"]
+__all__ = [
+    "AttrSpec",
+    "Bool",
+    "Elements",
+    "Float",
+    "Int",
+    "Ints",
+    "OneOf",
+    "RuleError",
+    "elements_to_numpy",
+    "parse_attrs",
+]

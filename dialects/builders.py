@@ -163,8 +163,9 @@ def gelu(x: ir.Value, *, approximate: str | None = None, loc: Loc = None, ip: Ip
     return v.GeluOp.build([x], _attrs(approximate=_str(approximate)), loc=loc, ip=ip)
 
 
-def clamp(x: ir.Value, *, min: float | None = None, max: float | None = None,
-          loc: Loc = None, ip: Ip = None) -> ir.Value:
+def clamp(
+    x: ir.Value, *, min: float | None = None, max: float | None = None, loc: Loc = None, ip: Ip = None
+) -> ir.Value:
     """`versa.clamp`: x limited to [min, max]; an omitted bound does not limit."""
     return v.ClampOp.build([x], _attrs(min=_f32(min), max=_f32(max)), loc=loc, ip=ip)
 
@@ -189,47 +190,78 @@ def matmul(lhs: ir.Value, rhs: ir.Value, *, loc: Loc = None, ip: Ip = None) -> i
     return _binary(v.MatmulOp, lhs, rhs, loc, ip)
 
 
-def conv2d(x: ir.Value, w: ir.Value, *, strides: Ints | None = None, padding: Ints | None = None,
-           dilations: Ints | None = None, groups: int | None = None, layout: str | None = None,
-           loc: Loc = None, ip: Ip = None) -> ir.Value:
+def conv2d(
+    x: ir.Value,
+    w: ir.Value,
+    *,
+    strides: Ints | None = None,
+    padding: Ints | None = None,
+    dilations: Ints | None = None,
+    groups: int | None = None,
+    layout: str | None = None,
+    loc: Loc = None,
+    ip: Ip = None,
+) -> ir.Value:
     """`versa.conv2d`: NCHW x FCHW or NHWC x HWCF; padding is [top, left, bottom, right]."""
-    attrs = _attrs(strides=_ints(strides), padding=_ints(padding), dilations=_ints(dilations),
-                   groups=_i64(groups), layout=_str(layout))
+    attrs = _attrs(
+        strides=_ints(strides),
+        padding=_ints(padding),
+        dilations=_ints(dilations),
+        groups=_i64(groups),
+        layout=_str(layout),
+    )
     return v.Conv2dOp.build([x, w], attrs, loc=loc, ip=ip)
 
 
-def max_pool2d(x: ir.Value, *, kernel: Ints, strides: Ints | None = None, padding: Ints | None = None,
-               layout: str | None = None, loc: Loc = None, ip: Ip = None) -> ir.Value:
+def max_pool2d(
+    x: ir.Value,
+    *,
+    kernel: Ints,
+    strides: Ints | None = None,
+    padding: Ints | None = None,
+    layout: str | None = None,
+    loc: Loc = None,
+    ip: Ip = None,
+) -> ir.Value:
     """`versa.max_pool2d`: the maximum over each `kernel` window."""
-    attrs = _attrs(kernel=_ints(kernel), strides=_ints(strides), padding=_ints(padding),
-                   layout=_str(layout))
+    attrs = _attrs(kernel=_ints(kernel), strides=_ints(strides), padding=_ints(padding), layout=_str(layout))
     return v.MaxPool2dOp.build([x], attrs, loc=loc, ip=ip)
 
 
-def avg_pool2d(x: ir.Value, *, kernel: Ints, strides: Ints | None = None, padding: Ints | None = None,
-               layout: str | None = None, loc: Loc = None, ip: Ip = None) -> ir.Value:
+def avg_pool2d(
+    x: ir.Value,
+    *,
+    kernel: Ints,
+    strides: Ints | None = None,
+    padding: Ints | None = None,
+    layout: str | None = None,
+    loc: Loc = None,
+    ip: Ip = None,
+) -> ir.Value:
     """`versa.avg_pool2d`: the mean over each `kernel` window."""
-    attrs = _attrs(kernel=_ints(kernel), strides=_ints(strides), padding=_ints(padding),
-                   layout=_str(layout))
+    attrs = _attrs(kernel=_ints(kernel), strides=_ints(strides), padding=_ints(padding), layout=_str(layout))
     return v.AvgPool2dOp.build([x], attrs, loc=loc, ip=ip)
 
 
-def reduce_sum(x: ir.Value, *, axes: Ints, keepdims: bool | None = None, loc: Loc = None,
-               ip: Ip = None) -> ir.Value:
+def reduce_sum(
+    x: ir.Value, *, axes: Ints, keepdims: bool | None = None, loc: Loc = None, ip: Ip = None
+) -> ir.Value:
     """`versa.reduce_sum`: the sum over `axes`."""
     attrs = _attrs(axes=_ints(axes), keepdims=_bool(keepdims))
     return v.ReduceSumOp.build([x], attrs, loc=loc, ip=ip)
 
 
-def reduce_max(x: ir.Value, *, axes: Ints, keepdims: bool | None = None, loc: Loc = None,
-               ip: Ip = None) -> ir.Value:
+def reduce_max(
+    x: ir.Value, *, axes: Ints, keepdims: bool | None = None, loc: Loc = None, ip: Ip = None
+) -> ir.Value:
     """`versa.reduce_max`: the maximum over `axes`."""
     attrs = _attrs(axes=_ints(axes), keepdims=_bool(keepdims))
     return v.ReduceMaxOp.build([x], attrs, loc=loc, ip=ip)
 
 
-def reduce_mean(x: ir.Value, *, axes: Ints, keepdims: bool | None = None, loc: Loc = None,
-                ip: Ip = None) -> ir.Value:
+def reduce_mean(
+    x: ir.Value, *, axes: Ints, keepdims: bool | None = None, loc: Loc = None, ip: Ip = None
+) -> ir.Value:
     """`versa.reduce_mean`: the mean over `axes`."""
     attrs = _attrs(axes=_ints(axes), keepdims=_bool(keepdims))
     return v.ReduceMeanOp.build([x], attrs, loc=loc, ip=ip)
@@ -240,15 +272,26 @@ def softmax(x: ir.Value, *, axis: int, loc: Loc = None, ip: Ip = None) -> ir.Val
     return v.SoftmaxOp.build([x], _attrs(axis=_i64(axis)), loc=loc, ip=ip)
 
 
-def layer_norm(x: ir.Value, gamma: ir.Value, beta: ir.Value, *, axis: int, epsilon: float,
-               loc: Loc = None, ip: Ip = None) -> ir.Value:
+def layer_norm(
+    x: ir.Value, gamma: ir.Value, beta: ir.Value, *, axis: int, epsilon: float, loc: Loc = None, ip: Ip = None
+) -> ir.Value:
     """`versa.layer_norm`: normalise over dims `axis`.., then scale by gamma and shift by beta."""
     attrs = _attrs(axis=_i64(axis), epsilon=_f32(epsilon))
     return v.LayerNormOp.build([x, gamma, beta], attrs, loc=loc, ip=ip)
 
 
-def batch_norm(x: ir.Value, scale: ir.Value, bias: ir.Value, mean: ir.Value, variance: ir.Value, *,
-               epsilon: float, layout: str | None = None, loc: Loc = None, ip: Ip = None) -> ir.Value:
+def batch_norm(
+    x: ir.Value,
+    scale: ir.Value,
+    bias: ir.Value,
+    mean: ir.Value,
+    variance: ir.Value,
+    *,
+    epsilon: float,
+    layout: str | None = None,
+    loc: Loc = None,
+    ip: Ip = None,
+) -> ir.Value:
     """`versa.batch_norm`: inference batch norm with per-channel statistics."""
     attrs = _attrs(epsilon=_f32(epsilon), layout=_str(layout))
     return v.BatchNormOp.build([x, scale, bias, mean, variance], attrs, loc=loc, ip=ip)
@@ -274,15 +317,17 @@ def concat(inputs: Sequence[ir.Value], *, axis: int, loc: Loc = None, ip: Ip = N
     return v.ConcatOp.build(list(inputs), _attrs(axis=_i64(axis)), loc=loc, ip=ip)
 
 
-def slice(x: ir.Value, *, starts: Ints, limits: Ints, strides: Ints | None = None,
-          loc: Loc = None, ip: Ip = None) -> ir.Value:
+def slice(
+    x: ir.Value, *, starts: Ints, limits: Ints, strides: Ints | None = None, loc: Loc = None, ip: Ip = None
+) -> ir.Value:
     """`versa.slice`: x[starts:limits:strides] per dim."""
     attrs = _attrs(starts=_ints(starts), limits=_ints(limits), strides=_ints(strides))
     return v.SliceOp.build([x], attrs, loc=loc, ip=ip)
 
 
-def pad(x: ir.Value, *, low: Ints, high: Ints, value: float | None = None, loc: Loc = None,
-        ip: Ip = None) -> ir.Value:
+def pad(
+    x: ir.Value, *, low: Ints, high: Ints, value: float | None = None, loc: Loc = None, ip: Ip = None
+) -> ir.Value:
     """`versa.pad`: x with `low`/`high` elements of `value` (default 0.0) added per dim."""
     attrs = _attrs(low=_ints(low), high=_ints(high), value=_f32(value))
     return v.PadOp.build([x], attrs, loc=loc, ip=ip)

@@ -23,8 +23,9 @@ Pair = Sequence[int]
 SEMANTICS: dict[str, Callable[..., np.ndarray]] = {}
 
 
-def evaluate(name: str, inputs: list[np.ndarray], attrs: dict[str, Any], shape: Shape,
-             dtype: DTypeLike) -> np.ndarray:
+def evaluate(
+    name: str, inputs: list[np.ndarray], attrs: dict[str, Any], shape: Shape, dtype: DTypeLike
+) -> np.ndarray:
     """Run op `name` ("add" or "versa.add") on `inputs` with result type `shape` x `dtype`."""
     op = name.removeprefix("versa.")
     if op not in SEMANTICS:
@@ -41,15 +42,15 @@ def _register(name: str, fn: Callable[..., Any]) -> None:
     """
     wants_shape = "shape" in signature(fn).parameters
 
-    def op(*inputs: np.ndarray, shape: Sequence[int], dtype: DTypeLike,
-           **attrs: Any) -> np.ndarray:
+    def op(*inputs: np.ndarray, shape: Sequence[int], dtype: DTypeLike, **attrs: Any) -> np.ndarray:
         shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
         extra = {"shape": shape} if wants_shape else {}
         with np.errstate(all="ignore"):
             out = np.asarray(fn(*map(np.asarray, inputs), **attrs, **extra)).astype(dtype)
         if out.shape != shape:
-            raise ValueError(f"versa.{name}: reference result has shape {out.shape}, "
-                             f"but the op declares {shape}")
+            raise ValueError(
+                f"versa.{name}: reference result has shape {out.shape}, but the op declares {shape}"
+            )
         return out
 
     op.__name__ = op.__qualname__ = name
@@ -59,9 +60,11 @@ def _register(name: str, fn: Callable[..., Any]) -> None:
 
 def _op(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator form of `_register`."""
+
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         _register(name, fn)
         return fn
+
     return decorate
 
 
@@ -83,14 +86,24 @@ def _f64(x: np.ndarray) -> np.ndarray:
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 for _name, _fn in {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply,
-    "max": np.maximum, "min": np.minimum, "neg": np.negative, "abs": np.abs,
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+    "neg": np.negative,
+    "abs": np.abs,
 }.items():
     _register(_name, lambda *xs, f=_fn: f(*xs))
 
 for _name, _fn in {
-    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "erf": _erf,
-    "rsqrt": lambda x: 1.0 / np.sqrt(x), "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "tanh": np.tanh,
+    "erf": _erf,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
 }.items():
     _register(_name, lambda x, f=_fn: f(_f64(x)))
 
@@ -168,8 +181,9 @@ def _pad_hw(x: np.ndarray, padding: Pair | None, value: float) -> np.ndarray:
     return np.pad(x, widths, constant_values=value)
 
 
-def _taps(xp: np.ndarray, kernel: Pair, strides: Pair | None,
-          dilations: Pair | None) -> Iterator[tuple[int, int, np.ndarray]]:
+def _taps(
+    xp: np.ndarray, kernel: Pair, strides: Pair | None, dilations: Pair | None
+) -> Iterator[tuple[int, int, np.ndarray]]:
     """Yield (i, j, view) per kernel position: the [..., OH, OW] inputs that tap reads."""
     (kh, kw), (sh, sw), (dh, dw) = kernel, strides or (1, 1), dilations or (1, 1)
     oh = (xp.shape[-2] - dh * (kh - 1) - 1) // sh + 1
@@ -184,34 +198,56 @@ def _taps(xp: np.ndarray, kernel: Pair, strides: Pair | None,
 
 
 @_op("conv2d")
-def _conv2d(x: np.ndarray, w: np.ndarray, *, strides: Pair | None = None,
-            padding: Pair | None = None, dilations: Pair | None = None, groups: int = 1,
-            layout: str = "NCHW") -> np.ndarray:
+def _conv2d(
+    x: np.ndarray,
+    w: np.ndarray,
+    *,
+    strides: Pair | None = None,
+    padding: Pair | None = None,
+    dilations: Pair | None = None,
+    groups: int = 1,
+    layout: str = "NCHW",
+) -> np.ndarray:
     x = _to_nchw(_wide(x), layout)
     w = _wide(w) if layout == "NCHW" else _wide(w).transpose(3, 2, 0, 1)  # -> [F, C/g, KH, KW]
     (n, c), (f, cg, kh, kw) = x.shape[:2], w.shape
     if c != cg * groups or f % groups:
-        raise ValueError(f"versa.conv2d: {c} input channels, filter {w.shape} (as FCHW) "
-                         f"and groups = {groups} do not agree")
+        raise ValueError(
+            f"versa.conv2d: {c} input channels, filter {w.shape} (as FCHW) and groups = {groups} do not agree"
+        )
     xp = _pad_hw(x, padding, 0)
     xg = xp.reshape(n, groups, cg, *xp.shape[2:])
     wg = w.reshape(groups, f // groups, cg, kh, kw)
-    y = sum(np.einsum("ngchw,gfc->ngfhw", tap, wg[..., i, j])
-            for i, j, tap in _taps(xg, (kh, kw), strides, dilations))
+    y = sum(
+        np.einsum("ngchw,gfc->ngfhw", tap, wg[..., i, j])
+        for i, j, tap in _taps(xg, (kh, kw), strides, dilations)
+    )
     return _from_nchw(y.reshape(n, f, *y.shape[-2:]), layout)
 
 
 @_op("max_pool2d")
-def _max_pool2d(x: np.ndarray, *, kernel: Pair, strides: Pair | None = None,
-                padding: Pair | None = None, layout: str = "NCHW") -> np.ndarray:
+def _max_pool2d(
+    x: np.ndarray,
+    *,
+    kernel: Pair,
+    strides: Pair | None = None,
+    padding: Pair | None = None,
+    layout: str = "NCHW",
+) -> np.ndarray:
     xp = _pad_hw(_f64(_to_nchw(x, layout)), padding, -np.inf)
     y = np.max([tap for _, _, tap in _taps(xp, kernel, strides, None)], axis=0)
     return _from_nchw(y, layout)
 
 
 @_op("avg_pool2d")
-def _avg_pool2d(x: np.ndarray, *, kernel: Pair, strides: Pair | None = None,
-                padding: Pair | None = None, layout: str = "NCHW") -> np.ndarray:
+def _avg_pool2d(
+    x: np.ndarray,
+    *,
+    kernel: Pair,
+    strides: Pair | None = None,
+    padding: Pair | None = None,
+    layout: str = "NCHW",
+) -> np.ndarray:
     """Average over the unpadded elements of each window only."""
     x = _f64(_to_nchw(x, layout))
     total = sum(tap for _, _, tap in _taps(_pad_hw(x, padding, 0), kernel, strides, None))
@@ -222,10 +258,11 @@ def _avg_pool2d(x: np.ndarray, *, kernel: Pair, strides: Pair | None = None,
 
 # --- reductions and normalisations -------------------------------------------------------
 
+
 def _reduction(reduce: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    def fn(x: np.ndarray, *, axes: Sequence[int] | None = None,
-           keepdims: bool = False) -> np.ndarray:
+    def fn(x: np.ndarray, *, axes: Sequence[int] | None = None, keepdims: bool = False) -> np.ndarray:
         return reduce(_wide(x), axis=None if axes is None else tuple(axes), keepdims=keepdims)
+
     return fn
 
 
@@ -242,8 +279,9 @@ def _softmax(x: np.ndarray, *, axis: int = -1) -> np.ndarray:
 
 
 @_op("layer_norm")
-def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, *, axis: int = -1,
-                epsilon: float = 1e-5) -> np.ndarray:
+def _layer_norm(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, *, axis: int = -1, epsilon: float = 1e-5
+) -> np.ndarray:
     """Normalise over dims axis..rank-1 with the biased variance."""
     x = _f64(x)
     dims = tuple(range(axis % x.ndim, x.ndim))
@@ -252,8 +290,16 @@ def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, *, axis: int
 
 
 @_op("batch_norm")
-def _batch_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, mean: np.ndarray,
-                var: np.ndarray, *, epsilon: float = 1e-5, layout: str = "NCHW") -> np.ndarray:
+def _batch_norm(
+    x: np.ndarray,
+    scale: np.ndarray,
+    bias: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    *,
+    epsilon: float = 1e-5,
+    layout: str = "NCHW",
+) -> np.ndarray:
     """Inference batch norm; the 1-D parameters run along the channel dim."""
     _check_layout(layout)
     trailing = (1,) * (x.ndim - 2) if layout == "NCHW" else ()
@@ -270,9 +316,13 @@ _register("concat", lambda *xs, axis=0: np.concatenate(xs, axis=axis))
 
 
 @_op("slice")
-def _slice(x: np.ndarray, *, starts: Sequence[int] | None = None,
-           limits: Sequence[int] | None = None,
-           strides: Sequence[int] | None = None) -> np.ndarray:
+def _slice(
+    x: np.ndarray,
+    *,
+    starts: Sequence[int] | None = None,
+    limits: Sequence[int] | None = None,
+    strides: Sequence[int] | None = None,
+) -> np.ndarray:
     starts = starts or (0,) * x.ndim
     limits = limits or x.shape
     strides = strides or (1,) * x.ndim
@@ -280,6 +330,5 @@ def _slice(x: np.ndarray, *, starts: Sequence[int] | None = None,
 
 
 @_op("pad")
-def _pad(x: np.ndarray, *, low: Sequence[int], high: Sequence[int],
-         value: float = 0.0) -> np.ndarray:
+def _pad(x: np.ndarray, *, low: Sequence[int], high: Sequence[int], value: float = 0.0) -> np.ndarray:
     return np.pad(x, list(zip(low, high, strict=True)), constant_values=value)

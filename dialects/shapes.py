@@ -30,8 +30,10 @@ def broadcast(a: Shape, b: Shape) -> Shape:
     pb = (1,) * (rank - len(b)) + tuple(b)
     out = []
     for i, (x, y) in enumerate(zip(pa, pb, strict=True)):
-        require(x == y or x == 1 or y == 1, f"operand shapes {list(a)} and {list(b)} are not "
-                f"broadcast-compatible (dim {i}: {x} vs {y})")
+        require(
+            x == y or x == 1 or y == 1,
+            f"operand shapes {list(a)} and {list(b)} are not broadcast-compatible (dim {i}: {x} vs {y})",
+        )
         out.append(max(x, y) if min(x, y) != 0 else 0)
     return tuple(out)
 
@@ -55,8 +57,15 @@ def spatial_dims(layout: str) -> tuple[int, int, int]:
     return (1, 2, 3) if layout == "NCHW" else (3, 1, 2)
 
 
-def conv2d(x: Shape, w: Shape, strides: Sequence[int], padding: Sequence[int],
-           dilations: Sequence[int], groups: int, layout: str) -> Shape:
+def conv2d(
+    x: Shape,
+    w: Shape,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilations: Sequence[int],
+    groups: int,
+    layout: str,
+) -> Shape:
     require(len(x) == 4 and len(w) == 4, "input and filter must have rank 4")
     c_dim, h_dim, w_dim = spatial_dims(layout)
     if layout == "NCHW":
@@ -66,18 +75,27 @@ def conv2d(x: Shape, w: Shape, strides: Sequence[int], padding: Sequence[int],
     channels = x[c_dim]
     require(channels % groups == 0, f"groups = {groups} does not divide input channels {channels}")
     require(f % groups == 0, f"groups = {groups} does not divide output channels {f}")
-    require(cg == channels // groups, f"filter has {cg} input channels per group, expected "
-            f"{channels // groups} (= {channels} channels / {groups} groups)")
+    require(
+        cg == channels // groups,
+        f"filter has {cg} input channels per group, expected "
+        f"{channels // groups} (= {channels} channels / {groups} groups)",
+    )
     oh = window_out(x[h_dim], kh, strides[0], padding[0] + padding[2], dilations[0], "height")
     ow = window_out(x[w_dim], kw, strides[1], padding[1] + padding[3], dilations[1], "width")
     return (x[0], f, oh, ow) if layout == "NCHW" else (x[0], oh, ow, f)
 
 
-def pool2d(x: Shape, kernel: Sequence[int], strides: Sequence[int], padding: Sequence[int],
-           layout: str) -> Shape:
+def pool2d(
+    x: Shape, kernel: Sequence[int], strides: Sequence[int], padding: Sequence[int], layout: str
+) -> Shape:
     require(len(x) == 4, "input must have rank 4")
-    require(padding[0] < kernel[0] and padding[2] < kernel[0] and padding[1] < kernel[1]
-            and padding[3] < kernel[1], "padding must be smaller than the kernel")
+    require(
+        padding[0] < kernel[0]
+        and padding[2] < kernel[0]
+        and padding[1] < kernel[1]
+        and padding[3] < kernel[1],
+        "padding must be smaller than the kernel",
+    )
     c_dim, h_dim, w_dim = spatial_dims(layout)
     oh = window_out(x[h_dim], kernel[0], strides[0], padding[0] + padding[2], 1, "height")
     ow = window_out(x[w_dim], kernel[1], strides[1], padding[1] + padding[3], 1, "width")
@@ -93,8 +111,7 @@ def reduce(x: Shape, axes: Sequence[int], keepdims: bool) -> Shape:
 
 
 def transpose(x: Shape, perm: Sequence[int]) -> Shape:
-    require(sorted(perm) == list(range(len(x))),
-            f"perm {list(perm)} is not a permutation of 0..{len(x) - 1}")
+    require(sorted(perm) == list(range(len(x))), f"perm {list(perm)} is not a permutation of 0..{len(x) - 1}")
     return tuple(x[p] for p in perm)
 
 
@@ -116,14 +133,15 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
     ax = normalize_axis(axis, rank)
     for s in shapes:
         require(len(s) == rank, "operands must have the same rank")
-        require(all(s[i] == shapes[0][i] for i in range(rank) if i != ax),
-                f"operand shapes differ outside the concatenation axis {ax}")
+        require(
+            all(s[i] == shapes[0][i] for i in range(rank) if i != ax),
+            f"operand shapes differ outside the concatenation axis {ax}",
+        )
     total = sum(s[ax] for s in shapes)
     return tuple(total if i == ax else d for i, d in enumerate(shapes[0]))
 
 
-def slice_(x: Shape, starts: Sequence[int], limits: Sequence[int],
-           strides: Sequence[int]) -> Shape:
+def slice_(x: Shape, starts: Sequence[int], limits: Sequence[int], strides: Sequence[int]) -> Shape:
     out = []
     for i, (d, lo, hi, st) in enumerate(zip(x, starts, limits, strides, strict=True)):
         require(st > 0, f"stride {st} of dim {i} must be positive")

@@ -54,39 +54,52 @@ class VersaOp(Versa.Operation):
         operand_types = [v.type for v in op.operands]
         for t in (*operand_types, *(r.type for r in op.results)):
             shapes.require(isinstance(t, Tensor), f"expects ranked tensors, got {t}")
-            shapes.require(str(t.element_type) in ELEMENT_TYPES,
-                           f"element type {t.element_type} is not one of {', '.join(ELEMENT_TYPES)}")
+            shapes.require(
+                str(t.element_type) in ELEMENT_TYPES,
+                f"element type {t.element_type} is not one of {', '.join(ELEMENT_TYPES)}",
+            )
         attrs = parse_attrs(cls.ATTRS, op.attributes, _rank(operand_types))
         cls.check_element_types(operand_types, [r.type for r in op.results])
         actual = tuple(op.results[0].type.shape)
         expected = cls.result_shape([tuple(t.shape) for t in operand_types], attrs, actual)
-        shapes.require(expected == actual, f"result shape {list(actual)} does not match the "
-                       f"expected shape {list(expected)}")
+        shapes.require(
+            expected == actual,
+            f"result shape {list(actual)} does not match the expected shape {list(expected)}",
+        )
 
     @classmethod
     def check_element_types(cls, operands: list[Tensor], results: list[Tensor]) -> None:
         element = results[0].element_type
         for t in operands:
-            shapes.require(t.element_type == element, f"operand element type {t.element_type} "
-                           f"differs from the result's {element}")
+            shapes.require(
+                t.element_type == element,
+                f"operand element type {t.element_type} differs from the result's {element}",
+            )
         if cls.FLOAT_ONLY:
             shapes.require(str(element) in FLOAT_TYPES, f"expects a float element type, got {element}")
 
     @classmethod
-    def result_shape(cls, operands: list[Shape], attrs: dict[str, Any],
-                     declared: Shape | None = None) -> Shape:
+    def result_shape(
+        cls, operands: list[Shape], attrs: dict[str, Any], declared: Shape | None = None
+    ) -> Shape:
         """The result shape the rules require; `declared` is the result type's, if any."""
         return operands[0]
 
     @classmethod
     def attrs(cls, op: ir.OpView) -> dict[str, Any]:
         """The op's attributes as Python values, defaults filled in."""
-        return parse_attrs(cls.ATTRS, op.operation.attributes,
-                           _rank([v.type for v in op.operation.operands]))
+        return parse_attrs(cls.ATTRS, op.operation.attributes, _rank([v.type for v in op.operation.operands]))
 
     @classmethod
-    def build(cls, operands: Sequence[ir.Value], attrs: dict[str, ir.Attribute],
-              result_type: ir.Type | None = None, *, loc=None, ip=None) -> ir.Value:
+    def build(
+        cls,
+        operands: Sequence[ir.Value],
+        attrs: dict[str, ir.Attribute],
+        result_type: ir.Type | None = None,
+        *,
+        loc=None,
+        ip=None,
+    ) -> ir.Value:
         """Create the op after checking it against its rules (raises RuleError); the result
         type is derived from them unless given."""
         types = [v.type for v in operands]
@@ -95,11 +108,19 @@ class VersaOp(Versa.Operation):
         shape = cls.result_shape([tuple(t.shape) for t in types], parsed, declared)
         if result_type is None:
             result_type = Tensor.get(shape, types[0].element_type)
-        shapes.require(shape == tuple(result_type.shape), f"result shape "
-                       f"{list(result_type.shape)} does not match the expected shape {list(shape)}")
+        shapes.require(
+            shape == tuple(result_type.shape),
+            f"result shape {list(result_type.shape)} does not match the expected shape {list(shape)}",
+        )
         cls.check_element_types(types, [result_type])
-        op = ir.Operation.create(cls.OPERATION_NAME, results=[result_type], operands=list(operands),
-                                 attributes=attrs, loc=loc, ip=ip)
+        op = ir.Operation.create(
+            cls.OPERATION_NAME,
+            results=[result_type],
+            operands=list(operands),
+            attributes=attrs,
+            loc=loc,
+            ip=ip,
+        )
         return op.result
 
 
@@ -257,10 +278,11 @@ class ConstantOp(VersaOp, name="constant", traits=[ext.Pure]):
     @classmethod
     def check(cls, op):
         value = op.attributes["value"] if "value" in op.attributes else None
-        shapes.require(isinstance(value, ir.DenseElementsAttr),
-                       "attribute 'value' must be dense elements")
-        shapes.require(value.type == op.results[0].type, f"value type {value.type} differs from "
-                       f"the result type {op.results[0].type}")
+        shapes.require(isinstance(value, ir.DenseElementsAttr), "attribute 'value' must be dense elements")
+        shapes.require(
+            value.type == op.results[0].type,
+            f"value type {value.type} differs from the result type {op.results[0].type}",
+        )
         super().check(op)
 
     @classmethod
@@ -294,8 +316,15 @@ class Conv2dOp(VersaOp, name="conv2d", traits=[ext.Pure]):
 
     @classmethod
     def result_shape(cls, operands, attrs, declared=None):
-        return shapes.conv2d(operands[0], operands[1], attrs["strides"], attrs["padding"],
-                             attrs["dilations"], attrs["groups"], attrs["layout"])
+        return shapes.conv2d(
+            operands[0],
+            operands[1],
+            attrs["strides"],
+            attrs["padding"],
+            attrs["dilations"],
+            attrs["groups"],
+            attrs["layout"],
+        )
 
 
 class Pool2dOp(VersaOp):
@@ -309,8 +338,9 @@ class Pool2dOp(VersaOp):
 
     @classmethod
     def result_shape(cls, operands, attrs, declared=None):
-        return shapes.pool2d(operands[0], attrs["kernel"], attrs["strides"], attrs["padding"],
-                             attrs["layout"])
+        return shapes.pool2d(
+            operands[0], attrs["kernel"], attrs["strides"], attrs["padding"], attrs["layout"]
+        )
 
 
 class MaxPool2dOp(Pool2dOp, name="max_pool2d", traits=[ext.Pure]):
@@ -380,8 +410,9 @@ class LayerNormOp(VersaOp, name="layer_norm", traits=[ext.Pure]):
         x = operands[0]
         axis = shapes.normalize_axis(attrs["axis"], len(x))
         for name, s in zip(("gamma", "beta"), operands[1:], strict=True):
-            shapes.require(s == x[axis:], f"{name} shape {list(s)} must equal the normalised "
-                           f"dims {list(x[axis:])}")
+            shapes.require(
+                s == x[axis:], f"{name} shape {list(s)} must equal the normalised dims {list(x[axis:])}"
+            )
         return x
 
 
@@ -402,8 +433,10 @@ class BatchNormOp(VersaOp, name="batch_norm", traits=[ext.Pure]):
         shapes.require(len(x) == 4, "input must have rank 4")
         channels = x[shapes.spatial_dims(attrs["layout"])[0]]
         for name, s in zip(("scale", "bias", "mean", "variance"), operands[1:], strict=True):
-            shapes.require(s == (channels,), f"{name} shape {list(s)} must be [{channels}] "
-                           f"(the channel dim of {attrs['layout']})")
+            shapes.require(
+                s == (channels,),
+                f"{name} shape {list(s)} must be [{channels}] (the channel dim of {attrs['layout']})",
+            )
         return x
 
 
@@ -458,8 +491,11 @@ class ConcatOp(VersaOp, name="concat", traits=[ext.Pure]):
 
 
 class SliceOp(VersaOp, name="slice", traits=[ext.Pure]):
-    ATTRS = {"starts": Ints("rank"), "limits": Ints("rank"),
-             "strides": Ints("rank", default=lambda rank: [1] * rank)}
+    ATTRS = {
+        "starts": Ints("rank"),
+        "limits": Ints("rank"),
+        "strides": Ints("rank", default=lambda rank: [1] * rank),
+    }
     input: ext.Operand[Tensor]
     starts: Any
     limits: Any
@@ -505,20 +541,26 @@ class FusedOp(VersaOp, name="fused", traits=[ext.Pure]):
         parse_attrs(cls.ATTRS, op.attributes, 0)
         blocks = list(op.regions[0].blocks)
         shapes.require(len(blocks) == 1, "region must have exactly one block")
-        shapes.require(len(blocks[0].arguments) == 0, "region block must have no arguments "
-                       "(inputs are captured from the enclosing block)")
+        shapes.require(
+            len(blocks[0].arguments) == 0,
+            "region block must have no arguments (inputs are captured from the enclosing block)",
+        )
         ops = list(blocks[0].operations)
-        shapes.require(bool(ops) and ops[-1].operation.name == "versa.yield",
-                       "region must end with 'versa.yield'")
+        shapes.require(
+            bool(ops) and ops[-1].operation.name == "versa.yield", "region must end with 'versa.yield'"
+        )
         yielded = [v.type for v in ops[-1].operands]
-        shapes.require(yielded == [r.type for r in op.results],
-                       "'versa.yield' operand types must match the result types")
+        shapes.require(
+            yielded == [r.type for r in op.results], "'versa.yield' operand types must match the result types"
+        )
         kind = op.attributes["kind"].value
         for inner in ops[:-1] if kind == "elementwise" else []:
-            shapes.require(inner.operation.name in OPS and OPS[inner.operation.name].ELEMENTWISE
-                           or inner.operation.name == "versa.constant",
-                           f"an elementwise group may hold only elementwise versa ops, found "
-                           f"'{inner.operation.name}'")
+            shapes.require(
+                inner.operation.name in OPS
+                and OPS[inner.operation.name].ELEMENTWISE
+                or inner.operation.name == "versa.constant",
+                f"an elementwise group may hold only elementwise versa ops, found '{inner.operation.name}'",
+            )
 
 
 class YieldOp(VersaOp, name="yield", traits=[ir.IsTerminatorTrait]):
@@ -529,8 +571,7 @@ class YieldOp(VersaOp, name="yield", traits=[ir.IsTerminatorTrait]):
     @classmethod
     def check(cls, op):
         parent = op.operation.parent
-        shapes.require(parent is not None and parent.name == "versa.fused",
-                       "expects parent op 'versa.fused'")
+        shapes.require(parent is not None and parent.name == "versa.fused", "expects parent op 'versa.fused'")
 
 
 OPS: dict[str, type[VersaOp]] = {cls.OPERATION_NAME: cls for cls in Versa.operations}

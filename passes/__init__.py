@@ -10,7 +10,6 @@ from .vectorize import VersaVectorize
 
 PASSES: dict[str, type[Pass]] = {
     p.name: p
-    for p in (VersaCanonicalize, VersaFuse, ConvertVersaToLinalg, VersaVectorize,
-              VersaDistinctResults)
+    for p in (VersaCanonicalize, VersaFuse, ConvertVersaToLinalg, VersaVectorize, VersaDistinctResults)
 }
 PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM,)}

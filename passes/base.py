@@ -46,8 +46,7 @@ class Pass:
         return cls(**values)
 
     def options_text(self) -> str:
-        parts = [f"{f.name.replace('_', '-')}={getattr(self, f.name)}"
-                 for f in dataclasses.fields(self)]
+        parts = [f"{f.name.replace('_', '-')}={getattr(self, f.name)}" for f in dataclasses.fields(self)]
         return "{" + " ".join(parts) + "}" if parts else ""
 
 

@@ -71,8 +71,7 @@ def _keep(axes: Sequence[int]) -> dict[str, ir.Attribute]:
 def lower_elementwise(op: ir.OpView, rewriter: Any) -> bool:
     """add(a, b) → linalg.generic{addf(a, b)} with broadcast maps; likewise every SCALAR op."""
     (shape, element), emit, attrs = _result(op), SCALAR[_name(op)], _attrs(op)
-    y = build.elementwise(list(op.operands), shape, [element],
-                          lambda *xs: [emit(xs, element, attrs)])
+    y = build.elementwise(list(op.operands), shape, [element], lambda *xs: [emit(xs, element, attrs)])
     rewriter.replace_op(op, y)
     return True
 
@@ -128,11 +127,13 @@ def _captured(ops: list[ir.OpView]) -> list[ir.Value]:
 def _check_fusable(inner: ir.OpView, shape: build.Shape) -> None:
     name, own = _name(inner), build.shape_of(inner.results[0])
     if name not in SCALAR and name != "constant":
-        raise PassError(f"'versa.fused' of kind \"elementwise\" cannot hold '{inner.name}'",
-                        inner.location)
+        raise PassError(f"'versa.fused' of kind \"elementwise\" cannot hold '{inner.name}'", inner.location)
     if len(own) > len(shape) or shapes.broadcast(own, shape) != shape:
-        raise PassError(f"'{inner.name}' result shape {list(own)} does not broadcast to the "
-                        f"fused result shape {list(shape)}", inner.location)
+        raise PassError(
+            f"'{inner.name}' result shape {list(own)} does not broadcast to the "
+            f"fused result shape {list(shape)}",
+            inner.location,
+        )
 
 
 def _scalar_op(inner: ir.OpView, args: list[ir.Value]) -> ir.Value:
@@ -180,12 +181,14 @@ def lower_pool2d(op: ir.OpView, rewriter: Any) -> bool:
     xp = build.pad_spatial(op.operands[0], attrs["padding"], attrs["layout"], init)
     window = build.empty(tuple(attrs["kernel"]), element)
     named = getattr(linalg, f"pooling_{attrs['layout'].lower()}_{'max' if is_max else 'sum'}")
-    y = named(xp, window, outs=[build.filled(shape, element, init)], strides=attrs["strides"],
-              dilations=[1, 1])
+    y = named(
+        xp, window, outs=[build.filled(shape, element, init)], strides=attrs["strides"], dilations=[1, 1]
+    )
     if not is_max:
         counts = build.dense(build.window_counts(build.shape_of(op.operands[0]), shape, attrs))
-        y = build.elementwise([y, counts], shape, [element],
-                              lambda total, n: [arith.divf(total, build.convert(n, element))])[0]
+        y = build.elementwise(
+            [y, counts], shape, [element], lambda total, n: [arith.divf(total, build.convert(n, element))]
+        )[0]
     rewriter.replace_op(op, [y])
     return True
 
@@ -200,8 +203,9 @@ def lower_reduce(op: ir.OpView, rewriter: Any) -> bool:
     axes = sorted(a % len(source) for a in attrs["axes"])
     kept = tuple(d for i, d in enumerate(source) if i not in axes)
     combine = SCALAR["max" if name == "reduce_max" else "add"]
-    init = build.filled(kept, element,
-                        build.lowest(element) if name == "reduce_max" else build.scalar(element, 0))
+    init = build.filled(
+        kept, element, build.lowest(element) if name == "reduce_max" else build.scalar(element, 0)
+    )
     y = build.reduce(x, axes, init, lambda v, acc: combine([v, acc], element, {}))
     if name == "reduce_mean":
         count = build.scalar(element, float(np.prod([source[a] for a in axes])))
@@ -229,7 +233,8 @@ def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
     var = _versa("reduce_mean", _versa("mul", centred, centred), **keep)
     eps_type = ir.RankedTensorType.get([], build.element_of(x))
     eps_value = ir.DenseElementsAttr.get_splat(
-        eps_type, ir.FloatAttr.get(eps_type.element_type, attrs["epsilon"]))
+        eps_type, ir.FloatAttr.get(eps_type.element_type, attrs["epsilon"])
+    )
     eps = dialect.ConstantOp.build([], {"value": eps_value}, eps_type)
     normed = _versa("div", centred, _versa("sqrt", _versa("add", var, eps)))
     rewriter.replace_op(op, [_versa("add", _versa("mul", normed, gamma), beta)])
@@ -244,14 +249,14 @@ def lower_batch_norm(op: ir.OpView, rewriter: Any) -> bool:
     maps = [identity, *[build.dims_map(4, [channel])] * 4, identity]
     eps = build.scalar(element, attrs["epsilon"])
 
-    def body(x: ir.Value, scale: ir.Value, bias: ir.Value, mean: ir.Value, var: ir.Value,
-             _: ir.Value) -> list[ir.Value]:
+    def body(
+        x: ir.Value, scale: ir.Value, bias: ir.Value, mean: ir.Value, var: ir.Value, _: ir.Value
+    ) -> list[ir.Value]:
         normed = arith.divf(arith.subf(x, mean), mmath.sqrt(arith.addf(var, eps)))
         return [arith.addf(arith.mulf(normed, scale), bias)]
 
     outputs = [build.empty(shape, element)]
-    rewriter.replace_op(op, build.generic(list(op.operands), outputs, maps,
-                                          [build.PARALLEL] * 4, body))
+    rewriter.replace_op(op, build.generic(list(op.operands), outputs, maps, [build.PARALLEL] * 4, body))
     return True
 
 
@@ -290,8 +295,9 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
     memref.copy (see linalg_builders).
     """
     attrs, (shape, element) = _attrs(op), _result(op)
-    view = tensor.extract_slice(op.results[0].type, op.operands[0], [], [], [], attrs["starts"],
-                                list(shape), attrs["strides"])
+    view = tensor.extract_slice(
+        op.results[0].type, op.operands[0], [], [], [], attrs["starts"], list(shape), attrs["strides"]
+    )
     rewriter.replace_op(op, [linalg.copy(view, outs=[build.empty(shape, element)])])
     return True
 
@@ -336,6 +342,7 @@ PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
 
 def _outside_fused(fn: Pattern) -> Pattern:
     """Leave the ops of a fused region to `lower_fused`, which needs them as versa ops."""
+
     def pattern(op: ir.OpView, rewriter: Any) -> bool:
         parent = op.operation.parent
         return (parent is None or parent.name != "versa.fused") and fn(op, rewriter)

@@ -73,20 +73,26 @@ def fuse_group(group: list[ir.Operation]) -> None:
     """Replace `group` (in block order, last op = root) by one `versa.fused` op."""
     root = group[-1]
     fused = ir.Operation.create(
-        FusedOp.OPERATION_NAME, results=[root.results[0].type],
-        attributes={"kind": ir.StringAttr.get("elementwise")}, regions=1, loc=root.location,
-        ip=ir.InsertionPoint(root))
+        FusedOp.OPERATION_NAME,
+        results=[root.results[0].type],
+        attributes={"kind": ir.StringAttr.get("elementwise")},
+        regions=1,
+        loc=root.location,
+        ip=ir.InsertionPoint(root),
+    )
     block = fused.regions[0].blocks.append()
     mapping: dict[ir.Value, ir.Value] = {}  # group results → their clones; inputs stay captured
     with ir.InsertionPoint(block):
         for op in group:
             clone = ir.Operation.create(
-                op.name, results=[r.type for r in op.results],
+                op.name,
+                results=[r.type for r in op.results],
                 operands=[mapping.get(v, v) for v in op.operands],
-                attributes=dict(op.attributes.items()), loc=op.location)
+                attributes=dict(op.attributes.items()),
+                loc=op.location,
+            )
             mapping.update(zip(op.results, clone.results, strict=True))
-        ir.Operation.create(YieldOp.OPERATION_NAME, operands=[mapping[root.results[0]]],
-                            loc=root.location)
+        ir.Operation.create(YieldOp.OPERATION_NAME, operands=[mapping[root.results[0]]], loc=root.location)
     root.results[0].replace_all_uses_with(fused.results[0])
     for op in reversed(group):
         op.erase()

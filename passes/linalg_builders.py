@@ -122,8 +122,9 @@ def pad_spatial(x: ir.Value, padding: Sequence[int], layout: str, value: ir.Valu
 
 def _reassociation(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in group])
-                             for group in groups])
+    return ir.ArrayAttr.get(
+        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in group]) for group in groups]
+    )
 
 
 def expand(x: ir.Value, shape: Shape, groups: Sequence[Sequence[int]]) -> ir.Value:
@@ -168,8 +169,10 @@ def keepdims_groups(rank: int, axes: Sequence[int]) -> list[list[int]]:
 def broadcast_exprs(operand: Shape, out: Shape) -> list[ir.AffineExpr]:
     """NumPy broadcasting: leading dims dropped, stretched size-1 dims read index 0."""
     lead = len(out) - len(operand)
-    return [ir.AffineConstantExpr.get(0) if size == 1 and out[lead + i] != 1
-            else ir.AffineDimExpr.get(lead + i) for i, size in enumerate(operand)]
+    return [
+        ir.AffineConstantExpr.get(0) if size == 1 and out[lead + i] != 1 else ir.AffineDimExpr.get(lead + i)
+        for i, size in enumerate(operand)
+    ]
 
 
 def broadcast_map(operand: Shape, out: Shape) -> ir.AffineMap:
@@ -181,22 +184,32 @@ def dims_map(n_dims: int, dims: Sequence[int]) -> ir.AffineMap:
     return ir.AffineMap.get(n_dims, 0, [ir.AffineDimExpr.get(d) for d in dims])
 
 
-def generic(inputs: Sequence[ir.Value], outputs: Sequence[ir.Value],
-            maps: Sequence[ir.AffineMap], iterators: Sequence[str], body: Body) -> list[ir.Value]:
+def generic(
+    inputs: Sequence[ir.Value],
+    outputs: Sequence[ir.Value],
+    maps: Sequence[ir.AffineMap],
+    iterators: Sequence[str],
+    body: Body,
+) -> list[ir.Value]:
     """One `linalg.generic`; `body(*input_scalars, *output_scalars)` returns the yielded values."""
     op = linalg.GenericOp(
-        result_tensors=[o.type for o in outputs], inputs=list(inputs), outputs=list(outputs),
+        result_tensors=[o.type for o in outputs],
+        inputs=list(inputs),
+        outputs=list(outputs),
         indexing_maps=ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
         iterator_types=ir.ArrayAttr.get(
-            [ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]))
+            [ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterators]
+        ),
+    )
     block = op.regions[0].blocks.append(*(element_of(v) for v in (*inputs, *outputs)))
     with ir.InsertionPoint(block):
         linalg.YieldOp(list(body(*block.arguments)))
     return list(op.results)
 
 
-def elementwise(inputs: Sequence[ir.Value], out_shape: Shape, out_elements: Sequence[ir.Type],
-                body: Body) -> list[ir.Value]:
+def elementwise(
+    inputs: Sequence[ir.Value], out_shape: Shape, out_elements: Sequence[ir.Type], body: Body
+) -> list[ir.Value]:
     """A parallel `linalg.generic` over `out_shape`, every input broadcast NumPy-style.
 
     `body` gets the input scalars only: the outputs are write-only.
@@ -205,12 +218,12 @@ def elementwise(inputs: Sequence[ir.Value], out_shape: Shape, out_elements: Sequ
     maps = [broadcast_map(shape_of(v), out_shape) for v in inputs]
     maps += [ir.AffineMap.get_identity(len(out_shape))] * len(outputs)
     n = len(inputs)
-    return generic(inputs, outputs, maps, [PARALLEL] * len(out_shape),
-                   lambda *args: body(*args[:n]))
+    return generic(inputs, outputs, maps, [PARALLEL] * len(out_shape), lambda *args: body(*args[:n]))
 
 
-def reduce(x: ir.Value, axes: Sequence[int], init: ir.Value,
-           combine: Callable[[ir.Value, ir.Value], ir.Value]) -> ir.Value:
+def reduce(
+    x: ir.Value, axes: Sequence[int], init: ir.Value, combine: Callable[[ir.Value, ir.Value], ir.Value]
+) -> ir.Value:
     """Reduce `x` over `axes` (non-negative) into `init`, whose shape is x's without them."""
     rank = len(shape_of(x))
     kept = [d for d in range(rank) if d not in axes]
@@ -256,8 +269,9 @@ def window_counts(size: Shape, out: Shape, attrs: dict[str, Any]) -> np.ndarray:
     """Unpadded input elements per pooling window: [OH, OW] (NCHW) or [OH, OW, 1] (NHWC)."""
     _, h_dim, w_dim = spatial_dims(attrs["layout"])
     per_dim = []
-    for dim, kernel, stride, low in zip((h_dim, w_dim), attrs["kernel"], attrs["strides"],
-                                        attrs["padding"][:2], strict=True):
+    for dim, kernel, stride, low in zip(
+        (h_dim, w_dim), attrs["kernel"], attrs["strides"], attrs["padding"][:2], strict=True
+    ):
         starts = np.arange(out[dim]) * stride - low
         per_dim.append(np.minimum(starts + kernel, size[dim]) - np.maximum(starts, 0))
     counts = np.outer(*per_dim).astype(np.float32)

@@ -35,8 +35,9 @@ class LowerToLLVM(Pipeline):
 
     def steps(self) -> Iterator[str | Pass]:
         if self.target not in targets.NAMES:
-            raise PassError(f"'lower-to-llvm' target '{self.target}' is not one of "
-                            f"{', '.join(targets.NAMES)}")
+            raise PassError(
+                f"'lower-to-llvm' target '{self.target}' is not one of {', '.join(targets.NAMES)}"
+            )
         target = targets.get(self.target)
         # Tensor level: versa ops become linalg; folding tidies what the lowering produced.
         yield ConvertVersaToLinalg()
@@ -52,8 +53,10 @@ class LowerToLLVM(Pipeline):
         # (out-params), so the entry point takes only memrefs and returns nothing.
         # (convert-versa-to-linalg avoids strided tensor copies: bufferized, they would become
         # memref.copy calls into the C runner library's memrefCopy, which the bindings lack.)
-        yield ("one-shot-bufferize{bufferize-function-boundaries "
-               "function-boundary-type-conversion=identity-layout-map}")
+        yield (
+            "one-shot-bufferize{bufferize-function-boundaries "
+            "function-boundary-type-conversion=identity-layout-map}"
+        )
         yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
         yield "buffer-deallocation-pipeline"
         # Loops: what is not vector code yet becomes scf loops, then plain control flow.

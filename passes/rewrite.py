@@ -44,8 +44,10 @@ def _adapt(fn: Pattern, failures: _Failures) -> Callable:
         except PassError as err:
             failures.first = err if err.location else PassError(str(err), op.location)
         except Exception as err:  # a bug in a pattern: report it at the op, never crash
-            failures.first = PassError(f"pattern {fn.__name__} failed on '{op.operation.name}': "
-                                       f"{type(err).__name__}: {err}", op.location)
+            failures.first = PassError(
+                f"pattern {fn.__name__} failed on '{op.operation.name}': {type(err).__name__}: {err}",
+                op.location,
+            )
         return True
 
     callback.__name__ = fn.__name__

@@ -101,7 +101,8 @@ def _script(tilings: list[_Tiling]) -> str:
     body = ""
     for t in tilings:
         sizes = ", ".join(["1"] * (t.rank - 1) + [str(t.tile)])
-        body += _TILE.format(key=t.key, rank=t.rank, tag=_TAG, sizes=sizes,
-                             loops=', !transform.op<"scf.for">' * t.rank)
+        body += _TILE.format(
+            key=t.key, rank=t.rank, tag=_TAG, sizes=sizes, loops=', !transform.op<"scf.for">' * t.rank
+        )
         body += _VECTORIZE.format(key=t.key, sizes=sizes)
     return _SCRIPT.format(body=body)

@@ -17,9 +17,18 @@ from versa.passes import PASSES, PIPELINES
 from versa.tools.common import ArgumentParser, read_input, tool_main, write_output
 from versa.verify_diagnostics import check, expectations
 
-TOOL_FLAGS = {"-o", "--pass-pipeline", "--split-input-file", "--verify-diagnostics",
-              "--mlir-print-ir-after-all", "--mlir-timing", "--list-passes", "--emit-irdl",
-              "-h", "--help"}
+TOOL_FLAGS = {
+    "-o",
+    "--pass-pipeline",
+    "--split-input-file",
+    "--verify-diagnostics",
+    "--mlir-print-ir-after-all",
+    "--mlir-timing",
+    "--list-passes",
+    "--emit-irdl",
+    "-h",
+    "--help",
+}
 
 
 def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -66,8 +75,9 @@ def list_passes() -> str:
 def process_chunk(chunk: compiler.Chunk, elements: list, args: argparse.Namespace) -> str:
     context = make_context()
     module = compiler.parse_module(chunk, context)
-    compiler.run_passes(module, elements, print_ir_after_all=args.mlir_print_ir_after_all,
-                        timing=args.mlir_timing)
+    compiler.run_passes(
+        module, elements, print_ir_after_all=args.mlir_print_ir_after_all, timing=args.mlir_timing
+    )
     return str(module)
 
 

@@ -55,8 +55,9 @@ def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.nd
         arrays = [np.asarray(data[f"arg{i}"]) for i in range(len(specs))]
         for i, (a, s) in enumerate(zip(arrays, specs, strict=True)):
             if a.shape != s.shape:
-                raise ToolError(f"'{args.inputs}': arg{i} has shape {list(a.shape)}, the function "
-                                f"takes {list(s.shape)}")
+                raise ToolError(
+                    f"'{args.inputs}': arg{i} has shape {list(a.shape)}, the function takes {list(s.shape)}"
+                )
         return [a.astype(s.dtype) for a, s in zip(arrays, specs, strict=True)]
     if args.random or not specs:
         rng = np.random.default_rng(args.seed)
@@ -78,8 +79,9 @@ def run(argv: list[str]) -> int:
     except compiler.CompileError as err:
         sys.stderr.write(err.format(filename) + "\n")
         if getattr(err, "during_pipeline", False):
-            sys.stderr.write(f"reproduce: versa-opt {filename} --pass-pipeline="
-                             f"'builtin.module({pipeline(args)})'\n")
+            sys.stderr.write(
+                f"reproduce: versa-opt {filename} --pass-pipeline='builtin.module({pipeline(args)})'\n"
+            )
         return 1
 
 
@@ -121,8 +123,10 @@ def check(results: list[np.ndarray], expected: list[np.ndarray]) -> int:
         ok = np.allclose(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
         diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
         worst = float(np.nanmax(diff)) if diff.size else 0.0
-        print(f"check result{i}: {'OK' if ok else 'MISMATCH'} (max abs error {worst:.3g}, "
-              f"rtol {RTOL}, atol {ATOL})")
+        print(
+            f"check result{i}: {'OK' if ok else 'MISMATCH'} (max abs error {worst:.3g}, "
+            f"rtol {RTOL}, atol {ATOL})"
+        )
         status |= 0 if ok else 1
     return status
 

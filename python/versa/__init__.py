@@ -1,7 +1,7 @@
 """Versa: an MLIR-based deep-learning compiler in Python.
 
-    from versa import compile_text, JitFunction
-    module = compile_text(open("model.mlir").read(), "versa-fuse,lower-to-llvm")
+from versa import compile_text, JitFunction
+module = compile_text(open("model.mlir").read(), "versa-fuse,lower-to-llvm")
 """
 
 from versa.compiler import compile_text

@@ -37,8 +37,9 @@ def decode(data: bytes) -> str:
         before = data[: err.start]
         line = before.count(b"\n") + 1
         col = err.start - (before.rfind(b"\n") + 1) + 1
-        raise CompileError([Diagnostic("error", f"input is not valid UTF-8 (byte 0x"
-                                       f"{data[err.start]:02x})", line, col)]) from None
+        raise CompileError(
+            [Diagnostic("error", f"input is not valid UTF-8 (byte 0x{data[err.start]:02x})", line, col)]
+        ) from None
 
 
 def split_input(text: str, split: bool) -> list[Chunk]:
@@ -118,9 +119,14 @@ def _python_pass(p: Pass):
     return run
 
 
-def build_pass_manager(elements: Iterable[Element], context: ir.Context, *,
-                       print_ir_after_all: bool = False, timing: bool = False,
-                       verify_each: bool = True) -> PassManager:
+def build_pass_manager(
+    elements: Iterable[Element],
+    context: ir.Context,
+    *,
+    print_ir_after_all: bool = False,
+    timing: bool = False,
+    verify_each: bool = True,
+) -> PassManager:
     pm = PassManager("builtin.module", context)
     pm.enable_verifier(verify_each)
     for element in elements:
@@ -130,8 +136,9 @@ def build_pass_manager(elements: Iterable[Element], context: ir.Context, *,
             else:
                 pm.add(element)
         except ValueError as err:
-            raise CompileError([Diagnostic("error", f"invalid pipeline element '{element}': "
-                                           f"{str(err).strip()}")]) from None
+            raise CompileError(
+                [Diagnostic("error", f"invalid pipeline element '{element}': {str(err).strip()}")]
+            ) from None
     if print_ir_after_all:
         pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
     if timing:
@@ -157,5 +164,14 @@ def compile_text(text: str, pipeline: str | Sequence[Element]) -> ir.Module:
     return module
 
 
-__all__ = ["Chunk", "CompileError", "compile_text", "decode", "make_pass",
-           "parse_module", "parse_pipeline", "run_passes", "split_input"]
+__all__ = [
+    "Chunk",
+    "CompileError",
+    "compile_text",
+    "decode",
+    "make_pass",
+    "parse_module",
+    "parse_pipeline",
+    "run_passes",
+    "split_input",
+]

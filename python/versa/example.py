@@ -45,8 +45,7 @@ def run_variant(text: str, label: str, pipeline: str, inputs: list[np.ndarray]) 
     jit = JitFunction(_parse(text), pipeline=pipeline)
     outputs = jit(*inputs)
     times = jit.time(inputs, REPEAT)
-    return Variant(label, pipeline, outputs, statistics.median(times) * 1e3,
-                   _count_fused(text, pipeline))
+    return Variant(label, pipeline, outputs, statistics.median(times) * 1e3, _count_fused(text, pipeline))
 
 
 def agreement(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[bool, float]:
@@ -66,26 +65,30 @@ def main(argv: list[str]) -> int:
         rng = np.random.default_rng(0)
         inputs = [rng.uniform(-1, 1, s.shape).astype(s.dtype) for s in specs]
         reference = interpret(function, inputs)
-        variants = [run_variant(text, "unfused", "lower-to-llvm", inputs),
-                    run_variant(text, "fused", "versa-fuse,lower-to-llvm", inputs)]
+        variants = [
+            run_variant(text, "unfused", "lower-to-llvm", inputs),
+            run_variant(text, "fused", "versa-fuse,lower-to-llvm", inputs),
+        ]
     except CompileError as err:
         sys.stderr.write(err.format(path) + "\n")
         return 1
-    print(f"Versa example: {path} (@{function.attributes['sym_name'].value}, "
-          f"{len(specs)} inputs, seed 0)")
-    print(f"{'variant':<10} {'pipeline':<28} {'fused groups':>12} {'median ms':>10} "
-          f"{'vs NumPy':>22}")
+    print(f"Versa example: {path} (@{function.attributes['sym_name'].value}, {len(specs)} inputs, seed 0)")
+    print(f"{'variant':<10} {'pipeline':<28} {'fused groups':>12} {'median ms':>10} {'vs NumPy':>22}")
     status = 0
     for v in variants:
         ok, worst = agreement(v.outputs, reference)
         status |= 0 if ok else 1
-        print(f"{v.label:<10} {v.pipeline:<28} {v.fused_groups:>12} {v.median_ms:>10.3f} "
-              f"{('OK' if ok else 'MISMATCH') + f' (max {worst:.2g})':>22}")
+        print(
+            f"{v.label:<10} {v.pipeline:<28} {v.fused_groups:>12} {v.median_ms:>10.3f} "
+            f"{('OK' if ok else 'MISMATCH') + f' (max {worst:.2g})':>22}"
+        )
     ok, worst = agreement(variants[0].outputs, variants[1].outputs)
     status |= 0 if ok else 1
-    print(f"fused vs unfused: {'agree' if ok else 'DISAGREE'} (max abs difference {worst:.3g}, "
-          f"rtol {RTOL}, atol {ATOL}); median of {REPEAT} runs each; "
-          f"speed-up {variants[0].median_ms / variants[1].median_ms:.2f}x")
+    print(
+        f"fused vs unfused: {'agree' if ok else 'DISAGREE'} (max abs difference {worst:.3g}, "
+        f"rtol {RTOL}, atol {ATOL}); median of {REPEAT} runs each; "
+        f"speed-up {variants[0].median_ms / variants[1].median_ms:.2f}x"
+    )
     return status
 
 

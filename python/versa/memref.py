@@ -45,8 +45,7 @@ class PackedCall:
         self._fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
         self._descriptors = [_descriptor(tuple(s)) for s in shapes]
         self._pointers = [ctypes.c_void_p(ctypes.addressof(d)) for d in self._descriptors]
-        self._packed = (ctypes.c_void_p * len(shapes))(
-            *[ctypes.addressof(p) for p in self._pointers])
+        self._packed = (ctypes.c_void_p * len(shapes))(*[ctypes.addressof(p) for p in self._pointers])
 
     def __call__(self, arrays: Sequence[np.ndarray]) -> None:
         """Run on `arrays` (C-contiguous, of the shapes given at construction)."""

@@ -10,15 +10,25 @@ from versa.dialects.semantics import evaluate
 from versa.dialects.versa import OPS
 from versa.mlir import func, ir
 
-_DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i32": np.int32,
-           "i8": np.int8, "i64": np.int64, "i1": np.bool_}
+_DTYPES = {
+    "f32": np.float32,
+    "f16": np.float16,
+    "f64": np.float64,
+    "i32": np.int32,
+    "i8": np.int8,
+    "i64": np.int64,
+    "i1": np.bool_,
+}
 
 
 def numpy_dtype(element_type: ir.Type) -> np.dtype:
     name = str(element_type)
     if name not in _DTYPES:
-        raise error_at(None, f"element type {name} has no NumPy equivalent: it cannot cross "
-                             "the NumPy boundary (inputs, outputs, the reference)")
+        raise error_at(
+            None,
+            f"element type {name} has no NumPy equivalent: it cannot cross "
+            "the NumPy boundary (inputs, outputs, the reference)",
+        )
     return np.dtype(_DTYPES[name])
 
 
@@ -51,5 +61,10 @@ def interpret_op(op: ir.OpView, args: list[np.ndarray]) -> np.ndarray:
     if "value" in attrs and isinstance(attrs["value"], ir.DenseElementsAttr):
         attrs["value"] = elements_to_numpy(attrs["value"])
     result = op.results[0].type
-    return evaluate(op.operation.name.removeprefix("versa."), args, attrs, tuple(result.shape),
-                    numpy_dtype(result.element_type))
+    return evaluate(
+        op.operation.name.removeprefix("versa."),
+        args,
+        attrs,
+        tuple(result.shape),
+        numpy_dtype(result.element_type),
+    )

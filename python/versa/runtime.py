@@ -27,8 +27,9 @@ class TensorSpec:
     @staticmethod
     def of(t: ir.Type) -> "TensorSpec":
         if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
-            raise CompileError([Diagnostic("error", f"can only pass statically shaped tensors "
-                                           f"to and from the JIT, got {t}")])
+            raise CompileError(
+                [Diagnostic("error", f"can only pass statically shaped tensors to and from the JIT, got {t}")]
+            )
         return TensorSpec(tuple(t.shape), numpy_dtype(t.element_type))
 
 
@@ -49,8 +50,14 @@ def find_function(module: ir.Module, name: str | None) -> func.FuncOp:
 class JitFunction:
     """A versa function compiled to machine code; call it with NumPy arrays."""
 
-    def __init__(self, module: ir.Module, entry: str | None = None, *,
-                 pipeline: Sequence[compiler.Element] | str = "lower-to-llvm", opt_level: int = 3):
+    def __init__(
+        self,
+        module: ir.Module,
+        entry: str | None = None,
+        *,
+        pipeline: Sequence[compiler.Element] | str = "lower-to-llvm",
+        opt_level: int = 3,
+    ):
         function = find_function(module, entry)
         self.name = function.attributes["sym_name"].value
         self.inputs = [TensorSpec.of(t) for t in function.type.inputs]
@@ -74,8 +81,15 @@ class JitFunction:
                 count = len(op.regions[0].blocks[0].arguments)
                 expected = len(self.inputs) + len(self.outputs)
                 if count != expected:
-                    raise CompileError([Diagnostic("error", f"'{wrapper}' takes {count} arguments"
-                                                   f", expected {expected} (inputs + out-params)")])
+                    raise CompileError(
+                        [
+                            Diagnostic(
+                                "error",
+                                f"'{wrapper}' takes {count} arguments"
+                                f", expected {expected} (inputs + out-params)",
+                            )
+                        ]
+                    )
                 return
         raise CompileError([Diagnostic("error", f"lowered module has no '{wrapper}'")])
 
@@ -90,8 +104,10 @@ class JitFunction:
     def _coerce(self, array: np.ndarray, spec: TensorSpec, index: int) -> np.ndarray:
         array = np.asarray(array)
         if array.shape != spec.shape or array.dtype != spec.dtype:
-            raise ValueError(f"argument {index} must be {spec.dtype}{list(spec.shape)}, "
-                             f"got {array.dtype}{list(array.shape)}")
+            raise ValueError(
+                f"argument {index} must be {spec.dtype}{list(spec.shape)}, "
+                f"got {array.dtype}{list(array.shape)}"
+            )
         return np.ascontiguousarray(array)
 
     def time(self, arrays: Sequence[np.ndarray], repeat: int) -> list[float]:

@@ -33,8 +33,13 @@ def host() -> Target:
         bits = 256
     else:
         bits = 128  # SSE2 / NEON baseline
-    return Target("x86-64" if llvm.get_process_triple().startswith("x86_64") else "host",
-                  llvm.get_process_triple(), llvm.get_host_cpu_name(), enabled, bits)
+    return Target(
+        "x86-64" if llvm.get_process_triple().startswith("x86_64") else "host",
+        llvm.get_process_triple(),
+        llvm.get_host_cpu_name(),
+        enabled,
+        bits,
+    )
 
 
 NAMES = ("host", "x86-64")  # x86-64 means this machine's x86-64 CPU until cross targets land

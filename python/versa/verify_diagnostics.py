@@ -1,6 +1,6 @@
 """`--verify-diagnostics`: match emitted diagnostics against `expected-*` comments, as mlir-opt.
 
-    // expected-error @+1 {{result shape}}      (also @above, @below, @-N, @N, or none: same line)
+// expected-error @+1 {{result shape}}      (also @above, @below, @-N, @N, or none: same line)
 """
 
 import re
@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 from versa.diagnostics import Diagnostic
 
-_EXPECTED = re.compile(
-    r"expected-(error|warning|note|remark)\s*(@above|@below|@[+-]?\d+)?\s*\{\{(.*?)\}\}")
+_EXPECTED = re.compile(r"expected-(error|warning|note|remark)\s*(@above|@below|@[+-]?\d+)?\s*\{\{(.*?)\}\}")
 
 
 @dataclass
@@ -56,8 +55,14 @@ def check(expected: list[Expected], diags: list[Diagnostic], filename: str) -> l
     """Errors (formatted) for unexpected diagnostics and expectations never produced."""
     problems = []
     for d in flatten(diags):
-        match = next((e for e in expected if not e.seen and e.severity == d.severity
-                      and e.line == d.line and e.text in d.message), None)
+        match = next(
+            (
+                e
+                for e in expected
+                if not e.seen and e.severity == d.severity and e.line == d.line and e.text in d.message
+            ),
+            None,
+        )
         if match is None:
             where = f"{filename}:{d.line}:{d.col}: " if d.line is not None else f"{filename}: "
             problems.append(f"{where}error: unexpected {d.severity}: {d.message}")
@@ -65,6 +70,5 @@ def check(expected: list[Expected], diags: list[Diagnostic], filename: str) -> l
             match.seen = True
     for e in expected:
         if not e.seen:
-            problems.append(f"{filename}:{e.line}: error: expected {e.severity} "
-                            f"\"{e.text}\" was not produced")
+            problems.append(f'{filename}:{e.line}: error: expected {e.severity} "{e.text}" was not produced')
     return problems

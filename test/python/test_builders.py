@@ -15,19 +15,24 @@ from versa.reference import interpret
 from versa.runtime import JitFunction, find_function
 
 CNN_INPUTS = {  # name -> shape; the image and filter are NHWC / HWCF
-    "x": (1, 8, 8, 3), "w": (3, 3, 3, 4), "scale": (4,), "bias": (4,), "mean": (4,),
-    "variance": (4,), "fc": (64, 10),
+    "x": (1, 8, 8, 3),
+    "w": (3, 3, 3, 4),
+    "scale": (4,),
+    "bias": (4,),
+    "mean": (4,),
+    "variance": (4,),
+    "fc": (64, 10),
 }
 CNN_TYPES = [  # result type of each op in the body, in order
-    "tensor<1x8x8x4xf32>",   # conv2d, padding 1: same size
-    "tensor<1x8x8x4xf32>",   # batch_norm
-    "tensor<1x8x8x4xf32>",   # relu
-    "tensor<1x4x4x4xf32>",   # max_pool2d 2x2, stride 2
-    "tensor<1x64xf32>",      # reshape
-    "tensor<1x10xf32>",      # matmul
-    "tensor<10xf32>",        # constant (the fc bias)
-    "tensor<1x10xf32>",      # add, broadcast
-    "tensor<1x10xf32>",      # softmax
+    "tensor<1x8x8x4xf32>",  # conv2d, padding 1: same size
+    "tensor<1x8x8x4xf32>",  # batch_norm
+    "tensor<1x8x8x4xf32>",  # relu
+    "tensor<1x4x4x4xf32>",  # max_pool2d 2x2, stride 2
+    "tensor<1x64xf32>",  # reshape
+    "tensor<1x10xf32>",  # matmul
+    "tensor<10xf32>",  # constant (the fc bias)
+    "tensor<1x10xf32>",  # add, broadcast
+    "tensor<1x10xf32>",  # softmax
 ]
 FC_BIAS = np.linspace(-0.5, 0.5, 10, dtype=np.float32)
 
@@ -44,8 +49,15 @@ def build(body: Callable[..., ir.Value], *shapes: tuple[int, ...]) -> ir.Module:
     return module
 
 
-def cnn(x: ir.Value, w: ir.Value, scale: ir.Value, bias: ir.Value, mean: ir.Value,
-        variance: ir.Value, fc: ir.Value) -> ir.Value:
+def cnn(
+    x: ir.Value,
+    w: ir.Value,
+    scale: ir.Value,
+    bias: ir.Value,
+    mean: ir.Value,
+    variance: ir.Value,
+    fc: ir.Value,
+) -> ir.Value:
     """conv2d (NHWC, same padding) -> batch_norm -> relu -> max_pool2d -> fc -> softmax."""
     y = vb.conv2d(x, w, padding=[1, 1, 1, 1], layout="NHWC")
     y = vb.batch_norm(y, scale, bias, mean, variance, epsilon=1e-5, layout="NHWC")
@@ -67,8 +79,16 @@ def test_cnn_builds_verifies_and_round_trips():
         assert module.operation.verify()
         ops = list(find_function(module, None).regions[0].blocks[0].operations)
         assert [op.operation.name for op in ops[:-1]] == [
-            "versa.conv2d", "versa.batch_norm", "versa.relu", "versa.max_pool2d", "versa.reshape",
-            "versa.matmul", "versa.constant", "versa.add", "versa.softmax"]
+            "versa.conv2d",
+            "versa.batch_norm",
+            "versa.relu",
+            "versa.max_pool2d",
+            "versa.reshape",
+            "versa.matmul",
+            "versa.constant",
+            "versa.add",
+            "versa.softmax",
+        ]
         assert [str(op.results[0].type) for op in ops[:-1]] == CNN_TYPES
         conv = ops[0].operation.attributes
         assert str(conv["padding"]) == "array<i64: 1, 1, 1, 1>"
@@ -96,8 +116,7 @@ def every_op(x: ir.Value, m: ir.Value) -> ir.Value:
     ones = vb.constant(np.ones((4, 4), np.float32))
     for binary in (vb.add, vb.sub, vb.mul, vb.div, vb.max, vb.min, vb.pow):
         x = binary(x, m)
-    for unary in (vb.neg, vb.abs, vb.exp, vb.log, vb.sqrt, vb.rsqrt, vb.tanh, vb.sigmoid, vb.relu,
-                  vb.erf):
+    for unary in (vb.neg, vb.abs, vb.exp, vb.log, vb.sqrt, vb.rsqrt, vb.tanh, vb.sigmoid, vb.relu, vb.erf):
         x = unary(x)
     x = vb.clamp(vb.gelu(x, approximate="tanh"), min=-1, max=1.5)
     x = vb.cast(vb.cast(x, ir.IntegerType.get_signless(32)), ir.F32Type.get())
@@ -109,8 +128,13 @@ def every_op(x: ir.Value, m: ir.Value) -> ir.Value:
     x = vb.layer_norm(x, m, m, axis=2, epsilon=1e-5)
     x = vb.batch_norm(x, *[vb.constant(np.ones(3, np.float32))] * 4, epsilon=1e-3)
     x = vb.transpose(vb.reshape(x, [2, 3, 16]), perm=[0, 2, 1])  # 2x16x3
-    x = vb.concat([vb.slice(x, starts=[0, 0, 0], limits=[2, 8, 3]),
-                   vb.slice(x, starts=[0, 9, 0], limits=[2, 16, 3], strides=[1, 2, 1])], axis=1)
+    x = vb.concat(
+        [
+            vb.slice(x, starts=[0, 0, 0], limits=[2, 8, 3]),
+            vb.slice(x, starts=[0, 9, 0], limits=[2, 16, 3], strides=[1, 2, 1]),
+        ],
+        axis=1,
+    )
     x = vb.pad(x, low=[0, 2, 0], high=[0, 2, 0], value=0.5)  # 2x16x3 again
     x = vb.broadcast_to(vb.reshape(vb.transpose(x, perm=[0, 2, 1]), [2, 3, 1, 16]), [2, 3, 4, 16])
     return vb.slice(x, starts=[0, 0, 0, 0], limits=[2, 3, 4, 4])
@@ -128,22 +152,28 @@ def test_every_builder_verifies():
         assert callable(getattr(vb, name.removeprefix("versa.")))
 
 
-@pytest.mark.parametrize(("shapes", "call", "message"), [
-    ([(2, 3), (4, 5)], lambda a, b: vb.matmul(a, b),
-     "contraction dims differ: K = 3 (lhs) vs 4 (rhs)"),
-    ([(2, 3), (4, 3)], lambda a, b: vb.add(a, b),
-     "not broadcast-compatible (dim 0: 2 vs 4)"),
-    ([(2, 3), (4, 5)], lambda a, b: vb.reshape(a, [5]),
-     "element count differs: 6 (input) vs 5 (result)"),
-    ([(1, 3, 4, 4), (8, 2, 3, 3)], lambda x, w: vb.conv2d(x, w),
-     "filter has 2 input channels per group, expected 3"),
-    ([(2, 3), (4, 5)], lambda a, b: vb.softmax(a, axis=2),
-     "axis 2 is out of range for rank 2"),
-    ([(2, 3), (4, 5)], lambda a, b: vb.transpose(a, perm=[0, 0]),
-     "perm [0, 0] is not a permutation of 0..1"),
-])
-def test_bad_call_raises_rule_error(shapes: list[tuple[int, ...]], call: Callable[..., ir.Value],
-                                    message: str):
+@pytest.mark.parametrize(
+    ("shapes", "call", "message"),
+    [
+        ([(2, 3), (4, 5)], lambda a, b: vb.matmul(a, b), "contraction dims differ: K = 3 (lhs) vs 4 (rhs)"),
+        ([(2, 3), (4, 3)], lambda a, b: vb.add(a, b), "not broadcast-compatible (dim 0: 2 vs 4)"),
+        ([(2, 3), (4, 5)], lambda a, b: vb.reshape(a, [5]), "element count differs: 6 (input) vs 5 (result)"),
+        (
+            [(1, 3, 4, 4), (8, 2, 3, 3)],
+            lambda x, w: vb.conv2d(x, w),
+            "filter has 2 input channels per group, expected 3",
+        ),
+        ([(2, 3), (4, 5)], lambda a, b: vb.softmax(a, axis=2), "axis 2 is out of range for rank 2"),
+        (
+            [(2, 3), (4, 5)],
+            lambda a, b: vb.transpose(a, perm=[0, 0]),
+            "perm [0, 0] is not a permutation of 0..1",
+        ),
+    ],
+)
+def test_bad_call_raises_rule_error(
+    shapes: list[tuple[int, ...]], call: Callable[..., ir.Value], message: str
+):
     with make_context(), ir.Location.unknown():
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):

@@ -5,34 +5,40 @@ Each case is one op in a function `@main`; the expected result comes from
 floats, so every partial sum is exact in f32 and any indexing mistake shows as a large error.
 """
 
-import ctypes
 from typing import Any
 
 import numpy as np
 import pytest
+from versa import compiler
 from versa.context import make_context
 from versa.dialects.attributes import parse_attrs
 from versa.dialects.semantics import evaluate
 from versa.dialects.versa import OPS
-from versa.mlir import ExecutionEngine, PassManager, get_ranked_memref_descriptor, ir
+from versa.mlir import ir
 from versa.passes.base import PassError
 from versa.passes.convert_versa_to_linalg import ConvertVersaToLinalg
+from versa.runtime import JitFunction
 
-PIPELINE = "builtin.module(" + ",".join([
-    "canonicalize",
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}",
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
-    "buffer-deallocation-pipeline", "convert-linalg-to-loops", "convert-vector-to-scf",
-    "expand-strided-metadata", "lower-affine", "convert-scf-to-cf", "convert-math-to-llvm",
-    "convert-math-to-libm", "convert-vector-to-llvm", "finalize-memref-to-llvm",
-    "convert-arith-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm",
-    "reconcile-unrealized-casts"]) + ")"
-
-DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16), "i32": np.dtype(np.int32),
-          "i8": np.dtype(np.int8)}
-TRANSCENDENTAL = {"pow", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "gelu",
-                  "softmax", "layer_norm", "batch_norm"}
+DTYPES = {
+    "f32": np.dtype(np.float32),
+    "f16": np.dtype(np.float16),
+    "i32": np.dtype(np.int32),
+    "i8": np.dtype(np.int8),
+}
+TRANSCENDENTAL = {
+    "pow",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sigmoid",
+    "erf",
+    "gelu",
+    "softmax",
+    "layer_norm",
+    "batch_norm",
+}
 
 
 # ----------------------------------------------------------------------------- glue
@@ -43,22 +49,9 @@ def tensor_type(shape: tuple[int, ...], element: str) -> str:
 
 
 def compile_and_run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """Lower `@main` in `text` to LLVM, JIT it, call it on `inputs`; returns its results."""
-    with make_context(), ir.Location.unknown():
-        module = ir.Module.parse(text)
-        main = module.body.operations[0]
-        outputs = [np.zeros(t.shape, DTYPES[str(t.element_type)])
-                   for t in main.type.results]
-        ConvertVersaToLinalg().run(module.operation)
-        assert module.operation.verify()
-        PassManager.parse(PIPELINE).run(module.operation)
-        engine = ExecutionEngine(module, opt_level=2)
-        # ctypes has no f16: such buffers travel as their uint16 bits
-        args = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(
-                    a.view(np.uint16) if a.dtype == np.float16 else a)))
-                for a in [*inputs, *outputs]]
-        engine.invoke("main", *args)
-    return outputs
+    """Compile `@main` in `text` with the project's lower-to-llvm pipeline, JIT it, run it."""
+    module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+    return JitFunction(module, "main")(*inputs)
 
 
 def element_name(dtype: np.dtype) -> str:
@@ -78,8 +71,13 @@ def to_attr(value: Any) -> ir.Attribute:
     return ir.StringAttr.get(value)
 
 
-def single_op(op: str, inputs: list[np.ndarray], attrs: dict[str, Any], out_element: str,
-              out_shape: tuple[int, ...] | None) -> tuple[str, dict[str, Any], tuple[int, ...]]:
+def single_op(
+    op: str,
+    inputs: list[np.ndarray],
+    attrs: dict[str, Any],
+    out_element: str,
+    out_shape: tuple[int, ...] | None,
+) -> tuple[str, dict[str, Any], tuple[int, ...]]:
     """`@main` holding one `versa.<op>`, its attributes as Python values, and its shape."""
     cls = OPS[f"versa.{op}"]
     in_types = [tensor_type(x.shape, element_name(x.dtype)) for x in inputs]
@@ -91,9 +89,11 @@ def single_op(op: str, inputs: list[np.ndarray], attrs: dict[str, Any], out_elem
     out_type = tensor_type(shape, out_element)
     args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(in_types))
     operands = ", ".join(f"%arg{i}" for i in range(len(inputs)))
-    text = (f"func.func @main({args}) -> {out_type} attributes {{llvm.emit_c_interface}} {{\n"
-            f"  %0 = \"versa.{op}\"({operands}) {{{attr_text}}} : ({', '.join(in_types)}) -> "
-            f"{out_type}\n  return %0 : {out_type}\n}}\n")
+    text = (
+        f"func.func @main({args}) -> {out_type} attributes {{llvm.emit_c_interface}} {{\n"
+        f'  %0 = "versa.{op}"({operands}) {{{attr_text}}} : ({", ".join(in_types)}) -> '
+        f"{out_type}\n  return %0 : {out_type}\n}}\n"
+    )
     return text, parsed, shape
 
 
@@ -121,9 +121,15 @@ def make_input(shape: tuple[int, ...], kind: str, rng: np.random.Generator) -> n
     return rng.integers(-300, 300, shape).astype(np.int32)
 
 
-def case(op: str, *shapes: tuple[int, ...], kinds: str | tuple[str, ...] = "normal",
-         out: str | None = None, shape: tuple[int, ...] | None = None, id: str = "",
-         **attrs: Any) -> Any:
+def case(
+    op: str,
+    *shapes: tuple[int, ...],
+    kinds: str | tuple[str, ...] = "normal",
+    out: str | None = None,
+    shape: tuple[int, ...] | None = None,
+    id: str = "",
+    **attrs: Any,
+) -> Any:
     """One op test: operand shapes, their input kinds (one, or one per operand), attributes."""
     kinds = kinds if isinstance(kinds, tuple) else (kinds,) * len(shapes)
     return pytest.param(op, shapes, kinds, out, shape, attrs, id=f"{op}-{id}" if id else op)
@@ -179,25 +185,53 @@ STRUCTURED = [
     case("matmul", (2, 1, 3, 5), (4, 5, 2), kinds="small", id="batch_broadcast"),
     case("matmul", (1, 3, 5), (4, 5, 2), kinds="small", id="batch_size1"),
     case("conv2d", (1, 3, 8, 8), (4, 3, 3, 3), kinds="small"),
-    case("conv2d", (1, 3, 9, 8), (4, 3, 3, 2), kinds="small", strides=[2, 1],
-         padding=[1, 2, 0, 1], id="stride_padding"),
+    case(
+        "conv2d",
+        (1, 3, 9, 8),
+        (4, 3, 3, 2),
+        kinds="small",
+        strides=[2, 1],
+        padding=[1, 2, 0, 1],
+        id="stride_padding",
+    ),
     case("conv2d", (1, 2, 9, 9), (3, 2, 3, 3), kinds="small", dilations=[2, 1], id="dilation"),
     case("conv2d", (2, 4, 9, 8), (6, 2, 3, 2), kinds="small", **CONV_ALL, id="groups_all"),
-    case("conv2d", (1, 4, 6, 6), (4, 1, 3, 3), kinds="small", groups=4, padding=[1, 1, 1, 1],
-         id="depthwise"),
+    case("conv2d", (1, 4, 6, 6), (4, 1, 3, 3), kinds="small", groups=4, padding=[1, 1, 1, 1], id="depthwise"),
     case("conv2d", (1, 8, 8, 3), (3, 3, 3, 4), kinds="small", layout="NHWC", id="nhwc"),
-    case("conv2d", (2, 9, 8, 4), (3, 2, 2, 6), kinds="small", layout="NHWC", **CONV_ALL,
-         id="nhwc_groups_all"),
+    case(
+        "conv2d", (2, 9, 8, 4), (3, 2, 2, 6), kinds="small", layout="NHWC", **CONV_ALL, id="nhwc_groups_all"
+    ),
     case("max_pool2d", (1, 2, 6, 6), kernel=[2, 2], strides=[2, 2]),
-    case("max_pool2d", (1, 2, 7, 6), kernel=[3, 2], strides=[2, 1], padding=[1, 1, 2, 0],
-         id="padding"),
-    case("max_pool2d", (2, 7, 6, 3), kernel=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1],
-         layout="NHWC", id="nhwc"),
+    case("max_pool2d", (1, 2, 7, 6), kernel=[3, 2], strides=[2, 1], padding=[1, 1, 2, 0], id="padding"),
+    case(
+        "max_pool2d",
+        (2, 7, 6, 3),
+        kernel=[3, 3],
+        strides=[2, 2],
+        padding=[1, 1, 1, 1],
+        layout="NHWC",
+        id="nhwc",
+    ),
     case("avg_pool2d", (1, 2, 6, 6), kinds="small", kernel=[2, 2], strides=[2, 2]),
-    case("avg_pool2d", (1, 2, 7, 6), kinds="small", kernel=[3, 2], strides=[2, 1],
-         padding=[1, 1, 2, 0], id="padding"),
-    case("avg_pool2d", (2, 7, 6, 3), kinds="small", kernel=[3, 3], strides=[2, 2],
-         padding=[1, 1, 1, 1], layout="NHWC", id="nhwc"),
+    case(
+        "avg_pool2d",
+        (1, 2, 7, 6),
+        kinds="small",
+        kernel=[3, 2],
+        strides=[2, 1],
+        padding=[1, 1, 2, 0],
+        id="padding",
+    ),
+    case(
+        "avg_pool2d",
+        (2, 7, 6, 3),
+        kinds="small",
+        kernel=[3, 3],
+        strides=[2, 2],
+        padding=[1, 1, 1, 1],
+        layout="NHWC",
+        id="nhwc",
+    ),
     case("avg_pool2d", (1, 2, 7, 6), kinds="f16", kernel=[3, 2], padding=[1, 1, 2, 0], id="f16"),
     case("reduce_sum", (3, 4, 5), kinds="small", axes=[1]),
     case("reduce_sum", (3, 4, 5), kinds="small", axes=[0, 2], keepdims=True, id="keepdims"),
@@ -214,11 +248,28 @@ STRUCTURED = [
     case("softmax", (3, 5), kinds="f16", axis=-1, id="f16"),
     case("layer_norm", (3, 8), (8,), (8,), axis=-1, epsilon=1e-5),
     case("layer_norm", (2, 3, 4), (3, 4), (3, 4), axis=1, epsilon=1e-3, id="two_dims"),
-    case("batch_norm", (2, 3, 4, 5), (3,), (3,), (3,), (3,),
-         kinds=("normal", "normal", "normal", "normal", "positive"), epsilon=1e-5),
-    case("batch_norm", (2, 4, 5, 3), (3,), (3,), (3,), (3,),
-         kinds=("normal", "normal", "normal", "normal", "positive"), epsilon=1e-3,
-         layout="NHWC", id="nhwc"),
+    case(
+        "batch_norm",
+        (2, 3, 4, 5),
+        (3,),
+        (3,),
+        (3,),
+        (3,),
+        kinds=("normal", "normal", "normal", "normal", "positive"),
+        epsilon=1e-5,
+    ),
+    case(
+        "batch_norm",
+        (2, 4, 5, 3),
+        (3,),
+        (3,),
+        (3,),
+        (3,),
+        kinds=("normal", "normal", "normal", "normal", "positive"),
+        epsilon=1e-3,
+        layout="NHWC",
+        id="nhwc",
+    ),
 ]
 
 DATA_MOVEMENT = [
@@ -241,10 +292,12 @@ DATA_MOVEMENT = [
 ]
 
 
-@pytest.mark.parametrize(("op", "shapes", "kinds", "out", "shape", "attrs"),
-                         ELEMENTWISE + STRUCTURED + DATA_MOVEMENT)
-def test_op_matches_reference(op: str, shapes: tuple, kinds: tuple, out: str | None,
-                              shape: tuple | None, attrs: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("op", "shapes", "kinds", "out", "shape", "attrs"), ELEMENTWISE + STRUCTURED + DATA_MOVEMENT
+)
+def test_op_matches_reference(
+    op: str, shapes: tuple, kinds: tuple, out: str | None, shape: tuple | None, attrs: dict[str, Any]
+) -> None:
     rng = np.random.default_rng(RNG_SEED)
     inputs = [make_input(s, k, rng) for s, k in zip(shapes, kinds, strict=True)]
     out = out or element_name(inputs[0].dtype)
@@ -266,16 +319,24 @@ def check(op: str, got: np.ndarray, want: np.ndarray) -> None:
     np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-6)
 
 
-@pytest.mark.parametrize("value", [np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5,
-                                   np.full((3,), 4.25, np.float32),
-                                   np.array([[7, -8]], np.int32)], ids=["dense", "splat", "i32"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5,
+        np.full((3,), 4.25, np.float32),
+        np.array([[7, -8]], np.int32),
+    ],
+    ids=["dense", "splat", "i32"],
+)
 def test_constant(value: np.ndarray) -> None:
     out = element_name(value.dtype)
     t = tensor_type(value.shape, out)
     with make_context():
         attr = str(ir.DenseElementsAttr.get(value))
-    text = (f"func.func @main() -> {t} attributes {{llvm.emit_c_interface}} {{\n"
-            f"  %0 = \"versa.constant\"() {{value = {attr}}} : () -> {t}\n  return %0 : {t}\n}}\n")
+    text = (
+        f"func.func @main() -> {t} attributes {{llvm.emit_c_interface}} {{\n"
+        f'  %0 = "versa.constant"() {{value = {attr}}} : () -> {t}\n  return %0 : {t}\n}}\n'
+    )
     (got,) = compile_and_run(text, [])
     np.testing.assert_array_equal(got, value)
 
@@ -332,15 +393,24 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@pytest.mark.parametrize(("text", "shapes", "reference"), [
-    pytest.param(FUSED_ELEMENTWISE, [(2, 3, 4), (4,), (3, 1)],
-                 lambda a, b, c: [np.maximum((a + b) * 2, np.exp(c)) - [1, -1, 0.5, 0], a + b, a],
-                 id="elementwise"),
-    pytest.param(FUSED_EPILOGUE, [(3, 5), (5, 4), (4,)],
-                 lambda a, b, bias: [np.maximum(a @ b + bias, 0)], id="epilogue"),
-    pytest.param(FUSED_REDUCTION, [(3, 5), (5,)],
-                 lambda a, b: [_softmax(a + b), a], id="reduction"),
-])
+@pytest.mark.parametrize(
+    ("text", "shapes", "reference"),
+    [
+        pytest.param(
+            FUSED_ELEMENTWISE,
+            [(2, 3, 4), (4,), (3, 1)],
+            lambda a, b, c: [np.maximum((a + b) * 2, np.exp(c)) - [1, -1, 0.5, 0], a + b, a],
+            id="elementwise",
+        ),
+        pytest.param(
+            FUSED_EPILOGUE,
+            [(3, 5), (5, 4), (4,)],
+            lambda a, b, bias: [np.maximum(a @ b + bias, 0)],
+            id="epilogue",
+        ),
+        pytest.param(FUSED_REDUCTION, [(3, 5), (5,)], lambda a, b: [_softmax(a + b), a], id="reduction"),
+    ],
+)
 def test_fused(text: str, shapes: list[tuple[int, ...]], reference: Any) -> None:
     rng = np.random.default_rng(RNG_SEED)
     inputs = [make_input(s, "small", rng) for s in shapes]
@@ -369,4 +439,3 @@ def test_fused_elementwise_refuses_an_op_wider_than_the_group() -> None:
         with pytest.raises(PassError, match=r"result shape \[4, 8\] does not broadcast") as err:
             ConvertVersaToLinalg().run(module.operation)
         assert str(err.value.location) == 'loc("-":4:10)'  # the versa.add
-

@@ -40,8 +40,9 @@ def lowered_op_names(text: str, pipeline: str) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("pipeline", ["lower-to-llvm", "versa-fuse,lower-to-llvm",
-                                      "lower-to-llvm{opt-level=0}"])
+@pytest.mark.parametrize(
+    "pipeline", ["lower-to-llvm", "versa-fuse,lower-to-llvm", "lower-to-llvm{opt-level=0}"]
+)
 def test_output_is_llvm_only(pipeline):
     names = lowered_op_names(MLP, pipeline) - {"builtin.module"}
     assert names and all(n.startswith("llvm.") for n in names), sorted(names)
@@ -76,8 +77,14 @@ def test_fuse_groups_the_chain_up_to_the_shared_producer():
     text = str(compiler.compile_text(CHAIN, "versa-fuse"))
     assert text.count('"versa.fused"') == 1
     region = text[text.index('"versa.fused"') : text.index('"versa.yield"')]
-    assert [op for op in ("mul", "add", "sigmoid", "exp", "sub", "relu")
-            if f'"versa.{op}"' in region] == ["mul", "add", "sigmoid", "exp", "sub", "relu"]
+    assert [op for op in ("mul", "add", "sigmoid", "exp", "sub", "relu") if f'"versa.{op}"' in region] == [
+        "mul",
+        "add",
+        "sigmoid",
+        "exp",
+        "sub",
+        "relu",
+    ]
     assert '"versa.div"' not in region
 
 
@@ -85,8 +92,7 @@ def test_canonicalize_then_lower_matches_numpy():
     text = CHAIN.replace("func.func @chain", "func.func @chain_c")
     compiled = Compiled(text, "versa-canonicalize,versa-fuse,lower-to-llvm")
     inputs = compiled.random_inputs(seed=2)
-    np.testing.assert_allclose(compiled.jit(*inputs)[0], reference(text, inputs)[0],
-                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(compiled.jit(*inputs)[0], reference(text, inputs)[0], rtol=1e-4, atol=1e-6)
 
 
 def test_results_that_repeat_or_forward_inputs():

@@ -56,8 +56,14 @@ def test_conv2d_nhwc_matches_naive_loops():
     x = rng.standard_normal((1, 4, 9, 8)).astype(F32)
     w = rng.standard_normal((4, 2, 3, 3)).astype(F32)
     want = naive_conv_nchw(x, w, CONV["strides"], CONV["padding"], CONV["dilations"], 2)
-    got = run("conv2d", x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
-              shape=want.transpose(0, 2, 3, 1).shape, layout="NHWC", **CONV)
+    got = run(
+        "conv2d",
+        x.transpose(0, 2, 3, 1),
+        w.transpose(2, 3, 1, 0),
+        shape=want.transpose(0, 2, 3, 1).shape,
+        layout="NHWC",
+        **CONV,
+    )
     np.testing.assert_allclose(got, want.transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
 
 
@@ -70,16 +76,14 @@ def test_conv2d_integer_defaults():
 
 def test_avg_pool_excludes_padding():
     x = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=F32).reshape(1, 1, 2, 2)
-    got = run("avg_pool2d", x, shape=(1, 1, 2, 2), kernel=[2, 2], strides=[1, 1],
-              padding=[1, 1, 0, 0])
+    got = run("avg_pool2d", x, shape=(1, 1, 2, 2), kernel=[2, 2], strides=[1, 1], padding=[1, 1, 0, 0])
     # Windows over the padded 3x3 grid hold {1}, {1,2}, {1,3}, {1,2,3,4}.
     np.testing.assert_allclose(got[0, 0], [[1.0, 1.5], [2.0, 2.5]])
 
 
 def test_max_pool_pads_with_minus_inf_nhwc():
     x = -np.arange(1.0, 5.0, dtype=F32).reshape(1, 2, 2, 1)
-    got = run("max_pool2d", x, shape=(1, 2, 2, 1), kernel=[2, 2], padding=[1, 1, 0, 0],
-              layout="NHWC")
+    got = run("max_pool2d", x, shape=(1, 2, 2, 1), kernel=[2, 2], padding=[1, 1, 0, 0], layout="NHWC")
     np.testing.assert_array_equal(got[0, :, :, 0], [[-1.0, -1.0], [-1.0, -1.0]])
 
 
@@ -108,8 +112,17 @@ def test_batch_norm_layouts_agree():
     scale, bias, mean = rng.standard_normal((3, 3))
     var = rng.uniform(0.5, 2.0, 3)
     nchw = run("batch_norm", x, scale, bias, mean, var, shape=x.shape, dtype=np.float64)
-    nhwc = run("batch_norm", x.transpose(0, 2, 3, 1), scale, bias, mean, var,
-               shape=(2, 4, 4, 3), dtype=np.float64, layout="NHWC")
+    nhwc = run(
+        "batch_norm",
+        x.transpose(0, 2, 3, 1),
+        scale,
+        bias,
+        mean,
+        var,
+        shape=(2, 4, 4, 3),
+        dtype=np.float64,
+        layout="NHWC",
+    )
     np.testing.assert_allclose(nhwc, nchw.transpose(0, 2, 3, 1))
     want = (x[1, 2, 0, 3] - mean[2]) / math.sqrt(var[2] + 1e-5) * scale[2] + bias[2]
     assert nchw[1, 2, 0, 3] == pytest.approx(want)
@@ -117,8 +130,7 @@ def test_batch_norm_layouts_agree():
 
 def test_slice_with_strides():
     x = np.arange(20).reshape(4, 5)
-    got = run("slice", x, shape=(2, 2), dtype=x.dtype, starts=[1, 0], limits=[4, 4],
-              strides=[2, 3])
+    got = run("slice", x, shape=(2, 2), dtype=x.dtype, starts=[1, 0], limits=[4, 4], strides=[2, 3])
     np.testing.assert_array_equal(got, [[5, 8], [15, 18]])
 
 
@@ -149,16 +161,18 @@ def test_softmax_and_reductions():
     np.testing.assert_allclose(y, [e / e.sum(), [1 / 3] * 3])
     assert run("reduce_sum", x, shape=(), dtype=np.float64) == 3006.0
     np.testing.assert_array_equal(
-        run("reduce_max", x, shape=(2, 1), dtype=np.float64, axes=[-1], keepdims=True),
-        [[3.0], [1000.0]])
+        run("reduce_max", x, shape=(2, 1), dtype=np.float64, axes=[-1], keepdims=True), [[3.0], [1000.0]]
+    )
 
 
 def test_data_movement():
     x = np.arange(6, dtype=np.int32).reshape(2, 3)
-    np.testing.assert_array_equal(run("pad", x, shape=(3, 4), dtype=np.int32, low=[1, 0],
-                                      high=[0, 1], value=9)[0], [9, 9, 9, 9])
-    np.testing.assert_array_equal(run("concat", x, x, shape=(2, 6), dtype=np.int32, axis=-1)[1],
-                                  [3, 4, 5, 3, 4, 5])
+    np.testing.assert_array_equal(
+        run("pad", x, shape=(3, 4), dtype=np.int32, low=[1, 0], high=[0, 1], value=9)[0], [9, 9, 9, 9]
+    )
+    np.testing.assert_array_equal(
+        run("concat", x, x, shape=(2, 6), dtype=np.int32, axis=-1)[1], [3, 4, 5, 3, 4, 5]
+    )
     out = run("broadcast_to", x[:1], shape=(4, 3), dtype=np.int32)
     assert out.flags.writeable
     np.testing.assert_array_equal(run("constant", shape=(2, 2), value=np.array(7.0)), 7.0)

@@ -47,8 +47,9 @@ def tool(name: str) -> list[str]:
 
 
 def run(name: str, *args: str | Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*tool(name), *map(str, args)], input=stdin, capture_output=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [*tool(name), *map(str, args)], input=stdin, capture_output=True, timeout=120, check=False
+    )
 
 
 def stderr_of(result: subprocess.CompletedProcess) -> str:
@@ -57,8 +58,9 @@ def stderr_of(result: subprocess.CompletedProcess) -> str:
     return text
 
 
-def assert_located_error(result: subprocess.CompletedProcess, filename: str | Path,
-                         line: int, message: str = "") -> str:
+def assert_located_error(
+    result: subprocess.CompletedProcess, filename: str | Path, line: int, message: str = ""
+) -> str:
     """Exit code 1 and a first error `filename:line:col: error: ...message...`."""
     err = stderr_of(result)
     assert result.returncode == 1, err
@@ -111,8 +113,9 @@ func.func @f(%a: tensor<4x8xf32>, %b: tensor<3x8xf32>) -> tensor<4x8xf32> {
 }
 """
     path = write(tmp_path, "verify.mlir", src)
-    assert_located_error(run("versa-opt", path), path, 3,
-                         "'versa.add' op operand shapes [4, 8] and [3, 8] are not broadcast")
+    assert_located_error(
+        run("versa-opt", path), path, 3, "'versa.add' op operand shapes [4, 8] and [3, 8] are not broadcast"
+    )
 
 
 def test_garbage_bytes(tmp_path):
@@ -279,8 +282,9 @@ def test_versa_run_good_input_succeeds(tmp_path):
     assert b"check result0: OK" in result.stdout
 
 
-@pytest.mark.parametrize("signature", ["%a: tensor<?xf32>) -> tensor<?xf32>", "%a: f32) -> f32"],
-                         ids=["dynamic", "scalar"])
+@pytest.mark.parametrize(
+    "signature", ["%a: tensor<?xf32>) -> tensor<?xf32>", "%a: f32) -> f32"], ids=["dynamic", "scalar"]
+)
 def test_versa_run_rejects_signatures_it_cannot_feed(tmp_path, signature):
     result_type = signature.split("-> ")[1]
     path = write(tmp_path, "f.mlir", f"func.func @d({signature} {{\n  return %a : {result_type}\n}}\n")
