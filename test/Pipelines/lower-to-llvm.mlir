@@ -1,5 +1,5 @@
 // RUN: versa-opt %s --split-input-file --lower-to-llvm | FileCheck %s
-// RUN: versa-opt %s --split-input-file --pass-pipeline='builtin.module(versa-fuse,canonicalize,lower-to-llvm{opt-level=3})' | FileCheck %s
+// RUN: versa-opt %s --split-input-file --pass-pipeline='builtin.module(versa-fuse,func.func(canonicalize,cse),lower-to-llvm{opt-level=3})' | FileCheck %s
 
 // Results become out-params: the entry takes input and output memref descriptors, returns nothing.
 // CHECK-LABEL: llvm.func @bias_relu
