@@ -15,3 +15,10 @@ config.excludes = ["lit.cfg.py", "python", "Inputs"]
 venv_bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([venv_bin, os.environ.get("PATH", "")])
 config.substitutions.append(("FileCheck", "filecheck"))
+
+# An upstream mlir-opt (the one the torch-mlir wheel ships), to show the exported IRDL loads
+# outside Versa.
+config.substitutions.append(("%upstream-opt", "torch-mlir-opt"))
+config.substitutions.append(
+    ("%versa_irdl", os.path.join(os.path.dirname(__file__), "..", "dialects", "versa.irdl.mlir"))
+)
