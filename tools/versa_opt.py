@@ -13,6 +13,7 @@ from versa import compiler
 from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic, from_mlir
 from versa.dialects.versa import irdl_text
+from versa.mlir import ir
 from versa.passes import PASSES, PIPELINES
 from versa.tools.common import ArgumentParser, read_input, tool_main, write_output
 from versa.verify_diagnostics import check, expectations
@@ -72,8 +73,9 @@ def list_passes() -> str:
     return "\n".join(lines) + "\n"
 
 
-def process_chunk(chunk: compiler.Chunk, elements: list, args: argparse.Namespace) -> str:
-    context = make_context()
+def process_chunk(
+    chunk: compiler.Chunk, elements: list, args: argparse.Namespace, context: ir.Context
+) -> str:
     module = compiler.parse_module(chunk, context)
     compiler.run_passes(
         module, elements, print_ir_after_all=args.mlir_print_ir_after_all, timing=args.mlir_timing
@@ -104,7 +106,7 @@ def run(argv: list[str]) -> int:
             if args.verify_diagnostics:
                 failed |= verify_chunk(chunk, elements, args, filename)
                 continue
-            outputs.append(process_chunk(chunk, elements, args))
+            outputs.append(process_chunk(chunk, elements, args, reporting_context(filename)))
         except CompileError as err:
             sys.stderr.write(err.format(filename) + "\n")
             failed = True
@@ -113,13 +115,26 @@ def run(argv: list[str]) -> int:
     return 1 if failed else 0
 
 
+def reporting_context(filename: str) -> ir.Context:
+    """A context whose stray diagnostics (warnings, remarks) print as `file:line:col: ...`;
+    errors reach the tool through CompileError instead."""
+    context = make_context()
+
+    def report(diagnostic) -> bool:
+        sys.stderr.write(from_mlir(diagnostic).format(filename) + "\n")
+        return True
+
+    context.attach_diagnostic_handler(report)
+    return context
+
+
 def verify_chunk(chunk: compiler.Chunk, elements: list, args, filename: str) -> bool:
     """Run one chunk, capturing every diagnostic; True when they disagree with expected-*."""
     captured: list[Diagnostic] = []
     try:
         context = make_context()
         context.attach_diagnostic_handler(lambda d: captured.append(from_mlir(d)) or True)
-        process_chunk(chunk, elements, args)
+        process_chunk(chunk, elements, args, context)
     except CompileError as err:
         captured.extend(err.diagnostics)
     problems = check(expectations(chunk.text, chunk.first_line), captured, filename)
