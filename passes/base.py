@@ -45,10 +45,6 @@ class Pass:
             values[field.name] = _convert(raw, field.type, cls.name, key)
         return cls(**values)
 
-    def options_text(self) -> str:
-        parts = [f"{f.name.replace('_', '-')}={getattr(self, f.name)}" for f in dataclasses.fields(self)]
-        return "{" + " ".join(parts) + "}" if parts else ""
-
 
 def _convert(raw: str, type_: Any, pass_name: str, key: str) -> Any:
     try:

@@ -32,15 +32,19 @@ from .rewrite import apply_greedily
 FOLD_LIMIT = 1 << 16  # elements: larger constants stay computed at run time
 
 
-def _constant_value(value: ir.Value) -> np.ndarray | None:
+def _constant_attr(value: ir.Value) -> ir.DenseElementsAttr | None:
     if not isinstance(value, ir.OpResult) or value.owner.operation.name != "versa.constant":
         return None
-    return elements_to_numpy(value.owner.operation.attributes["value"])
+    return value.owner.operation.attributes["value"]
 
 
 def _is_splat_of(value: ir.Value, scalar: float) -> bool:
-    array = _constant_value(value)
-    return array is not None and array.size > 0 and bool(np.all(array == scalar))
+    attr = _constant_attr(value)
+    if attr is None or np.prod(attr.type.shape) == 0:
+        return False
+    if attr.is_splat:  # no need to expand a splat to compare it
+        return attr.get_splat_value().value == scalar
+    return bool(np.all(elements_to_numpy(attr) == scalar))
 
 
 def compose_transposes(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
@@ -117,11 +121,11 @@ def fold_constants(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
     name = op.operation.name
     if name in ("versa.constant", "versa.fused", "versa.yield") or len(op.results) != 1:
         return False
-    values = [_constant_value(v) for v in op.operands]
     result_type = op.results[0].type
-    if any(v is None for v in values) or np.prod(result_type.shape) > FOLD_LIMIT:
+    attrs = [_constant_attr(v) for v in op.operands]
+    if np.prod(result_type.shape) > FOLD_LIMIT or any(a is None for a in attrs):
         return False
-    folded = interpret_op(op, values)
+    folded = interpret_op(op, [elements_to_numpy(a) for a in attrs])
     attr = ir.DenseElementsAttr.get(np.ascontiguousarray(folded), type=result_type)
     rewriter.replace_op(op, [ConstantOp.build([], {"value": attr}, result_type)])
     return True

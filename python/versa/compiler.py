@@ -125,10 +125,10 @@ def build_pass_manager(
     *,
     print_ir_after_all: bool = False,
     timing: bool = False,
-    verify_each: bool = True,
 ) -> PassManager:
+    """A PassManager over `elements` that verifies the IR after every pass."""
     pm = PassManager("builtin.module", context)
-    pm.enable_verifier(verify_each)
+    pm.enable_verifier(True)
     for element in elements:
         try:
             if isinstance(element, Pass):

@@ -33,19 +33,17 @@ def _parse(text: str):
     return compiler.parse_module(compiler.Chunk(text, 1), make_context())
 
 
-def _count_fused(text: str, pipeline: str) -> int:
-    if "versa-fuse" not in pipeline:
-        return 0
+def run_variant(text: str, label: str, fuse: bool, inputs: list[np.ndarray]) -> Variant:
+    """Compile (fusing first if asked), run, and time one variant of the model."""
     module = _parse(text)
-    compiler.run_passes(module, compiler.parse_pipeline("versa-fuse"))
-    return str(module).count('"versa.fused"')
-
-
-def run_variant(text: str, label: str, pipeline: str, inputs: list[np.ndarray]) -> Variant:
-    jit = JitFunction(_parse(text), pipeline=pipeline)
+    if fuse:
+        compiler.run_passes(module, compiler.parse_pipeline("versa-fuse"))
+    groups = str(module).count('"versa.fused"')
+    jit = JitFunction(module, pipeline="lower-to-llvm")
     outputs = jit(*inputs)
     times = jit.time(inputs, REPEAT)
-    return Variant(label, pipeline, outputs, statistics.median(times) * 1e3, _count_fused(text, pipeline))
+    pipeline = "versa-fuse,lower-to-llvm" if fuse else "lower-to-llvm"
+    return Variant(label, pipeline, outputs, statistics.median(times) * 1e3, groups)
 
 
 def agreement(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[bool, float]:
@@ -66,8 +64,8 @@ def main(argv: list[str]) -> int:
         inputs = [rng.uniform(-1, 1, s.shape).astype(s.dtype) for s in specs]
         reference = interpret(function, inputs)
         variants = [
-            run_variant(text, "unfused", "lower-to-llvm", inputs),
-            run_variant(text, "fused", "versa-fuse,lower-to-llvm", inputs),
+            run_variant(text, "unfused", False, inputs),
+            run_variant(text, "fused", True, inputs),
         ]
     except CompileError as err:
         sys.stderr.write(err.format(path) + "\n")
