@@ -5,11 +5,23 @@ from .canonicalize import VersaCanonicalize
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fuse import VersaFuse
+from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, Pipeline
+from .readonly_arguments import VersaReadonlyArguments
+from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
 PASSES: dict[str, type[Pass]] = {
     p.name: p
-    for p in (VersaCanonicalize, VersaFuse, ConvertVersaToLinalg, VersaVectorize, VersaDistinctResults)
+    for p in (
+        VersaCanonicalize,
+        VersaFuse,
+        ConvertVersaToLinalg,
+        VersaVectorize,
+        VersaUnshareInits,
+        VersaReadonlyArguments,
+        VersaDistinctResults,
+        VersaLowerMemrefCopy,
+    )
 }
 PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM,)}

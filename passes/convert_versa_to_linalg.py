@@ -278,7 +278,7 @@ def lower_reshape(op: ir.OpView, rewriter: Any) -> bool:
 
 
 def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
-    """concat(x1, ..., xn) → tensor.empty + per operand a linalg.copy into its insert_slice."""
+    """concat(x1, ..., xn) → tensor.empty + one insert_slice per operand."""
     (shape, element), axis = _result(op), _attrs(op)["axis"] % len(_result(op)[0])
     y, offset = build.empty(shape, element), 0
     for x in op.operands:
@@ -303,7 +303,7 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
 
 
 def lower_pad(op: ir.OpView, rewriter: Any) -> bool:
-    """pad(x) → linalg.fill(value) + linalg.copy of x into its interior."""
+    """pad(x) → linalg.fill(value) + an insert_slice of x into its interior."""
     attrs, (_, element) = _attrs(op), _result(op)
     value = build.scalar(element, attrs["value"])
     rewriter.replace_op(op, [build.pad(op.operands[0], attrs["low"], attrs["high"], value)])

@@ -1,11 +1,11 @@
 """Builders over the linalg, tensor and arith bindings, shared by convert-versa-to-linalg.
 
 Everything here builds at the current insertion point and location (the rewriter sets both).
-Shapes are static tuples: the versa dialect has no dynamic dims. Copies into part of a tensor
-are `extract_slice` + `linalg.copy` + `insert_slice`, which one-shot-bufferize turns into a
-copy in place; a `tensor.pad` or a bare `insert_slice` would bufferize to a strided
-`memref.copy`, which lowers to a call to `memrefCopy` from MLIR's C runner library, which
-Versa's runtimes do not load.
+Shapes are static tuples: the versa dialect has no dynamic dims. A copy into part of a tensor
+is a bare `tensor.insert_slice`: bufferized, it is a strided `memref.copy` into a subview of the
+destination, which `versa-lower-memref-copy` turns into loops. (An `extract_slice` of the
+destination + `linalg.copy` + `insert_slice` would do the same, but after `cse` merges two
+equal destinations the shared `extract_slice` forces bufferization to copy a whole buffer.)
 """
 
 from collections.abc import Callable, Sequence
@@ -95,12 +95,9 @@ def filled(shape: Shape, element: ir.Type, value: ir.Value | float) -> ir.Value:
 
 
 def copy_into(x: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value:
-    """`dest` with `x` written at `offsets` (extract_slice + linalg.copy + insert_slice)."""
+    """`dest` with `x` written at `offsets` (one `tensor.insert_slice`)."""
     sizes, ones = list(shape_of(x)), [1] * len(offsets)
-    window_type = ir.RankedTensorType.get(sizes, element_of(dest))
-    window = tensor.extract_slice(window_type, dest, [], [], [], offsets, sizes, ones)
-    copied = linalg.copy(x, outs=[window])
-    return tensor.insert_slice(copied, dest, [], [], [], offsets, sizes, ones)
+    return tensor.insert_slice(x, dest, [], [], [], offsets, sizes, ones)
 
 
 def pad(x: ir.Value, low: Sequence[int], high: Sequence[int], value: ir.Value) -> ir.Value:

@@ -12,6 +12,9 @@ from versa import targets
 from .base import Pass, PassError
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
+from .lower_memref_copy import VersaLowerMemrefCopy
+from .readonly_arguments import VersaReadonlyArguments
+from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
 
@@ -48,17 +51,26 @@ class LowerToLLVM(Pipeline):
             yield VersaVectorize(width=target.lanes(32))
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
-        yield VersaDistinctResults()
         # Buffers: one allocation per tensor, results written into caller-provided buffers
-        # (out-params), so the entry point takes only memrefs and returns nothing.
-        # (convert-versa-to-linalg avoids strided tensor copies: bufferized, they would become
-        # memref.copy calls into the C runner library's memrefCopy, which the bindings lack.)
+        # (out-params), so the entry point takes only memrefs and returns nothing. Inits that
+        # cse merged are split again first: shared, bufferization would copy them. Inputs are
+        # the caller's: bufferization copies an argument rather than write into it.
+        yield VersaUnshareInits()
+        yield VersaReadonlyArguments()
+        yield VersaDistinctResults()
         yield (
             "one-shot-bufferize{bufferize-function-boundaries "
             "function-boundary-type-conversion=identity-layout-map}"
         )
+        # Bufferized tiled loops copy each tile onto itself (two equal subviews): cse makes
+        # them one value and canonicalize drops the self-copy.
+        yield "cse"
+        yield "canonicalize"
         yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
         yield "buffer-deallocation-pipeline"
+        # No memref.copy may reach finalize-memref-to-llvm unless it is a plain memcpy: the
+        # strided ones would call the C runner library's memrefCopy, which does not ship.
+        yield VersaLowerMemrefCopy()
         # Loops: what is not vector code yet becomes scf loops, then plain control flow.
         yield "convert-linalg-to-loops"
         yield "convert-vector-to-scf{full-unroll=true}"

@@ -18,6 +18,7 @@ from versa.mlir import transform_interpreter as interpreter
 from .base import Pass
 
 _TAG = "versa.vectorize"
+_VECTORIZABLE = ("arith", "math", "linalg")
 
 _SCRIPT = """
 module attributes {{transform.with_named_sequence}} {{
@@ -56,6 +57,9 @@ def _tiling(op: ir.Operation, width: int) -> _Tiling | None:
     iterators = [str(a) for a in op.attributes["iterator_types"]]
     if not iterators or any("parallel" not in it for it in iterators):
         return None
+    body = op.regions[0].blocks[0].operations
+    if not all(b.operation.name.split(".")[0] in _VECTORIZABLE for b in body):
+        return None  # e.g. a func.call in the body: no vector form
     types = [v.type for v in (*op.operands, *op.results)]
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
         return None

@@ -17,6 +17,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.memref import PackedCall
 from versa.mlir import ExecutionEngine, func, ir
 from versa.reference import numpy_dtype
+from versa.symbols import check_external_symbols
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,17 @@ class JitFunction:
         elements = compiler.parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
         compiler.run_passes(module, elements)
         self._check_signature(module)
+        check_external_symbols(module)
         try:
             self.engine = ExecutionEngine(module, opt_level=opt_level)
-        except RuntimeError as err:
+            address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")
+        except (RuntimeError, ValueError) as err:
             raise CompileError([Diagnostic("error", f"JIT compilation failed: {err}")]) from None
+        if not address:  # LLVM could not materialise the function: never call address 0
+            raise CompileError(
+                [Diagnostic("error", f"JIT compilation failed: no code for '_mlir_ciface_{self.name}'")]
+            )
         self.module = module
-        address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")
         self._call = PackedCall(address, [s.shape for s in (*self.inputs, *self.outputs)])
 
     def _check_signature(self, module: ir.Module) -> None:

@@ -369,13 +369,11 @@ func.func @matmul_batch_broadcast(%a: tensor<2x1x3x5xf32>, %b: tensor<4x5x6xf32>
 
 // -----
 
-// Padding is a fill plus a copy into the interior (no tensor.pad: see linalg_builders).
+// Padding is a fill plus an insert of the input into the interior (see linalg_builders).
 // CHECK-LABEL: func.func @conv2d
 //  CHECK-SAME:   (%[[X:.+]]: tensor<1x3x8x8xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>)
 //       CHECK:   %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x3x9x9xf32>)
-//       CHECK:   %[[INNER:.+]] = tensor.extract_slice %[[FILL]][0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1]
-//       CHECK:   %[[COPY:.+]] = linalg.copy {{.*}}ins(%[[X]] : tensor<1x3x8x8xf32>) outs(%[[INNER]] : tensor<1x3x8x8xf32>)
-//       CHECK:   %[[PADDED:.+]] = tensor.insert_slice %[[COPY]] into %[[FILL]][0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1]
+//       CHECK:   %[[PADDED:.+]] = tensor.insert_slice %[[X]] into %[[FILL]][0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1]
 //       CHECK:   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
 //  CHECK-SAME:     ins(%[[PADDED]], %[[W]] : tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>)
 func.func @conv2d(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32> {
@@ -584,12 +582,9 @@ func.func @broadcast_to(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
 // CHECK-LABEL: func.func @concat
 //  CHECK-SAME:   (%[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x1xf32>, %[[C:.+]]: tensor<2x1xf32>)
 //       CHECK:   %[[E:.+]] = tensor.empty() : tensor<2x5xf32>
-//       CHECK:   linalg.copy {{.*}}ins(%[[A]]
-//       CHECK:   %[[Y0:.+]] = tensor.insert_slice %{{.+}} into %[[E]][0, 0] [2, 3] [1, 1]
-//       CHECK:   linalg.copy {{.*}}ins(%[[B]]
-//       CHECK:   %[[Y1:.+]] = tensor.insert_slice %{{.+}} into %[[Y0]][0, 3] [2, 1] [1, 1]
-//       CHECK:   linalg.copy {{.*}}ins(%[[C]]
-//       CHECK:   %[[Y2:.+]] = tensor.insert_slice %{{.+}} into %[[Y1]][0, 4] [2, 1] [1, 1]
+//       CHECK:   %[[Y0:.+]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1]
+//       CHECK:   %[[Y1:.+]] = tensor.insert_slice %[[B]] into %[[Y0]][0, 3] [2, 1] [1, 1]
+//       CHECK:   %[[Y2:.+]] = tensor.insert_slice %[[C]] into %[[Y1]][0, 4] [2, 1] [1, 1]
 //       CHECK:   return %[[Y2]]
 func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<2x1xf32>) -> tensor<2x5xf32> {
   %0 = "versa.concat"(%a, %b, %c) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
@@ -611,9 +606,7 @@ func.func @slice(%x: tensor<6x5xf32>) -> tensor<2x2xf32> {
 // CHECK-LABEL: func.func @pad
 //       CHECK:   %[[VALUE:.+]] = arith.constant 1.500000e+00 : f32
 //       CHECK:   %[[FILL:.+]] = linalg.fill ins(%[[VALUE]] : f32) outs(%{{.+}} : tensor<3x5xf32>)
-//       CHECK:   %[[INNER:.+]] = tensor.extract_slice %[[FILL]][1, 0] [2, 3] [1, 1]
-//       CHECK:   %[[COPY:.+]] = linalg.copy {{.*}}outs(%[[INNER]] : tensor<2x3xf32>)
-//       CHECK:   tensor.insert_slice %[[COPY]] into %[[FILL]][1, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<3x5xf32>
+//       CHECK:   tensor.insert_slice %{{.+}} into %[[FILL]][1, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<3x5xf32>
 func.func @pad(%x: tensor<2x3xf32>) -> tensor<3x5xf32> {
   %0 = "versa.pad"(%x) {low = array<i64: 1, 0>, high = array<i64: 0, 2>, value = 1.5 : f32} : (tensor<2x3xf32>) -> tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
