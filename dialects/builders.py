@@ -180,8 +180,11 @@ def cast(x: ir.Value, element_type: ir.Type, *, loc: Loc = None, ip: Ip = None) 
 
 
 def constant(array: np.ndarray, *, loc: Loc = None, ip: Ip = None) -> ir.Value:
-    """`versa.constant`: a tensor holding `array` (its shape and element type)."""
-    value = ir.DenseElementsAttr.get(np.ascontiguousarray(array))
+    """`versa.constant`: a tensor holding `array` (its shape, rank 0 included, and element type)."""
+    # Not np.ascontiguousarray: it turns a 0-d array into shape (1,). The explicit shape keeps
+    # the rank whatever the bindings infer from the buffer.
+    data = np.asarray(array, order="C")
+    value = ir.DenseElementsAttr.get(data, shape=list(data.shape))
     return v.ConstantOp.build([], {"value": value}, value.type, loc=loc, ip=ip)
 
 

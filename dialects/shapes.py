@@ -19,8 +19,8 @@ def require(cond: bool, message: str) -> None:
 
 
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
-    require(-rank <= axis < max(rank, 1), f"{what} {axis} is out of range for rank {rank}")
-    return axis % rank if rank else 0
+    require(-rank <= axis < rank, f"{what} {axis} is out of range for rank {rank}")  # as NumPy
+    return axis % rank
 
 
 def broadcast(a: Shape, b: Shape) -> Shape:
@@ -130,6 +130,7 @@ def broadcast_to(x: Shape, y: Shape) -> Shape:
 def concat(shapes: Sequence[Shape], axis: int) -> Shape:
     require(len(shapes) >= 1, "needs at least one operand")
     rank = len(shapes[0])
+    require(rank >= 1, "operands must have rank >= 1")  # as NumPy: 0-d arrays do not concatenate
     ax = normalize_axis(axis, rank)
     for s in shapes:
         require(len(s) == rank, "operands must have the same rank")

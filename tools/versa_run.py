@@ -7,21 +7,33 @@
 """
 
 import argparse
+import math
+import os
 import statistics
 import sys
 
 import numpy as np
 from versa import compiler
 from versa.context import make_context
+from versa.diagnostics import error_at
+from versa.mlir import func
 from versa.reference import interpret
 from versa.runtime import JitFunction, TensorSpec, find_function
 from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main
 
 RTOL, ATOL = 1e-4, 1e-5
+MAX_BUFFER_ENV = "VERSA_MAX_BUFFER_BYTES"
+DEFAULT_MAX_BUFFER_BYTES = 4 << 30  # 4 GiB per argument or result buffer
+NPZ_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip's first member, or an empty zip
+EPILOG = (
+    f"Each argument and result buffer may hold at most {DEFAULT_MAX_BUFFER_BYTES} bytes (4 GiB); "
+    f"a function with a larger one is refused before anything is allocated or compiled. "
+    f"Set {MAX_BUFFER_ENV}=N (bytes) to change the limit."
+)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = ArgumentParser(prog="versa-run", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="versa-run", description=__doc__.splitlines()[0], epilog=EPILOG)
     parser.add_argument("input")
     parser.add_argument("--entry", default=None, help="function to run (default: the last one)")
     source = parser.add_mutually_exclusive_group()
@@ -43,16 +55,65 @@ def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
     return rng.uniform(-1.0, 1.0, spec.shape).astype(spec.dtype)
 
 
+def max_buffer_bytes() -> int:
+    """The per-buffer limit: `VERSA_MAX_BUFFER_BYTES` if set, else 4 GiB."""
+    text = os.environ.get(MAX_BUFFER_ENV, "").strip()
+    if not text:
+        return DEFAULT_MAX_BUFFER_BYTES
+    try:
+        limit = int(text)
+    except ValueError:
+        limit = -1
+    if limit < 0:
+        raise ToolError(f"{MAX_BUFFER_ENV} must be a non-negative number of bytes, got '{text}'")
+    return limit
+
+
+def human_bytes(n: int) -> str:
+    """`n` bytes in binary units: 400000000000 -> '372.5 GiB'."""
+    value, units = float(n), ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    while value >= 1024 and len(units) > 1:
+        value, units = value / 1024, units[1:]
+    return f"{n} B" if units[0] == "B" else f"{value:.1f} {units[0]}"
+
+
+def check_buffer_sizes(function: func.FuncOp, limit: int) -> None:
+    """Refuse an argument or result too large to allocate, before allocating or compiling."""
+    for kind, types in (("arg", function.type.inputs), ("result", function.type.results)):
+        for i, t in enumerate(types):
+            spec = TensorSpec.of(t)
+            size = math.prod(spec.shape) * spec.dtype.itemsize
+            if size > limit:
+                raise error_at(
+                    function.location,
+                    f"{kind}{i} ({t}) needs {size} bytes ({human_bytes(size)}), more than the limit of "
+                    f"{limit} bytes (set {MAX_BUFFER_ENV} to raise it)",
+                )
+
+
+def read_npz(path: str, names: list[str]) -> list[np.ndarray]:
+    """The arrays `names` from the .npz at `path`. np.load is lazy (a member is decompressed
+    and checked when read), so the reads are guarded too: any failure is a ToolError."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+        if magic not in NPZ_MAGIC:
+            raise ToolError(f"could not read inputs '{path}': not an .npz file (no zip header)")
+        with np.load(path, allow_pickle=False) as data:
+            missing = [name for name in names if name not in data]
+            if missing:
+                raise ToolError(f"'{path}' lacks {', '.join(missing)}")
+            return [np.asarray(data[name]) for name in names]
+    except ToolError:
+        raise
+    except Exception as err:  # BadZipFile, EOFError, zlib.error, ValueError (pickles), MemoryError, ...
+        reason = str(err) or type(err).__name__
+        raise ToolError(f"could not read inputs '{path}': {reason}") from None
+
+
 def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.ndarray]:
     if args.inputs:
-        try:
-            data = np.load(args.inputs)
-        except (OSError, ValueError) as err:
-            raise ToolError(f"could not read inputs '{args.inputs}': {err}") from None
-        missing = [f"arg{i}" for i in range(len(specs)) if f"arg{i}" not in data]
-        if missing:
-            raise ToolError(f"'{args.inputs}' lacks {', '.join(missing)}")
-        arrays = [np.asarray(data[f"arg{i}"]) for i in range(len(specs))]
+        arrays = read_npz(args.inputs, [f"arg{i}" for i in range(len(specs))])
         for i, (a, s) in enumerate(zip(arrays, specs, strict=True)):
             if a.shape != s.shape:
                 raise ToolError(
@@ -89,6 +150,7 @@ def execute(args: argparse.Namespace, text: str) -> int:
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
     function = find_function(module, args.entry)
     specs = [TensorSpec.of(t) for t in function.type.inputs]
+    check_buffer_sizes(function, max_buffer_bytes())
     inputs = load_inputs(args, specs)
     expected = interpret(function, inputs) if args.check else None
     try:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from versa.context import make_context
 from versa.dialects import builders as vb
+from versa.dialects.attributes import elements_to_numpy
 from versa.dialects.shapes import RuleError
 from versa.dialects.versa import OPS
 from versa.mlir import func, ir
@@ -181,3 +182,156 @@ def test_bad_call_raises_rule_error(
         with ir.InsertionPoint(entry), pytest.raises(RuleError, match=re.escape(message)):
             call(*entry.arguments)
         assert not list(entry.operations)  # the rule fired before any op was created
+
+
+# ----------------------------------------------------------------------------- rank 0
+
+
+@pytest.mark.parametrize(
+    ("array", "type_"),
+    [
+        (np.array(3.0, np.float32), "tensor<f32>"),  # np.ascontiguousarray would make it 1xf32
+        (np.array(-7, np.int32), "tensor<i32>"),
+        (np.array(1.5, np.float16), "tensor<f16>"),
+        (np.ones(1, np.float32), "tensor<1xf32>"),
+        (np.ones((1, 1), np.float32), "tensor<1x1xf32>"),
+        (np.arange(6, dtype=np.float32).reshape(2, 3).T, "tensor<3x2xf32>"),  # not C-contiguous
+    ],
+    ids=["f32", "i32", "f16", "1", "1x1", "transposed"],
+)
+def test_constant_keeps_shape_and_values(array: np.ndarray, type_: str):
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            value = vb.constant(array)
+        assert str(value.type) == type_
+        assert module.operation.verify()
+        got = elements_to_numpy(value.owner.attributes["value"])
+    assert got.shape == array.shape  # (elements_to_numpy widens a splat's dtype: compare values)
+    np.testing.assert_array_equal(got, array)
+
+
+def i32() -> ir.Type:
+    return ir.IntegerType.get_signless(32)
+
+
+RANK0_BUILDS = [  # (id, body, operand shapes, the function type it must get)
+    *[
+        (name, getattr(vb, name), [()], "(tensor<f32>) -> tensor<f32>")
+        for name in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "erf")
+    ],
+    *[
+        (
+            name,
+            getattr(vb, name),
+            [(), ()],
+            "(tensor<f32>, tensor<f32>) -> tensor<f32>",
+        )
+        for name in ("add", "sub", "mul", "div", "max", "min", "pow")
+    ],
+    ("add-0d-nd", lambda a, b: vb.add(a, b), [(), (4,)], "(tensor<f32>, tensor<4xf32>) -> tensor<4xf32>"),
+    (
+        "pow-nd-0d",
+        lambda a, b: vb.pow(a, b),
+        [(2, 4), ()],
+        "(tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>",
+    ),
+    ("cast", lambda x: vb.cast(x, i32()), [()], "(tensor<f32>) -> tensor<i32>"),
+    ("clamp", lambda x: vb.clamp(x, min=-0.5, max=0.5), [()], "(tensor<f32>) -> tensor<f32>"),
+    ("gelu", lambda x: vb.gelu(x, approximate="tanh"), [()], "(tensor<f32>) -> tensor<f32>"),
+    ("constant", lambda x: vb.constant(np.array(2.5, np.float32)), [()], "(tensor<f32>) -> tensor<f32>"),
+    ("reshape-to-0d", lambda x: vb.reshape(x, []), [(1, 1)], "(tensor<1x1xf32>) -> tensor<f32>"),
+    ("reshape-from-0d", lambda x: vb.reshape(x, [1, 1, 1]), [()], "(tensor<f32>) -> tensor<1x1x1xf32>"),
+    ("broadcast_to", lambda x: vb.broadcast_to(x, [2, 3]), [()], "(tensor<f32>) -> tensor<2x3xf32>"),
+    ("reduce_sum", lambda x: vb.reduce_sum(x, axes=[0, 1]), [(3, 4)], "(tensor<3x4xf32>) -> tensor<f32>"),
+    ("reduce_max", lambda x: vb.reduce_max(x, axes=[1, 0]), [(3, 4)], "(tensor<3x4xf32>) -> tensor<f32>"),
+    ("reduce_mean", lambda x: vb.reduce_mean(x, axes=[-1, 0]), [(3, 4)], "(tensor<3x4xf32>) -> tensor<f32>"),
+    ("reduce-0d-no-axes", lambda x: vb.reduce_sum(x, axes=[]), [()], "(tensor<f32>) -> tensor<f32>"),
+    ("transpose", lambda x: vb.transpose(x, perm=[]), [()], "(tensor<f32>) -> tensor<f32>"),
+    ("slice", lambda x: vb.slice(x, starts=[], limits=[]), [()], "(tensor<f32>) -> tensor<f32>"),
+    ("pad", lambda x: vb.pad(x, low=[], high=[]), [()], "(tensor<f32>) -> tensor<f32>"),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "shapes", "function_type"),
+    [pytest.param(*case[1:], id=case[0]) for case in RANK0_BUILDS],
+)
+def test_rank0_builds_verifies_and_round_trips(
+    body: Callable[..., ir.Value], shapes: list[tuple[int, ...]], function_type: str
+):
+    with make_context(), ir.Location.unknown():
+        module = build(body, *shapes)
+        assert module.operation.verify()
+        assert str(find_function(module, None).type) == function_type
+        text = str(module)
+        reparsed = ir.Module.parse(text)
+        assert reparsed.operation.verify()
+        assert str(reparsed) == text
+
+
+def test_concat_of_rank0_raises_rule_error():
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            entry = func.FuncOp("bad", ([f32(), f32()], [])).add_entry_block()
+        with ir.InsertionPoint(entry), pytest.raises(RuleError, match="operands must have rank >= 1"):
+            vb.concat(list(entry.arguments), axis=0)
+        assert not list(entry.operations)
+
+
+RANK0_RUNS = [  # (id, body, operand shapes, the same in NumPy)
+    ("add-0d-4", lambda a, b: vb.add(a, b), [(), (4,)], lambda a, b: a + b),
+    ("sub-4-0d", lambda a, b: vb.sub(a, b), [(4,), ()], lambda a, b: a - b),
+    ("mul-0d-0d", lambda a, b: vb.mul(a, b), [(), ()], lambda a, b: a * b),
+    ("exp", lambda x: vb.exp(x), [()], np.exp),
+    ("clamp", lambda x: vb.clamp(x, min=-0.25, max=0.25), [()], lambda x: np.clip(x, -0.25, 0.25)),
+    (
+        "cast-i32-f32",
+        lambda x: vb.cast(vb.cast(x, i32()), ir.F32Type.get()),
+        [()],
+        lambda x: np.trunc(x).astype(np.float32),
+    ),
+    (
+        "constant-plus-arg",
+        lambda x: vb.add(x, vb.constant(np.array(2.5, np.float32))),
+        [()],
+        lambda x: x + 2.5,
+    ),
+    (
+        "constant-times-4",
+        lambda x: vb.mul(vb.constant(np.array(-2.0, np.float32)), x),
+        [(4,)],
+        lambda x: -2 * x,
+    ),
+    ("reduce_sum-to-0d", lambda x: vb.reduce_sum(x, axes=[0, 1]), [(3, 4)], np.sum),
+    ("reduce_max-to-0d", lambda x: vb.reduce_max(x, axes=[0, 1]), [(3, 4)], np.max),
+    ("reduce_mean-to-0d", lambda x: vb.reduce_mean(x, axes=[0, 1]), [(3, 4)], np.mean),
+    ("reshape-to-0d", lambda x: vb.reshape(x, []), [(1, 1)], lambda x: x.reshape(())),
+    (
+        "broadcast_to-from-0d",
+        lambda x: vb.broadcast_to(x, [2, 3]),
+        [()],
+        lambda x: np.broadcast_to(x, (2, 3)),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "shapes", "numpy_fn"),
+    [pytest.param(*case[1:], id=case[0]) for case in RANK0_RUNS],
+)
+def test_rank0_jit_matches_numpy(
+    body: Callable[..., ir.Value], shapes: list[tuple[int, ...]], numpy_fn: Callable[..., np.ndarray]
+):
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-2, 2, s).astype(np.float32) for s in shapes]
+    expected = np.asarray(numpy_fn(*inputs), np.float32)
+    with make_context(), ir.Location.unknown():
+        module = build(body, *shapes)
+        (reference,) = interpret(find_function(module, None), inputs)
+        jit = JitFunction(ir.Module.parse(str(module)))  # lowering rewrites its module in place
+        (got,) = jit(*inputs)
+    assert got.shape == expected.shape == reference.shape  # a 0-d result stays 0-d, not shape (1,)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(reference, expected, rtol=1e-5, atol=1e-6)

@@ -6,6 +6,8 @@ live here rather than in `test/Dialect/versa/invalid.mlir`: a file that does not
 checked split by split with `--verify-diagnostics`.
 """
 
+import io
+import os
 import re
 import shutil
 import subprocess
@@ -19,6 +21,7 @@ from versa.passes import PASSES, PIPELINES
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 MODULES = {"versa-opt": "versa.tools.versa_opt", "versa-run": "versa.tools.versa_run"}
+LIMIT_ENV = "VERSA_MAX_BUFFER_BYTES"
 
 GOOD = """\
 func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
@@ -46,9 +49,18 @@ def tool(name: str) -> list[str]:
     return [found] if found else [sys.executable, "-m", MODULES[name]]
 
 
-def run(name: str, *args: str | Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+def run(
+    name: str, *args: str | Path, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """The tool's exit code and output; `env` adds to the environment (without VERSA_MAX_BUFFER_BYTES)."""
+    environ = {k: v for k, v in os.environ.items() if k != LIMIT_ENV}
     return subprocess.run(
-        [*tool(name), *map(str, args)], input=stdin, capture_output=True, timeout=120, check=False
+        [*tool(name), *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**environ, **(env or {})},
     )
 
 
@@ -292,3 +304,115 @@ def test_versa_run_rejects_signatures_it_cannot_feed(tmp_path, signature):
     err = stderr_of(result)
     assert result.returncode == 1, err
     assert f"{path}: error: can only pass statically shaped tensors" in err, err
+
+
+# ----------------------------------------------------------------------------- versa-run: buffer limit
+
+HUGE = "tensor<100000000000xf32>"  # 372.5 GiB: numpy would raise ArrayMemoryError
+
+
+def test_versa_run_refuses_huge_argument(tmp_path):
+    src = f"""\
+func.func @main(%a: {HUGE}) -> {HUGE} {{
+  %0 = "versa.relu"(%a) : ({HUGE}) -> {HUGE}
+  return %0 : {HUGE}
+}}
+"""
+    path = write(tmp_path, "huge.mlir", src)
+    message = (
+        f"arg0 ({HUGE}) needs 400000000000 bytes (372.5 GiB), more than the limit of 4294967296 bytes "
+        f"(set {LIMIT_ENV} to raise it)"
+    )
+    assert_located_error(run("versa-run", path, "--random", "--check"), path, 1, message)
+
+
+def test_versa_run_refuses_huge_result(tmp_path):
+    src = """\
+func.func @main(%a: tensor<4xf32>) -> tensor<4x300000000xf32> {
+  %0 = "versa.broadcast_to"(%a) : (tensor<4xf32>) -> tensor<300000000x4xf32>
+  %1 = "versa.reshape"(%0) : (tensor<300000000x4xf32>) -> tensor<4x300000000xf32>
+  return %1 : tensor<4x300000000xf32>
+}
+"""
+    path = write(tmp_path, "huge_result.mlir", src)
+    message = "result0 (tensor<4x300000000xf32>) needs 4800000000 bytes (4.5 GiB), more than the limit"
+    assert_located_error(run("versa-run", path, "--random"), path, 1, message)
+
+
+def test_versa_run_buffer_limit_from_environment(tmp_path):
+    path = write(tmp_path, "f.mlir", TWO_ARGS)  # 16-byte buffers
+    result = run("versa-run", path, "--random", env={LIMIT_ENV: "16"})
+    assert result.returncode == 0, stderr_of(result)
+    result = run("versa-run", path, "--random", env={LIMIT_ENV: "15"})
+    message = "arg0 (tensor<4xf32>) needs 16 bytes (16 B), more than the limit of 15 bytes"
+    assert_located_error(result, path, 1, message)
+
+
+def test_versa_run_bad_buffer_limit(tmp_path):
+    result = run("versa-run", write(tmp_path, "f.mlir", TWO_ARGS), "--random", env={LIMIT_ENV: "lots"})
+    err = stderr_of(result)
+    assert result.returncode == 1, err
+    assert f"error: {LIMIT_ENV} must be a non-negative number of bytes, got 'lots'" in err, err
+
+
+def test_versa_run_help_documents_buffer_limit():
+    result = run("versa-run", "--help")
+    assert result.returncode == 0, stderr_of(result)
+    assert LIMIT_ENV in result.stdout.decode() and "4294967296" in result.stdout.decode()
+
+
+# ----------------------------------------------------------------------------- versa-run: bad .npz
+
+
+def npz_bytes(**arrays: np.ndarray) -> bytes:
+    """What np.savez writes (stored, not compressed: byte offsets below are stable)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+GOOD_NPZ = npz_bytes(arg0=np.ones(4, np.float32), arg1=np.ones(4, np.float32))
+
+
+def bad_crc(data: bytes) -> bytes:
+    """GOOD_NPZ with bytes of arg0.npy's header zeroed: np.load opens it, reading arg0 fails."""
+    return data[:60] + bytes(20) + data[80:]
+
+
+def npy_bytes() -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, np.ones(4, np.float32))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        np.random.default_rng(0).bytes(256),
+        b"PK\x03\x04" + np.random.default_rng(1).bytes(256),  # zipfile.BadZipFile
+        b"",
+        GOOD_NPZ[: len(GOOD_NPZ) // 2],
+        GOOD_NPZ[:-10],
+        bad_crc(GOOD_NPZ),  # np.load is lazy: fails when arg0 is read
+        npz_bytes(arg0=np.array([{"a": 1}, None], dtype=object), arg1=np.ones(4, np.float32)),
+        npy_bytes(),  # a .npy, not an .npz
+    ],
+    ids=[
+        "random",
+        "zip-magic-garbage",
+        "empty",
+        "truncated-half",
+        "truncated-end",
+        "bad-crc",
+        "pickle",
+        "npy",
+    ],
+)
+def test_versa_run_unreadable_npz(tmp_path, content):
+    inputs = write(tmp_path, "junk.npz", content)
+    result = run("versa-run", write(tmp_path, "f.mlir", TWO_ARGS), "--inputs", inputs)
+    err = stderr_of(result)
+    assert result.returncode == 1, err
+    assert re.match(
+        rf"^(versa-run|versa_run\.py): error: could not read inputs '{re.escape(str(inputs))}': ", err
+    ), err

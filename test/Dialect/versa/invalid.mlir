@@ -803,3 +803,20 @@ func.func @max_pool2d_negative_padding(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x6x
   %0 = "versa.max_pool2d"(%x) {kernel = array<i64: 1, 1>, padding = array<i64: -1, 0, -1, 0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x6x8xf32>
   return %0 : tensor<1x3x6x8xf32>
 }
+
+// -----
+
+// As NumPy: a 0-d tensor has no axis 0.
+func.func @reduce_sum_axis_of_rank0(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'versa.reduce_sum' op reduction axis 0 is out of range for rank 0}}
+  %0 = "versa.reduce_sum"(%x) {axes = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @softmax_axis_of_rank0(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'versa.softmax' op axis 0 is out of range for rank 0}}
+  %0 = "versa.softmax"(%x) {axis = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
