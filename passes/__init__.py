@@ -2,6 +2,7 @@
 
 from .base import Pass
 from .canonicalize import VersaCanonicalize
+from .codegen.apply import VersaCodegen
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fuse import VersaFuse
@@ -18,6 +19,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaFuse,
         ConvertVersaToLinalg,
         VersaVectorize,
+        VersaCodegen,
         VersaUnshareInits,
         VersaReadonlyArguments,
         VersaDistinctResults,

@@ -7,9 +7,10 @@ shows every step and a pipeline can be named inside `--pass-pipeline` like any p
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from versa import targets
+from versa import openmp, targets
 
 from .base import Pass, PassError
+from .codegen.apply import VersaCodegen, default_threads
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .lower_memref_copy import VersaLowerMemrefCopy
@@ -29,23 +30,45 @@ class Pipeline(Pass):
 
 @dataclass(frozen=True)
 class LowerToLLVM(Pipeline):
-    """versa (or linalg on tensors) → the llvm dialect, for the CPU the code will run on."""
+    """versa (or linalg on tensors) → the llvm dialect, for the CPU the code will run on.
+
+    Optimisation levels (`opt-level`):
+      0  plain scalar loops for every op (the unoptimised baseline);
+      1  + elementwise ops and fused groups tiled and vectorized (`versa-vectorize`);
+      2  + contractions (matmul, batch matmul) by their codegen strategies: cache and
+           register tiling, vector micro-kernels (`versa-codegen`), one thread;
+      3  + the outer parallel loops across `threads` cores with OpenMP (0 = VERSA_NUM_THREADS
+           or every available core; one thread when no OpenMP runtime is installed).
+    """
 
     name = "lower-to-llvm"
     summary = "Lower versa or linalg-on-tensors IR to the LLVM dialect for a CPU target"
     target: str = "host"
     opt_level: int = 2
+    threads: int = 0
+
+    def thread_count(self) -> int:
+        if self.opt_level < 3 or openmp.runtime_library() is None:
+            return 1
+        return self.threads or default_threads()
 
     def steps(self) -> Iterator[str | Pass]:
         if self.target not in targets.NAMES:
             raise PassError(
                 f"'lower-to-llvm' target '{self.target}' is not one of {', '.join(targets.NAMES)}"
             )
-        target = targets.get(self.target)
+        if not 0 <= self.opt_level <= 3:
+            raise PassError(f"'lower-to-llvm' opt-level {self.opt_level} is not one of 0, 1, 2, 3")
+        target, threads = targets.get(self.target), self.thread_count()
         # Tensor level: versa ops become linalg; folding tidies what the lowering produced.
         yield ConvertVersaToLinalg()
         yield "canonicalize"
         yield "cse"
+        # Contractions get their strategies first: tiles (threads, caches, registers), then
+        # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
+        if self.opt_level >= 2:
+            yield VersaCodegen(threads=threads)
+            yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.
         if self.opt_level > 0:
             yield VersaVectorize(width=target.lanes(32))
@@ -71,6 +94,11 @@ class LowerToLLVM(Pipeline):
         # No memref.copy may reach finalize-memref-to-llvm unless it is a plain memcpy: the
         # strided ones would call the C runner library's memrefCopy, which does not ship.
         yield VersaLowerMemrefCopy()
+        # Threads: the strategies' scf.forall loops become OpenMP parallel loops.
+        if threads > 1:
+            yield "scf-forall-to-parallel"
+            yield f"convert-scf-to-openmp{{num-threads={threads}}}"
+            yield "canonicalize"  # inlines the memref.alloca_scope that the conversion adds
         # Loops: what is not vector code yet becomes scf loops, then plain control flow.
         yield "convert-linalg-to-loops"
         yield "convert-vector-to-scf{full-unroll=true}"
@@ -86,4 +114,6 @@ class LowerToLLVM(Pipeline):
         yield "convert-arith-to-llvm"
         yield "convert-func-to-llvm"
         yield "convert-cf-to-llvm"
+        if threads > 1:
+            yield "convert-openmp-to-llvm"
         yield "reconcile-unrealized-casts"

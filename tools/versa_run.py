@@ -42,7 +42,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", help="save results to this .npz (result0, result1, ...)")
     parser.add_argument("--target", default="host")
-    parser.add_argument("--opt-level", type=int, default=3)
+    parser.add_argument(
+        "-O",
+        "--O",
+        "--opt-level",
+        dest="opt_level",
+        type=int,
+        default=3,
+        choices=range(4),
+        help="0 plain loops, 1 vectorized elementwise, 2 + contraction kernels, 3 + threads (default)",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=0, help="threads at -O3 (default: VERSA_NUM_THREADS or all cores)"
+    )
     parser.add_argument("--fuse", action="store_true", help="run versa-fuse before lowering")
     parser.add_argument("--check", action="store_true", help="compare with the NumPy reference")
     parser.add_argument("--repeat", type=int, default=0, help="time N calls, print the median")
@@ -128,7 +140,8 @@ def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.nd
 
 def pipeline(args: argparse.Namespace) -> str:
     steps = ["versa-fuse"] if args.fuse else []
-    steps.append(f"lower-to-llvm{{target={args.target} opt-level={args.opt_level}}}")
+    options = f"target={args.target} opt-level={args.opt_level} threads={args.threads}"
+    steps.append(f"lower-to-llvm{{{options}}}")
     return ",".join(steps)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from versa import compiler
+from versa import compiler, openmp
 from versa.diagnostics import CompileError, Diagnostic
 from versa.memref import PackedCall
 from versa.mlir import ExecutionEngine, func, ir
@@ -67,9 +67,10 @@ class JitFunction:
         elements = compiler.parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
         compiler.run_passes(module, elements)
         self._check_signature(module)
-        check_external_symbols(module)
+        check_external_symbols(module, openmp.provides)
+        libraries = [openmp.runtime_library()] if openmp.runtime_library() else []
         try:
-            self.engine = ExecutionEngine(module, opt_level=opt_level)
+            self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libraries)
             address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")
         except (RuntimeError, ValueError) as err:
             raise CompileError([Diagnostic("error", f"JIT compilation failed: {err}")]) from None

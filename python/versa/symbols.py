@@ -5,12 +5,12 @@ provides (`memrefCopy` from MLIR's C runner library, which the bindings do not s
 user's undeclared helper) does not fail compilation: LLVM prints "Symbols not found", the
 lookup yields a null address and the first call kills the process. So every external
 `llvm.func` of the lowered module is checked here against what the runtime provides: an
-allowlist (libc's memory functions, libm, the OpenMP runtime when one is loaded) that must
+allowlist (libc's memory functions, libm, the OpenMP runtime's entry points when it is loaded) that must
 also resolve in this process. A miss is a diagnostic at the op that needs the function.
 """
 
 import ctypes
-from collections.abc import Iterable
+from collections.abc import Callable
 
 from versa.diagnostics import CompileError, Diagnostic, location_line_col
 from versa.mlir import ir
@@ -56,18 +56,19 @@ def _first_user(module: ir.Module, name: str) -> ir.Operation | None:
     return found[0] if found else None
 
 
-def check_external_symbols(module: ir.Module, provided: Iterable[str] = ()) -> None:
+def check_external_symbols(module: ir.Module, provided: Callable[[str], bool] = lambda _: False) -> None:
     """Raise CompileError for every external function the JIT could not resolve.
 
-    `provided`: further names the runtime supplies (e.g. the OpenMP entry points of a loaded
-    runtime library); they are trusted as given.
+    `provided(name)`: whether a shared library handed to the JIT defines `name` (the OpenMP
+    runtime's `__kmpc_*` entry points).
     """
     allowed = LIBC | LIBM
-    extra = frozenset(provided)
     errors = []
     for decl in _external_functions(module):
         name = decl.attributes["sym_name"].value
-        if name.startswith("llvm.") or name in extra or (name in allowed and _resolves(name)):
+        if name.startswith("llvm.") or (name in allowed and _resolves(name)):
+            continue
+        if name.startswith(("__kmpc_", "omp_")) and provided(name):
             continue
         user = _first_user(module, name)
         where = user if user is not None else decl

@@ -1,5 +1,7 @@
 // RUN: versa-opt %s --split-input-file --lower-to-llvm | FileCheck %s
-// RUN: versa-opt %s --split-input-file --pass-pipeline='builtin.module(versa-fuse,func.func(canonicalize,cse),lower-to-llvm{opt-level=3})' | FileCheck %s
+// RUN: versa-opt %s --split-input-file --pass-pipeline='builtin.module(versa-fuse,func.func(canonicalize,cse),lower-to-llvm{opt-level=3 threads=1})' | FileCheck %s
+// RUN: versa-opt %s --split-input-file --lower-to-llvm='opt-level=0' | FileCheck %s --check-prefix=O0
+// RUN: versa-opt %s --split-input-file --lower-to-llvm='opt-level=3 threads=2' | FileCheck %s --check-prefix=O3
 
 // Results become out-params: the entry takes input and output memref descriptors, returns nothing.
 // CHECK-LABEL: llvm.func @bias_relu
@@ -21,15 +23,31 @@ func.func @bias_relu(%a: tensor<4x64xf32>, %b: tensor<64xf32>) -> tensor<4x64xf3
 
 // -----
 
-// A matmul (not vectorised in v1) lowers to scalar loops of fused multiply-adds.
+// A matmul becomes a vector micro-kernel (O2 and up), scalar multiply-adds at O0.
 // CHECK-LABEL: llvm.func @matmul
-//       CHECK:   llvm.fmul
-//       CHECK:   llvm.fadd
+//       CHECK:   llvm.intr.{{fma|fmuladd}}{{.*}}vector<{{[0-9]+}}xf32>
 //   CHECK-NOT:   linalg.
 //   CHECK-NOT:   memref.
+//      O0-LABEL: llvm.func @matmul
+//        O0-NOT:   vector<
+//            O0:   llvm.fmul
+//            O0:   llvm.fadd
 func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
   %0 = "versa.matmul"(%a, %b) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// At O3 with two threads, the rows of a large enough matmul are split across an OpenMP team.
+// (OpenMP ops stay in the llvm dialect; LLVM IR translation makes them __kmpc_* calls.)
+//      O3-LABEL: llvm.func @matmul_threads
+//            O3:   omp.parallel num_threads
+//            O3:     omp.wsloop
+//            O3:       llvm.intr.{{fma|fmuladd}}{{.*}}vector<{{[0-9]+}}xf32>
+func.func @matmul_threads(%a: tensor<64x16xf32>, %b: tensor<16x32xf32>) -> tensor<64x32xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
 }
 
 // -----

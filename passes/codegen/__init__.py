@@ -1,0 +1,30 @@
+"""Codegen strategies: one module per op family, chosen by `select` from the op and the target.
+
+A strategy turns one linalg op into a transform-dialect sequence (`script.Script`); the
+`versa-codegen` pass (`apply.py`) collects them for a module and runs the interpreter once.
+"""
+
+from collections.abc import Callable
+
+from versa.mlir import ir
+from versa.targets import Target
+
+from .matmul import MatmulStrategy
+from .strategy import Strategy
+
+# In order: the first strategy that accepts an op handles it.
+FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (MatmulStrategy.for_op,)
+
+
+def select(op: ir.Operation, target: Target, threads: int) -> Strategy | None:
+    """The strategy for `op` on `target` with `threads` threads, or None (left to later passes)."""
+    if not all(
+        isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape
+        for v in (*op.operands, *op.results)
+    ):
+        return None
+    for family in FAMILIES:
+        strategy = family(op, target, threads)
+        if strategy is not None:
+            return strategy
+    return None

@@ -1,0 +1,73 @@
+"""versa-codegen: tile, vectorize and parallelise contractions with their strategies.
+
+Every linalg op that a strategy accepts (`codegen.select`) is tagged, its strategy writes the
+transform sequence for it, and the transform interpreter runs the whole script once. Runs on
+tensors, before bufferization (hoisting accumulators only works there). What no strategy
+takes is left for `versa-vectorize` and the loop lowering.
+
+    linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, ...)
+  → scf.forall { scf.for ... { vector.fma ... : vector<32xf32> } }
+"""
+
+import os
+from dataclasses import dataclass
+
+from versa import targets
+from versa.mlir import ir
+from versa.mlir import transform_interpreter as interpreter
+
+from ..base import Pass, PassError
+from . import select
+from .script import Script
+
+_TAG = "versa.codegen"
+
+
+def default_threads() -> int:
+    """`VERSA_NUM_THREADS` if set, else every core this process may use."""
+    text = os.environ.get("VERSA_NUM_THREADS", "").strip()
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    return targets.available_cores()
+
+
+@dataclass(frozen=True)
+class VersaCodegen(Pass):
+    name = "versa-codegen"
+    summary = "Tile and vectorize contractions per op-family strategy (transform dialect)"
+    threads: int = 0  # 0 = VERSA_NUM_THREADS or the available cores
+    print_script: bool = False
+
+    def run(self, module: ir.Operation) -> None:
+        target, threads = targets.host(), self.threads or default_threads()
+        script = Script()
+        tagged: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            strategy = select(op, target, threads) if op.name.startswith("linalg.") else None
+            if strategy is not None:
+                key = f"op{len(tagged)}"
+                op.attributes[_TAG] = ir.StringAttr.get(key)
+                tagged.append(op)
+                strategy.emit(script, script.match_tag(_TAG, key), (_TAG, key))
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
+        if not tagged:
+            return
+        text = script.text()
+        if self.print_script:
+            print(text)
+        try:
+            parsed = ir.Module.parse(text, module.context)
+        except ir.MLIRError as err:
+            raise PassError(f"internal error: invalid transform script: {err}") from None
+        entry = next(op for op in parsed.body.operations if "sym_name" in op.attributes)
+        interpreter.apply_named_sequence(module, entry, parsed)
+        module.walk(_untag)
+
+
+def _untag(op: ir.Operation) -> ir.WalkResult:
+    if _TAG in op.attributes:
+        del op.attributes[_TAG]
+    return ir.WalkResult.ADVANCE

@@ -1,0 +1,118 @@
+"""Matmul and batch matmul: threads × cache blocking (Goto order) × a register micro-kernel.
+
+For C[M, N] += A[M, K] · B[K, N] (batch matmul: the same per batch, threads over batches):
+
+    scf.forall m0 in threads                         (M split across cores)
+      scf.for n1 step nc ; scf.for k1 step kc ; scf.for m1 step mc      (cache blocks)
+        scf.for n2 step nr ; scf.for m2 step mr ; scf.for k2 step kr      (register tile)
+          vector.contract → mr·(nr/lanes) vector.fma per k, accumulators hoisted out of k2
+
+Tile sizes come from the target: nr = 2 vectors, mr = rows that keep ~half the vector
+registers as accumulators, kc so that a kc×nr panel of B fills L1, nc and mc so that the B and
+A blocks share L2. Register loops whose extent can be partial are peeled: full tiles vectorize
+without masks, the remainders with masks. Nothing is vectorized beyond a register tile.
+"""
+
+from dataclasses import dataclass
+
+from versa.mlir import ir
+from versa.targets import Target
+
+from .script import Script
+from .strategy import LOWER_CONTRACT, PREPARE, Strategy, fit, ragged, round_up
+
+OPS = ("linalg.matmul", "linalg.batch_matmul")
+
+
+def _divisor_or_max(most: int, extent: int) -> int:
+    """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
+    return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
+
+
+def _needed(tiles: list[int], extents: list[int]) -> list[int]:
+    """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops)."""
+    return [t if t < e else 0 for t, e in zip(tiles, extents, strict=True)]
+
+
+@dataclass(frozen=True)
+class MatmulStrategy(Strategy):
+    batch: int  # 0 for linalg.matmul
+    m: int
+    n: int
+    k: int
+    threads: int
+    thread_tile: int  # rows (or batches) per thread; 0 = no forall
+    cache_tile: tuple[int, int, int]  # mc, nc, kc
+    register_tile: tuple[int, int, int]  # mr, nr, kr
+
+    @staticmethod
+    def for_op(op: ir.Operation, target: Target, threads: int) -> "MatmulStrategy | None":
+        if op.name not in OPS:
+            return None
+        shape = ir.RankedTensorType(op.operands[0].type).shape
+        n = ir.RankedTensorType(op.operands[1].type).shape[-1]
+        batch, (m, k) = (shape[0] if op.name == "linalg.batch_matmul" else 0), shape[-2:]
+        lanes = target.lanes(32)
+        nr = min(2 * lanes, round_up(n, lanes))
+        mr = _divisor_or_max(min(max(1, target.vector_registers // 4), m), m)
+        kr = 4 if k % 4 == 0 else 1  # a ragged k-step would add remainder kernels for little gain
+        kc = fit(target.l1 // (nr * 4), k, kr)
+        nc = fit(target.l2 // 2 // (kc * 4), n, nr)
+        mc = fit(target.l2 // 16 // (kc * 4), m, mr)
+        split = batch or m
+        per_thread = round_up(-(-split // threads), 1 if batch else mr)
+        thread_tile = per_thread if threads > 1 and per_thread < split else 0
+        return MatmulStrategy(batch, m, n, k, threads, thread_tile, (mc, nc, kc), (mr, nr, kr))
+
+    def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
+        fill, function = s.producer(op, 2), s.parent(op, "func.func")
+        lead = [1] if self.batch else []
+        b, extents = len(lead), [*([self.batch] if self.batch else []), self.m, self.n, self.k]
+        if self.thread_tile:
+            op, _ = s.tile_forall(op, [self.thread_tile] + [0] * (len(extents) - 1))
+            extents[0] = self.thread_tile
+        cache = _needed([*lead, *self.cache_tile], extents)
+        op, cache_loops = s.tile(op, cache, [*range(b), b + 1, b + 2, b])  # n, k, m
+        extents = [c or e for c, e in zip(cache, extents, strict=True)]
+        register = _needed([*lead, *self.register_tile], extents)
+        op, loops = s.tile(op, register, [*range(b), b + 1, b, b + 2])  # n, m, k
+        peel = [d for d in (b + 2, b, b + 1) if d in loops and ragged(self._extent(d), self._tiles(d))]
+        for d in peel:  # innermost first: peeling consumes the handles of nested loops
+            s.peel(loops[d])
+        mr, nr, kr = self.register_tile
+        if peel:  # full tiles become static and vectorize unmasked; remainders are masked
+            s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])
+            op = s.match_tag(*tag, function)  # every tile of this op keeps its tag
+            k_loops = s.parent(op, "scf.for")
+            s.vectorize(op, [*lead, mr, nr, kr])
+        else:
+            k_loops = loops.get(b + 2) or cache_loops.get(b + 2)
+            s.vectorize(op)
+        self._fill(s, fill)
+        # Patterns run on the whole function: the vectorized fill outside the loops must fold
+        # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
+        s.patterns(function, PREPARE)
+        if k_loops:
+            s.hoist(k_loops)
+        s.patterns(function, LOWER_CONTRACT)
+
+    def _extent(self, dim: int) -> int:
+        return [*([self.batch] if self.batch else []), self.m, self.n, self.k][dim]
+
+    def _tiles(self, dim: int) -> list[int]:
+        """The tile sizes of `dim` from the outermost level in."""
+        i = dim - (1 if self.batch else 0)
+        thread = [self.thread_tile] if self.thread_tile and dim == 0 else []
+        return [*thread, self.cache_tile[i], self.register_tile[i]] if i >= 0 else thread
+
+    @property
+    def op_name(self) -> str:
+        return "linalg.batch_matmul" if self.batch else "linalg.matmul"
+
+    def _fill(self, s: Script, fill: str) -> None:
+        """The zero init: row vectors, masked where the row is ragged."""
+        mr, nr, _ = self.register_tile
+        lead = [1] if self.batch else []
+        shape = [*([self.batch] if self.batch else []), self.m, self.n]
+        tiled, _ = s.tile(fill, _needed([*lead, mr, nr], shape))
+        s.vectorize(tiled, [*lead, min(mr, self.m), min(nr, self.n)])

@@ -1,0 +1,128 @@
+"""A writer of transform-dialect sequences: one method per transform op, fresh SSA names.
+
+Strategies describe *what* to do to an op (`tile`, `peel`, `vectorize`, ...) through this
+class; it prints the transform IR, which the driver (`apply.py`) parses and interprets once
+per module. Text rather than the bindings' transform builders: the result reads exactly like
+upstream's `mlir/test/Dialect/Linalg` tests and is what `--debug-codegen` prints.
+"""
+
+from collections.abc import Sequence
+
+ANY = "!transform.any_op"
+FOR = '!transform.op<"scf.for">'
+
+
+def _ints(values: Sequence[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+class Script:
+    """Transform IR lines inside `@__transform_main(%root)`; handles are SSA names (`%h3`)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._count = 0
+        self._types: dict[str, str] = {"%root": ANY}
+
+    def type(self, handle: str) -> str:
+        return self._types.get(handle, ANY)
+
+    def _fresh(self, n: int = 1, type_: str = ANY) -> list[str]:
+        names = [f"%h{self._count + i}" for i in range(n)]
+        self._count += n
+        self._types.update((name, type_) for name in names)
+        return names
+
+    def _emit(self, line: str) -> None:
+        self.lines.append("    " + line)
+
+    def match_tag(self, attribute: str, value: str, root: str = "%root") -> str:
+        (h,) = self._fresh()
+        self._emit(
+            f'{h} = transform.structured.match attributes{{{attribute} = "{value}"}} in {root} '
+            f": ({self.type(root)}) -> {ANY}"
+        )
+        return h
+
+    def match_ops(self, names: Sequence[str], root: str) -> str:
+        (h,) = self._fresh()
+        quoted = ", ".join(f'"{n}"' for n in names)
+        self._emit(
+            f"{h} = transform.structured.match ops{{[{quoted}]}} in {root} : ({self.type(root)}) -> {ANY}"
+        )
+        return h
+
+    def parent(self, op: str, name: str) -> str:
+        """The closest enclosing `name` of each op in `op` (none for ops without one)."""
+        (h,) = self._fresh()
+        self._emit(
+            f'{h} = transform.get_parent_op {op} {{allow_empty_results, deduplicate, op_name = "{name}"}} '
+            f": ({ANY}) -> {ANY}"
+        )
+        return h
+
+    def producer(self, op: str, operand: int) -> str:
+        (h,) = self._fresh()
+        self._emit(f"{h} = transform.get_producer_of_operand {op}[{operand}] : ({ANY}) -> {ANY}")
+        return h
+
+    def tile(
+        self, op: str, sizes: Sequence[int], interchange: Sequence[int] = ()
+    ) -> tuple[str, dict[int, str]]:
+        """`tile_using_for`: the tiled op and its `scf.for` per tiled dim, {dim: loop}.
+
+        A size of 0 leaves the dim untiled (no loop: a one-trip loop would be folded away by
+        canonicalization, and its handle with it)."""
+        order = [d for d in (interchange or range(len(sizes))) if sizes[d]]
+        if not order:
+            return op, {}
+        loops = len(order)
+        (tiled,), handles = self._fresh(), self._fresh(loops, FOR)
+        interchanged = f" interchange = [{_ints(interchange)}]" if interchange else ""
+        results = ", ".join([ANY] + [FOR] * loops)
+        self._emit(
+            f"{', '.join([tiled, *handles])} = transform.structured.tile_using_for {op} "
+            f"tile_sizes [{_ints(sizes)}]{interchanged} : ({ANY}) -> ({results})"
+        )
+        return tiled, dict(zip(order, handles, strict=True))
+
+    def tile_forall(self, op: str, sizes: Sequence[int]) -> tuple[str, str]:
+        """`tile_using_forall`: the tiled op and the `scf.forall` (one thread per tile)."""
+        tiled, loop = self._fresh(2)
+        self._emit(
+            f"{tiled}, {loop} = transform.structured.tile_using_forall {op} "
+            f"tile_sizes [{_ints(sizes)}] : ({ANY}) -> ({ANY}, {ANY})"
+        )
+        return tiled, loop
+
+    def peel(self, loop: str) -> tuple[str, str]:
+        """Split `loop` into full steps and a remainder; in the main part tiles are static."""
+        main, rest = self._fresh(2, FOR)
+        self._emit(f"{main}, {rest} = transform.loop.peel {loop} : ({FOR}) -> ({FOR}, {FOR})")
+        return main, rest
+
+    def decompose(self, op: str) -> str:
+        (h,) = self._fresh()
+        self._emit(f"{h} = transform.structured.decompose {op} : ({ANY}) -> {ANY}")
+        return h
+
+    def vectorize(self, op: str, sizes: Sequence[int] = ()) -> None:
+        """Vectorize; with `sizes`, masked (for tiles whose extent is not static)."""
+        masked = f" vector_sizes [{_ints(sizes)}]" if sizes else ""
+        self._emit(f"transform.structured.vectorize {op}{masked} : {ANY}")
+
+    def hoist(self, loop: str) -> None:
+        """Keep accumulators in registers across `loop` (on tensors, before bufferization)."""
+        self._emit(f"transform.loop.hoist_loop_invariant_subsets {loop} : {self.type(loop)}")
+
+    def patterns(self, target: str, names: Sequence[str]) -> None:
+        body = "\n".join(f"      transform.apply_patterns.{n}" for n in names)
+        self.lines.append(f"    transform.apply_patterns to {target} {{\n{body}\n    }} : {ANY}")
+
+    def text(self) -> str:
+        body = "\n".join(self.lines)
+        return (
+            "module attributes {transform.with_named_sequence} {\n"
+            f"  transform.named_sequence @__transform_main(%root: {ANY} {{transform.readonly}}) {{\n"
+            f"{body}\n    transform.yield\n  }}\n}}\n"
+        )

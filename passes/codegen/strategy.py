@@ -1,0 +1,63 @@
+"""What every codegen strategy shares: the pattern sets of the vector lowering, tile-size
+arithmetic, and the `Strategy` interface the dispatcher (`__init__.select`) returns."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .script import Script
+
+# After vectorization: turn multiply-reduce into vector.contract and clean the tiled IR, so
+# that `hoist_loop_invariant_subsets` finds the accumulator's read/write pair on the k loop.
+PREPARE = (
+    "vector.reduction_to_contract",
+    "vector.sink_ops",
+    "vector.transfer_permutation_patterns",
+    "linalg.tiling_canonicalization",
+    "canonicalization",
+)
+# vector.contract → outer products → vector.fma: the register-blocked micro-kernel.
+LOWER_CONTRACT = (
+    'vector.lower_contraction lowering_strategy = "outerproduct"',
+    "vector.transfer_permutation_patterns",
+    "vector.lower_outerproduct",
+    "vector.cast_away_vector_leading_one_dim",
+    "canonicalization",
+)
+
+
+def round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def fit(tile: int, extent: int, multiple: int) -> int:
+    """`tile` rounded down to a multiple of `multiple`, no larger than needed for `extent`, and
+    where one in [tile/2, tile] divides `extent`, that one: every partial tile is a peeled
+    remainder with its own copy of the micro-kernel, so fewer of them compile faster."""
+    tile = max(multiple, tile // multiple * multiple)
+    if tile >= extent:
+        return round_up(extent, multiple)
+    for candidate in range(tile, tile // 2 - 1, -multiple):
+        if candidate > 0 and extent % candidate == 0:
+            return candidate
+    return tile
+
+
+def ragged(extent: int, tiles: Sequence[int]) -> bool:
+    """Whether the innermost tile of `extent` tiled by `tiles` (outer to inner) can be partial."""
+    for tile in tiles:
+        if not tile:
+            continue
+        if extent % tile and tile < extent:
+            return True
+        extent = min(tile, extent)
+    return False
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A frozen dataclass of knobs (the autotuner's search space) that writes its transform
+    sequence for one op, held by the handle `op`, into `script`. The op and every tile cut from
+    it carry the discardable attribute `tag` (name, value), so tiles can be matched again."""
+
+    def emit(self, script: Script, op: str, tag: tuple[str, str]) -> None:
+        raise NotImplementedError

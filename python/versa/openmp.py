@@ -1,0 +1,45 @@
+"""The OpenMP runtime that multi-threaded code runs on, found at run time.
+
+`convert-scf-to-openmp` + `convert-openmp-to-llvm` emit calls to the `__kmpc_*` entry points
+of LLVM's/Intel's OpenMP runtime (GNU libgomp, also the one inside torch, lacks them). Versa
+depends on the `intel-openmp` wheel, which installs `libiomp5.so` into `<prefix>/lib`; LLVM's
+`libomp.so` (Debian `libomp5`) works too. The library is handed to the ExecutionEngine as a
+shared library; without one, pipelines fall back to one thread (serial code).
+"""
+
+import ctypes
+import sys
+from functools import cache
+from pathlib import Path
+
+_NAMES = ("libiomp5.so", "libomp.so", "libomp.so.5")
+_DIRS = (Path(sys.prefix) / "lib", Path(sys.base_prefix) / "lib", Path("/usr/lib/x86_64-linux-gnu"))
+
+
+@cache
+def runtime_library() -> str | None:
+    """Path of an OpenMP runtime with the `__kmpc_*` entry points, or None."""
+    for folder in _DIRS:
+        for name in _NAMES:
+            path = folder / name
+            if path.is_file() and _has_kmpc(path):
+                return str(path)
+    return None
+
+
+@cache
+def _library(path: str) -> ctypes.CDLL:
+    return ctypes.CDLL(path)  # RTLD_LOCAL: visible to lookups here, not to the process
+
+
+def _has_kmpc(path: Path) -> bool:
+    try:
+        return hasattr(_library(str(path)), "__kmpc_fork_call")
+    except OSError:
+        return False
+
+
+def provides(name: str) -> bool:
+    """Whether the runtime library defines `name` (for the JIT's symbol check)."""
+    path = runtime_library()
+    return path is not None and hasattr(_library(path), name)

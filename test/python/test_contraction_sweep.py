@@ -1,0 +1,80 @@
+"""Contractions at every optimisation level and thread count, on sizes chosen to break tiling:
+1, primes, and sizes just below and above multiples of the register and cache tiles.
+
+The codegen strategies peel and mask partial tiles; an off-by-one there shows up as a wrong
+row, column or k-slice. Inputs are small integers stored as floats, so every partial sum is
+exact in f32 and the comparison with NumPy's float64 result can be exact up to a tolerance
+scaled with the reduction length.
+"""
+
+import numpy as np
+import pytest
+from conftest import Compiled
+
+LEVELS = ["lower-to-llvm{opt-level=0}", "lower-to-llvm{opt-level=2}", "lower-to-llvm{opt-level=3 threads=2}"]
+
+MATMUL_SIZES = [
+    (1, 1, 1),
+    (1, 17, 3),  # a row vector: M below every register tile
+    (7, 31, 5),
+    (9, 33, 4),  # just above a register tile in M and N
+    (37, 131, 67),  # primes
+    (64, 96, 260),  # K just above a cache-tile multiple
+    (130, 65, 129),  # threads with uneven rows
+]
+
+
+def _ints(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.integers(-3, 4, shape).astype(np.float32)
+
+
+def _check(got: np.ndarray, want: np.ndarray, k: int) -> None:
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * k)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("m,n,k", MATMUL_SIZES)
+def test_matmul_sizes(m: int, n: int, k: int, pipeline: str) -> None:
+    text = f"""
+func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %0 = "versa.matmul"(%a, %b) : (tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %0 : tensor<{m}x{n}xf32>
+}}"""
+    rng = np.random.default_rng(m * 1000 + n * 10 + k)
+    a, b = _ints(rng, (m, k)), _ints(rng, (k, n))
+    (got,) = Compiled(text, pipeline).jit(a, b)
+    _check(got, a.astype(np.float64) @ b, k)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("batch,m,n,k", [(1, 5, 7, 3), (3, 9, 33, 12), (5, 16, 40, 7)])
+def test_batch_matmul_sizes(batch: int, m: int, n: int, k: int, pipeline: str) -> None:
+    a_t, b_t, c_t = (f"tensor<{batch}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    text = f"""
+func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
+  %0 = "versa.matmul"(%a, %b) : ({a_t}, {b_t}) -> {c_t}
+  return %0 : {c_t}
+}}"""
+    rng = np.random.default_rng(batch + m + n + k)
+    a, b = _ints(rng, (batch, m, k)), _ints(rng, (batch, k, n))
+    (got,) = Compiled(text, pipeline).jit(a, b)
+    _check(got, a.astype(np.float64) @ b, k)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+def test_matmul_epilogue_and_chain(pipeline: str) -> None:
+    """matmul + bias + relu feeding a second matmul (an MLP): tiled ops next to other ops."""
+    text = """
+func.func @main(%x: tensor<19x48xf32>, %w1: tensor<48x70xf32>, %b1: tensor<70xf32>, %w2: tensor<70x10xf32>)
+    -> tensor<19x10xf32> {
+  %0 = "versa.matmul"(%x, %w1) : (tensor<19x48xf32>, tensor<48x70xf32>) -> tensor<19x70xf32>
+  %1 = "versa.add"(%0, %b1) : (tensor<19x70xf32>, tensor<70xf32>) -> tensor<19x70xf32>
+  %2 = "versa.relu"(%1) : (tensor<19x70xf32>) -> tensor<19x70xf32>
+  %3 = "versa.matmul"(%2, %w2) : (tensor<19x70xf32>, tensor<70x10xf32>) -> tensor<19x10xf32>
+  return %3 : tensor<19x10xf32>
+}"""
+    rng = np.random.default_rng(7)
+    x, w1, b1, w2 = _ints(rng, (19, 48)), _ints(rng, (48, 70)), _ints(rng, (70,)), _ints(rng, (70, 10))
+    (got,) = Compiled(text, pipeline).jit(x, w1, b1, w2)
+    hidden = np.maximum(x.astype(np.float64) @ w1 + b1, 0)
+    _check(got, hidden @ w2, 48 * 70)
