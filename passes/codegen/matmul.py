@@ -41,7 +41,8 @@ class MatmulStrategy(Strategy):
     n: int
     k: int
     threads: int
-    thread_tile: int  # rows (or batches) per thread; 0 = no forall
+    thread_dim: int  # the op dim split across threads: batch, else M, else N when M is small
+    thread_tile: int  # extent of thread_dim per thread; 0 = no forall
     cache_tile: tuple[int, int, int]  # mc, nc, kc
     register_tile: tuple[int, int, int]  # mr, nr, kr
 
@@ -59,18 +60,25 @@ class MatmulStrategy(Strategy):
         kc = fit(target.l1 // (nr * 4), k, kr)
         nc = fit(target.l2 // 2 // (kc * 4), n, nr)
         mc = fit(target.l2 // 16 // (kc * 4), m, mr)
-        split = batch or m
-        per_thread = round_up(-(-split // threads), 1 if batch else mr)
-        thread_tile = per_thread if threads > 1 and per_thread < split else 0
-        return MatmulStrategy(batch, m, n, k, threads, thread_tile, (mc, nc, kc), (mr, nr, kr))
+        b = 1 if batch else 0
+        candidates = [(0, batch, 1)] if batch >= threads else []
+        candidates += [(b, m, mr), (b + 1, n, nr)]  # rows, else columns (a GEMV has one row)
+        thread_dim, thread_tile = 0, 0
+        for dim, extent, multiple in candidates:
+            per_thread = round_up(-(-extent // threads), multiple)
+            if threads > 1 and per_thread < extent:
+                thread_dim, thread_tile = dim, per_thread
+                break
+        return MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, (mc, nc, kc), (mr, nr, kr))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         fill, function = s.producer(op, 2), s.parent(op, "func.func")
         lead = [1] if self.batch else []
         b, extents = len(lead), [*([self.batch] if self.batch else []), self.m, self.n, self.k]
         if self.thread_tile:
-            op, _ = s.tile_forall(op, [self.thread_tile] + [0] * (len(extents) - 1))
-            extents[0] = self.thread_tile
+            sizes = [self.thread_tile if d == self.thread_dim else 0 for d in range(len(extents))]
+            op, _ = s.tile_forall(op, sizes)
+            extents[self.thread_dim] = self.thread_tile
         cache = _needed([*lead, *self.cache_tile], extents)
         op, cache_loops = s.tile(op, cache, [*range(b), b + 1, b + 2, b])  # n, k, m
         extents = [c or e for c, e in zip(cache, extents, strict=True)]
@@ -102,7 +110,7 @@ class MatmulStrategy(Strategy):
     def _tiles(self, dim: int) -> list[int]:
         """The tile sizes of `dim` from the outermost level in."""
         i = dim - (1 if self.batch else 0)
-        thread = [self.thread_tile] if self.thread_tile and dim == 0 else []
+        thread = [self.thread_tile] if self.thread_tile and dim == self.thread_dim else []
         return [*thread, self.cache_tile[i], self.register_tile[i]] if i >= 0 else thread
 
     @property
