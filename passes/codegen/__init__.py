@@ -9,11 +9,15 @@ from collections.abc import Callable
 from versa.mlir import ir
 from versa.targets import Target
 
+from .conv import ConvStrategy
 from .matmul import MatmulStrategy
 from .strategy import Strategy
 
 # In order: the first strategy that accepts an op handles it.
-FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (MatmulStrategy.for_op,)
+FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
+    MatmulStrategy.for_op,
+    ConvStrategy.for_op,
+)
 
 
 def select(op: ir.Operation, target: Target, threads: int) -> Strategy | None:

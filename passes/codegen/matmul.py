@@ -72,7 +72,9 @@ class MatmulStrategy(Strategy):
         return MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, (mc, nc, kc), (mr, nr, kr))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
-        fill, function = s.producer(op, 2), s.parent(op, "func.func")
+        # The zero fill of the output, unless an earlier strategy already vectorized it (cse
+        # merges the equal fills of equal-shaped ops): then the match is empty.
+        fill, function = s.match_ops(["linalg.fill"], s.producer(op, 2)), s.parent(op, "func.func")
         lead = [1] if self.batch else []
         b, extents = len(lead), [*([self.batch] if self.batch else []), self.m, self.n, self.k]
         if self.thread_tile:

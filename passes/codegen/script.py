@@ -101,6 +101,14 @@ class Script:
         self._emit(f"{main}, {rest} = transform.loop.peel {loop} : ({FOR}) -> ({FOR}, {FOR})")
         return main, rest
 
+    def split(self, op: str, dim: int, size: int) -> tuple[str, str]:
+        """`structured.split`: `op` cut along loop `dim` into [0, size) and [size, extent)."""
+        (both,) = self._fresh()
+        lower, upper = self._fresh(2)
+        self._emit(f"{both} = transform.structured.split {op} after {size} {{dimension = {dim}}} : {ANY}")
+        self._emit(f"{lower}, {upper} = transform.split_handle {both} : ({ANY}) -> ({ANY}, {ANY})")
+        return lower, upper
+
     def decompose(self, op: str) -> str:
         (h,) = self._fresh()
         self._emit(f"{h} = transform.structured.decompose {op} : ({ANY}) -> {ANY}")

@@ -78,3 +78,21 @@ func.func @main(%x: tensor<19x48xf32>, %w1: tensor<48x70xf32>, %b1: tensor<70xf3
     (got,) = Compiled(text, pipeline).jit(x, w1, b1, w2)
     hidden = np.maximum(x.astype(np.float64) @ w1 + b1, 0)
     _check(got, hidden @ w2, 48 * 70)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS[1:])
+def test_equal_matmuls_share_a_fill(pipeline: str) -> None:
+    """cse merges the zero fills of equal-shaped matmuls: each strategy must still work."""
+    text = """
+func.func @main(%a: tensor<40x24xf32>, %b: tensor<24x40xf32>) -> (tensor<40x40xf32>, tensor<40x40xf32>) {
+  %0 = "versa.matmul"(%a, %b) : (tensor<40x24xf32>, tensor<24x40xf32>) -> tensor<40x40xf32>
+  %1 = "versa.matmul"(%a, %b) : (tensor<40x24xf32>, tensor<24x40xf32>) -> tensor<40x40xf32>
+  %2 = "versa.relu"(%1) : (tensor<40x40xf32>) -> tensor<40x40xf32>
+  return %0, %2 : tensor<40x40xf32>, tensor<40x40xf32>
+}"""
+    rng = np.random.default_rng(3)
+    a, b = _ints(rng, (40, 24)), _ints(rng, (24, 40))
+    got0, got1 = Compiled(text, pipeline).jit(a, b)
+    want = a.astype(np.float64) @ b
+    _check(got0, want, 24)
+    _check(got1, np.maximum(want, 0), 24)

@@ -1,0 +1,102 @@
+"""CLI: python -m bench [--quick] [--threads N] [--rows REGEX] [--repeat R]  (use bench/run.sh).
+
+Everything runs in one process, so the machine limits, Versa and every peer see the same machine
+state, thread settings and data. Thread counts are fixed through the environment before NumPy,
+torch or Versa are imported (OpenBLAS and OpenMP read them once, at load time), then again through
+each system's own knob (see bench/peers.py).
+"""
+
+import argparse
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="bash bench/run.sh",
+        description="Benchmark Versa against torch, torch.compile, IREE, ONNX Runtime and NumPy in one "
+        "process; writes bench/RESULTS.md and bench/ratios.png (see bench/README.md).",
+    )
+    parser.add_argument("--quick", action="store_true", help="five rows, R=5 (~20 s)")
+    parser.add_argument("--threads", type=int, default=None, help="threads per system (default: all cores)")
+    parser.add_argument("--rows", metavar="REGEX", help="only rows whose name matches (re.search)")
+    parser.add_argument("--repeat", type=int, default=None, help="timed rounds R (default 10, --quick 5)")
+    parser.add_argument("--versa-pipeline", default="lower-to-llvm", help="Versa's JitFunction pipeline")
+    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown report path")
+    parser.add_argument("--plot", type=Path, default=HERE / "ratios.png", help="ratio plot path")
+    args = parser.parse_args(argv)
+    if args.repeat is None:
+        args.repeat = 5 if args.quick else 10
+    if args.repeat < 1 or (args.threads is not None and args.threads < 1):
+        parser.error("--repeat and --threads must be at least 1")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    args = parse(argv)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    threads = args.threads or cores
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VERSA_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    # Idle workers of Intel's OpenMP (Versa's runtime) spin 200 ms by default: interleaved in one
+    # process, that would steal the cores of whichever system runs next. 1 ms is still longer
+    # than the gap between the untimed and the timed call of a round (bench/driver.py).
+    os.environ.setdefault("KMP_BLOCKTIME", "1")
+
+    import torch
+
+    from bench import machine, report, rows
+    from bench.driver import Budget, measure_row
+    from bench.peers import all_peers
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    selected = rows.select(args.quick, args.rows)
+    if not selected:
+        print(f"no row matches --rows {args.rows!r}", file=sys.stderr)
+        return 1
+    command = "bash bench/run.sh" + "".join(f" {shlex.quote(a)}" for a in argv)
+    started = time.perf_counter()
+    torch.set_grad_enabled(False)
+    limits = machine.measure(threads, args.quick)
+    log(
+        f"machine: {limits.cpu}, {threads} thread(s); triad {limits.triad_gbs:.1f} GB/s; "
+        f"GEMM {limits.gemm_gflops:.1f} GFLOP/s ({limits.gemm_source})"
+    )
+    if limits.scaling_warning():
+        log(f"warning: {limits.scaling_warning()}")
+    peers, unusable = all_peers(args.versa_pipeline), {}
+    for peer in peers:
+        try:
+            peer.setup(threads)
+        except Exception as err:  # noqa: BLE001  (a missing peer is a table entry)
+            from bench.driver import reason
+
+            unusable[peer.name] = f"unusable here: {reason(err)}"
+            log(f"{peer.name}: {unusable[peer.name]}")
+    budget = Budget(args.repeat, per_system_s=1.5 if args.quick else 5.0, long_s=3.0)
+    results = []
+    try:
+        for i, row in enumerate(selected):
+            log(f"[{i + 1}/{len(selected)}] {row.name} ...")
+            results.append(measure_row(row, peers, unusable, budget, log))
+    except KeyboardInterrupt:
+        log("interrupted: writing the rows measured so far")
+        command += "  (interrupted)"
+    elapsed = time.perf_counter() - started
+    if results:
+        report.write_markdown(args.output, results, limits, command, args.repeat, elapsed)
+        title = f"{command}  ·  {limits.cpu}, {threads} thread(s)"
+        report.write_plot(args.plot, results, title)
+        log(f"wrote {args.output} and {args.plot} ({elapsed:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

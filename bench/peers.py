@@ -1,0 +1,193 @@
+"""One adapter per system: Versa and the systems a user would pick instead.
+
+Each adapter turns a `Case` into a zero-argument callable that runs the program once on the
+case's arrays and returns the outputs as NumPy arrays. Everything that a real application would
+do once (compiling, exporting, converting inputs into the system's own tensors) happens in
+`prepare`, outside the timed call; what every call of a real application pays (allocating the
+output, handing it back as a host array) stays inside. A system that cannot be imported gets its
+reason from `setup`, and a row it cannot compile raises from `prepare`: the driver turns both into
+"n/a (reason)" in the table, never a crash of the run.
+"""
+
+import inspect
+import io
+import os
+import time
+import warnings
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+
+import numpy as np
+import torch
+
+from bench.case import Case, Fn
+
+Runner = Callable[[], list[np.ndarray]]
+
+
+def _as_list(out) -> list[np.ndarray]:
+    outs = out if isinstance(out, list | tuple) else [out]
+    return [o.numpy() if isinstance(o, torch.Tensor) else np.asarray(o) for o in outs]
+
+
+class Peer:
+    name = "?"
+    compile_s: float | None = None  # wall time of the last prepare(), where it means compiling
+
+    def setup(self, threads: int) -> None:
+        """Import the system and fix its thread count; raise if it is not usable here."""
+
+    def prepare(self, case: Case) -> Runner:
+        raise NotImplementedError
+
+
+class Versa(Peer):
+    """parse → JitFunction(pipeline, opt_level=3); threads from VERSA_NUM_THREADS (set by the driver)
+    or, once JitFunction grows one, its `threads=` keyword."""
+
+    name = "Versa"
+
+    def __init__(self, pipeline: str = "lower-to-llvm"):
+        self.pipeline = pipeline
+
+    def setup(self, threads: int) -> None:
+        from versa.compiler import Chunk, parse_module
+        from versa.context import make_context
+        from versa.runtime import JitFunction
+
+        os.environ["VERSA_NUM_THREADS"] = str(threads)
+        self.threads = threads
+        self._parse = lambda text: parse_module(Chunk(text, 1), make_context())
+        self._jit = JitFunction
+        self._kwargs = {"pipeline": self.pipeline, "opt_level": 3}
+        if "threads" in inspect.signature(JitFunction).parameters:
+            self._kwargs["threads"] = threads
+
+    def prepare(self, case: Case) -> Runner:
+        start = time.perf_counter()
+        jit = self._jit(self._parse(case.versa_text), **self._kwargs)
+        self.compile_s = time.perf_counter() - start
+        arrays = case.arrays
+        return lambda: jit(*arrays)
+
+
+class TorchEager(Peer):
+    name = "torch"
+
+    def setup(self, threads: int) -> None:
+        torch.set_num_threads(threads)
+
+    def prepare(self, case: Case) -> Runner:
+        module, args = case.module, [torch.from_numpy(a) for a in case.arrays[: case.torch_args]]
+        return lambda: _as_list(module(*args))
+
+
+class TorchCompile(Peer):
+    """torch.compile with its defaults (inductor, CPU); it compiles on the first (checking) call."""
+
+    name = "torch.compile"
+
+    def setup(self, threads: int) -> None:
+        import importlib
+
+        torch.set_num_threads(threads)
+        importlib.import_module("torch._inductor.config")  # fails early where inductor is unusable
+
+    def prepare(self, case: Case) -> Runner:
+        torch._dynamo.reset()  # one row's graphs and guards at a time
+        module = torch.compile(case.module)
+        args = [torch.from_numpy(a) for a in case.arrays[: case.torch_args]]
+        return lambda: _as_list(module(*args))
+
+
+class Iree(Peer):
+    """IREE 3.x on the linalg that Versa's convert-versa-to-linalg emits, llvm-cpu for the host CPU,
+    run on the local-task driver with one task group per thread."""
+
+    name = "IREE"
+
+    def setup(self, threads: int) -> None:
+        import iree.compiler
+        import iree.runtime as rt
+
+        rt.flags.parse_flags(f"--task_topology_group_count={threads}")
+        self.rt, self.compiler = rt, iree.compiler
+        self.config = rt.Config("local-task")
+
+    def prepare(self, case: Case) -> Runner:
+        from versa.compiler import compile_text
+
+        linalg = str(compile_text(case.versa_text, "convert-versa-to-linalg"))
+        flatbuffer = self.compiler.compile_str(
+            linalg,
+            extra_args=[
+                "--iree-hal-target-device=local",
+                "--iree-hal-local-target-device-backends=llvm-cpu",
+                "--iree-llvmcpu-target-cpu=host",
+            ],
+        )
+        context = self.rt.SystemContext(config=self.config)
+        context.add_vm_module(self.rt.VmModule.copy_buffer(context.instance, flatbuffer))
+        fn = context.modules.module["main"]
+        args = [self.rt.asdevicearray(self.config.device, a) for a in case.arrays]
+
+        def run() -> list[np.ndarray]:
+            out = fn(*args)
+            return [o.to_host() for o in (out if isinstance(out, tuple | list) else [out])]
+
+        return run
+
+
+class OnnxRuntime(Peer):
+    """The torch module exported in memory (TorchScript exporter, opset 17), CPU execution provider,
+    graph optimisations at their default (all)."""
+
+    name = "ONNX Runtime"
+
+    def setup(self, threads: int) -> None:
+        import onnxruntime
+
+        self.ort = onnxruntime
+        self.threads = threads
+
+    def prepare(self, case: Case) -> Runner:
+        args = tuple(torch.from_numpy(a) for a in case.arrays[: case.torch_args])
+        buffer = io.BytesIO()
+        # Grad enabled while tracing: with it off, nn.TransformerEncoderLayer takes its fused
+        # fast path (_transformer_encoder_layer_fwd), which has no ONNX export.
+        quiet = io.StringIO()
+        with warnings.catch_warnings(), torch.enable_grad(), redirect_stdout(quiet), redirect_stderr(quiet):
+            warnings.simplefilter("ignore")
+            # Fn: a forward without keyword defaults (TransformerEncoderLayer's is_causal=False
+            # would otherwise be traced into a tensor input)
+            torch.onnx.export(Fn(case.module), args, buffer, dynamo=False, opset_version=17)
+        options = self.ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        # ORT's idle workers busy-spin by default; interleaved with other systems in one process,
+        # that spinning would steal the cores the next system's call needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        session = self.ort.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
+        names = [i.name for i in session.get_inputs()]
+        if len(names) != len(args):
+            raise RuntimeError(f"the export has {len(names)} inputs, expected {len(args)}")
+        feeds = dict(zip(names, case.arrays[: case.torch_args], strict=True))
+        return lambda: session.run(None, feeds)
+
+
+class NumPy(Peer):
+    """NumPy where a user would reach for it (matmuls, relu, sums, transpose); BLAS threads are
+    fixed through OPENBLAS_NUM_THREADS before NumPy is first imported."""
+
+    name = "NumPy"
+
+    def prepare(self, case: Case) -> Runner:
+        if case.numpy_fn is None:
+            raise NotImplementedError("not a NumPy row")
+        fn, arrays = case.numpy_fn, case.arrays
+        return lambda: [np.asarray(fn(*arrays), np.float32)]
+
+
+def all_peers(versa_pipeline: str) -> list[Peer]:
+    return [Versa(versa_pipeline), TorchEager(), TorchCompile(), Iree(), OnnxRuntime(), NumPy()]

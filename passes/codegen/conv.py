@@ -1,0 +1,182 @@
+"""2-D convolution (groups == 1, NHWC x HWCF or NCHW x FCHW): threads × a register tile,
+decomposed to a 1-D convolution, vectorized, accumulators held across the whole window.
+
+For O[n, oh, ow, f] += X[n, oh·s + kh·d, ow·s + kw·d, c] · W[kh, kw, c, f] (NHWC):
+
+    scf.forall oh0 in threads                              (output rows split across cores)
+      scf.for n ; scf.for oh ; scf.for ow step rows ; scf.for f step vec    (register tile)
+        scf.for kh ; scf.for kw ; scf.for c step cr       (accumulators hoisted out of all three)
+          linalg.conv_1d_nwc_wcf (decomposed) → rows·(vec/lanes) vector.fma per c
+
+NCHW is the same nest over (n, f, oh, ow) with the roles swapped: the 1-D op is
+`conv_1d_ncw_fcw`, the vectors run along ow (contiguous there) and the rows are filters, so
+each fma is a broadcast weight times a row of input pixels.
+
+Tile sizes come from the target: vec = 2 vectors, rows = a quarter of the vector registers
+(rows × 2 accumulators: half the registers), cr = the largest of 4, 3, 2, 1 dividing C. Rows and
+vec extents that the tile does not divide are split off first (`structured.split`): the
+leftover rows as one piece, the leftover vec extent in powers of two (LLVM legalizes a
+vector<24xf32> load element by element: 3x slower than vector<16xf32> + vector<8xf32>). Every
+piece is then static, tiles evenly and vectorizes without masks. Nothing is vectorized beyond
+a register tile.
+
+NCHW with a column stride > 1 is correct but slow (~13 GFLOP/s for a 7x7/2 stem, NHWC ~90):
+the strided 1-D convolution vectorizes per output column with transposes of the accumulator
+inside the window loops. A layout change (NHWC) is the fix; it is a graph-level rewrite.
+
+Depthwise and grouped convolutions lower to a `linalg.generic` (`convert-versa-to-linalg`)
+and are not handled here.
+"""
+
+from dataclasses import dataclass
+
+from versa.mlir import ir
+from versa.targets import Target
+
+from .script import Script
+from .strategy import LOWER_CONTRACT, PREPARE, Strategy, round_up
+
+OPS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw")
+
+# Loop dims of each op, in its iteration order; the strategy names them by letter.
+DIMS = {
+    "NHWC": ("n", "oh", "ow", "f", "kh", "kw", "c"),
+    "NCHW": ("n", "f", "oh", "ow", "c", "kh", "kw"),
+}
+REDUCTION = ("kh", "kw", "c")  # outer to inner
+
+
+def _divisor_or_max(most: int, extent: int) -> int:
+    """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
+    return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
+
+
+def _chunks(extent: int, tile: int, pow2: bool) -> list[int]:
+    """`extent` as a multiple of `tile` then the leftover (as powers of two when `pow2`)."""
+    main, rest = extent // tile * tile, extent % tile
+    chunks = [main] if main else []
+    if rest and pow2:
+        chunks += [1 << b for b in reversed(range(rest.bit_length())) if rest >> b & 1]
+    elif rest:
+        chunks.append(rest)
+    return chunks
+
+
+def _needed(tiles: list[int], extents: list[int]) -> list[int]:
+    """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops)."""
+    return [t if t < e else 0 for t, e in zip(tiles, extents, strict=True)]
+
+
+@dataclass(frozen=True)
+class ConvStrategy(Strategy):
+    layout: str  # "NHWC" or "NCHW"
+    extents: tuple[int, ...]  # per loop dim, in the op's iteration order (DIMS[layout])
+    threads: int
+    thread_dim: str  # the dim split across threads ("oh" or "f"); "" = no forall
+    thread_tile: int
+    register_tile: tuple[int, int, int]  # rows (ow for NHWC, f for NCHW), vec (f / ow), cr
+
+    @staticmethod
+    def for_op(op: ir.Operation, target: Target, threads: int) -> "ConvStrategy | None":
+        if op.name not in OPS:
+            return None
+        w_shape = ir.RankedTensorType(op.operands[1].type).shape
+        o_shape = ir.RankedTensorType(op.results[0].type).shape
+        if op.name == "linalg.conv_2d_nhwc_hwcf":
+            layout, (n, oh, ow, f), (kh, kw, c, _) = "NHWC", o_shape, w_shape
+            extents = (n, oh, ow, f, kh, kw, c)
+            rows_extent, vec_extent = ow, f
+        else:
+            layout, (n, f, oh, ow), (_, c, kh, kw) = "NCHW", o_shape, w_shape
+            extents = (n, f, oh, ow, c, kh, kw)
+            rows_extent, vec_extent = f, ow
+        lanes = target.lanes(32)
+        vec = min(2 * lanes, round_up(vec_extent, lanes))
+        rows = _divisor_or_max(min(max(1, target.vector_registers // 4), rows_extent), rows_extent)
+        cr = next(t for t in (4, 3, 2, 1) if c % t == 0)
+        thread_dim, thread_tile = "", 0
+        if threads > 1 and oh >= threads:
+            thread_dim, thread_tile = "oh", -(-oh // threads)
+        elif threads > 1 and f % (threads * (vec if layout == "NHWC" else rows)) == 0:
+            thread_dim, thread_tile = "f", f // threads
+        return ConvStrategy(layout, tuple(extents), threads, thread_dim, thread_tile, (rows, vec, cr))
+
+    @property
+    def dims(self) -> tuple[str, ...]:
+        return DIMS[self.layout]
+
+    def _sizes(self, sizes: dict[str, int]) -> list[int]:
+        return [sizes.get(d, 0) for d in self.dims]
+
+    def _extent(self, dim: str) -> int:
+        return self.extents[self.dims.index(dim)]
+
+    def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
+        # The zero fill of the output, unless another op's strategy (cse merged equal fills) has
+        # already vectorized it: then the producer is a loop and there is nothing to match.
+        fill = s.match_ops(["linalg.fill"], s.producer(op, 2))
+        function = s.parent(op, "func.func")
+        extents = dict(zip(self.dims, self.extents, strict=True))
+        if self.thread_dim:
+            op, _ = s.tile_forall(op, self._sizes({self.thread_dim: self.thread_tile}))
+            extents[self.thread_dim] = self.thread_tile
+        rows, vec, cr = self.register_tile
+        rows_dim, vec_dim = self._roles()
+        # Split so that every piece tiles evenly: full row blocks and the leftover rows; full
+        # vec blocks and the leftover split into powers of two (a vector<24xf32> is legalized
+        # element by element: 3x slower than vector<16xf32> + vector<8xf32>).
+        pieces = [(op, extents)]
+        for dim, tile, pow2 in ((rows_dim, rows, False), (vec_dim, vec, True)):
+            pieces = [cut for piece in pieces for cut in self._split(s, piece, dim, tile, pow2)]
+        windows = [self._kernel(s, piece, piece_extents) for piece, piece_extents in pieces]
+        self._fill(s, fill)
+        # Patterns run on the whole function: the vectorized fill outside the loops must fold
+        # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
+        s.patterns(function, PREPARE)
+        for window_loops in windows:
+            for d in reversed(REDUCTION):  # innermost first: each hoist exposes the next pair
+                loop = window_loops.get(self.dims.index(d))
+                if loop:
+                    s.hoist(loop)
+        s.patterns(function, LOWER_CONTRACT)
+
+    def _split(
+        self, s: Script, piece: tuple[str, dict[str, int]], dim: str, tile: int, pow2: bool
+    ) -> list[tuple[str, dict[str, int]]]:
+        """`piece` cut along `dim` into a multiple of `tile` and the leftover (in powers of two
+        when `pow2`), largest first."""
+        op, extents = piece
+        chunks = _chunks(extents[dim], tile, pow2)
+        cuts = []
+        for chunk in chunks[:-1]:
+            lower, op = s.split(op, self.dims.index(dim), chunk)
+            cuts.append((lower, {**extents, dim: chunk}))
+        return [*cuts, (op, {**extents, dim: chunks[-1]})]
+
+    def _kernel(self, s: Script, op: str, extents: dict[str, int]) -> dict[int, str]:
+        """One piece whose rows and vec extents are multiples of the tile (or below it): the
+        register tile, the window loops (kh, kw one at a time, so that the tile decomposes to a
+        1-D convolution; c innermost), vectorized. Returns the window loops {dim: loop}."""
+        rows, vec, cr = self.register_tile
+        rows_dim, vec_dim = self._roles()
+        parallel = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
+        op, _ = s.tile(op, _needed(self._sizes(parallel), [extents[d] for d in self.dims]))
+        window = {"kh": 1, "kw": 1, "c": cr}
+        order = [self.dims.index(d) for d in (*(d for d in self.dims if d not in REDUCTION), *REDUCTION)]
+        op, loops = s.tile(op, _needed(self._sizes(window), list(self.extents)), order)
+        s.vectorize(s.decompose(op))
+        return loops
+
+    def _roles(self) -> tuple[str, str]:
+        """The dims of the register tile's rows and of its vectors."""
+        return ("ow", "f") if self.layout == "NHWC" else ("f", "ow")
+
+    def _fill(self, s: Script, fill: str) -> None:
+        """The zero init, tiled like the output and vectorized (masked where ragged)."""
+        rows, vec, _ = self.register_tile
+        rows_dim, vec_dim = ("ow", "f") if self.layout == "NHWC" else ("f", "ow")
+        out_dims = [d for d in self.dims if d not in REDUCTION]
+        tiles = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
+        shape = [self._extent(d) for d in out_dims]
+        tiled, _ = s.tile(fill, _needed([tiles[d] for d in out_dims], shape))
+        s.vectorize(tiled, [min(tiles[d], e) for d, e in zip(out_dims, shape, strict=True)])
