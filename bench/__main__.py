@@ -47,6 +47,9 @@ def main(argv: list[str]) -> int:
     # process, that would steal the cores of whichever system runs next. 1 ms is still longer
     # than the gap between the untimed and the timed call of a round (bench/driver.py).
     os.environ.setdefault("KMP_BLOCKTIME", "1")
+    # The same for GNU OpenMP (torch's): its idle workers otherwise spin after every call and
+    # take the second core from the next system; passive waiting treats every runtime alike.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     import torch
 

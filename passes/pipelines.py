@@ -44,7 +44,7 @@ class LowerToLLVM(Pipeline):
     name = "lower-to-llvm"
     summary = "Lower versa or linalg-on-tensors IR to the LLVM dialect for a CPU target"
     target: str = "host"
-    opt_level: int = 2
+    opt_level: int = 3
     threads: int = 0
 
     def thread_count(self) -> int:

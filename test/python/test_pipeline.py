@@ -45,7 +45,8 @@ def lowered_op_names(text: str, pipeline: str) -> set[str]:
 )
 def test_output_is_llvm_only(pipeline):
     names = lowered_op_names(MLP, pipeline) - {"builtin.module"}
-    assert names and all(n.startswith("llvm.") for n in names), sorted(names)
+    # OpenMP regions (threads at O3) stay `omp.*` ops on llvm types until LLVM IR translation.
+    assert names and all(n.startswith(("llvm.", "omp.")) for n in names), sorted(names)
 
 
 @pytest.mark.parametrize("text", [MLP, CHAIN], ids=["mlp", "chain"])
