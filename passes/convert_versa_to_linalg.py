@@ -147,15 +147,20 @@ def _scalar_op(inner: ir.OpView, args: list[ir.Value]) -> ir.Value:
 
 
 def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
-    """matmul → linalg.matmul (2-D), linalg.batch_matmul (equal 3-D batches) or a generic."""
+    """matmul → linalg.matmul (2-D), linalg.batch_matmul (equal batch dims of any rank, folded
+    into one: attention's [B, H, S, D]) or a generic (broadcast batch dims)."""
     (shape, element), (a, b) = _result(op), op.operands
-    init = build.filled(shape, element, 0.0)
+    batch = shape[:-2]
     if len(shape) == 2:
-        y = linalg.matmul(a, b, outs=[init])
-    elif len(shape) == 3 and build.shape_of(a)[0] == build.shape_of(b)[0] == shape[0]:
-        y = linalg.batch_matmul(a, b, outs=[init])
+        y = linalg.matmul(a, b, outs=[build.filled(shape, element, 0.0)])
+    elif build.shape_of(a)[:-2] == build.shape_of(b)[:-2] == batch:
+        folded = int(np.prod(batch))
+        a3 = build.reshape(a, (folded, *build.shape_of(a)[-2:]))
+        b3 = build.reshape(b, (folded, *build.shape_of(b)[-2:]))
+        init = build.filled((folded, *shape[-2:]), element, 0.0)
+        y = build.reshape(linalg.batch_matmul(a3, b3, outs=[init]), shape)
     else:
-        y = build.broadcast_matmul(a, b, init)
+        y = build.broadcast_matmul(a, b, build.filled(shape, element, 0.0))
     rewriter.replace_op(op, [y])
     return True
 

@@ -351,6 +351,17 @@ func.func @matmul_batch(%a: tensor<2x3x5xf32>, %b: tensor<2x5x4xf32>) -> tensor<
 
 // -----
 
+// Equal batch dims of any rank fold into one batch_matmul (the codegen strategy's op).
+// CHECK-LABEL: func.func @matmul_batch_4d
+//       CHECK:   linalg.batch_matmul ins(%{{.+}}, %{{.+}} : tensor<6x17x8xf32>, tensor<6x8x19xf32>) outs(%{{.+}} : tensor<6x17x19xf32>)
+//       CHECK:   tensor.expand_shape {{.*}} into tensor<2x3x17x19xf32>
+func.func @matmul_batch_4d(%a: tensor<2x3x17x8xf32>, %b: tensor<2x3x8x19xf32>) -> tensor<2x3x17x19xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<2x3x17x8xf32>, tensor<2x3x8x19xf32>) -> tensor<2x3x17x19xf32>
+  return %0 : tensor<2x3x17x19xf32>
+}
+
+// -----
+
 // Batch dims that broadcast need a generic: loops (b0, b1, m, n, k).
 //   CHECK-DAG: #[[$LHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
 //   CHECK-DAG: #[[$RHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>

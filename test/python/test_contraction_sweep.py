@@ -47,16 +47,18 @@ func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
-@pytest.mark.parametrize("batch,m,n,k", [(1, 5, 7, 3), (3, 9, 33, 12), (5, 16, 40, 7)])
-def test_batch_matmul_sizes(batch: int, m: int, n: int, k: int, pipeline: str) -> None:
-    a_t, b_t, c_t = (f"tensor<{batch}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+@pytest.mark.parametrize("batch,m,n,k", [(1, 5, 7, 3), (3, 9, 33, 12), (5, 16, 40, 7), ((2, 3), 17, 19, 8)])
+def test_batch_matmul_sizes(batch: int | tuple[int, int], m: int, n: int, k: int, pipeline: str) -> None:
+    dims = "x".join(str(d) for d in np.atleast_1d(batch))
+    a_t, b_t, c_t = (f"tensor<{dims}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
     text = f"""
 func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
   %0 = "versa.matmul"(%a, %b) : ({a_t}, {b_t}) -> {c_t}
   return %0 : {c_t}
 }}"""
-    rng = np.random.default_rng(batch + m + n + k)
-    a, b = _ints(rng, (batch, m, k)), _ints(rng, (batch, k, n))
+    rng = np.random.default_rng(m + n + k)
+    lead = tuple(np.atleast_1d(batch))
+    a, b = _ints(rng, (*lead, m, k)), _ints(rng, (*lead, k, n))
     (got,) = Compiled(text, pipeline).jit(a, b)
     _check(got, a.astype(np.float64) @ b, k)
 
