@@ -147,12 +147,19 @@ def _scalar_op(inner: ir.OpView, args: list[ir.Value]) -> ir.Value:
 
 
 def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
-    """matmul → linalg.matmul (2-D), linalg.batch_matmul (equal batch dims of any rank, folded
-    into one: attention's [B, H, S, D]) or a generic (broadcast batch dims)."""
+    """matmul → linalg.matmul (2-D, and [..., M, K] x [K, N] with the rows folded), one
+    linalg.batch_matmul (equal batch dims of any rank folded into one: attention's
+    [B, H, S, D]) or a generic (batch dims that broadcast)."""
     (shape, element), (a, b) = _result(op), op.operands
     batch = shape[:-2]
     if len(shape) == 2:
         y = linalg.matmul(a, b, outs=[build.filled(shape, element, 0.0)])
+    elif len(build.shape_of(b)) == 2 and build.shape_of(a)[:-2] == batch:
+        # [..., M, K] x [K, N] (a linear layer): one [... * M, K] x [K, N] matmul.
+        rows = int(np.prod(shape[:-1]))
+        flat = build.reshape(a, (rows, build.shape_of(a)[-1]))
+        init = build.filled((rows, shape[-1]), element, 0.0)
+        y = build.reshape(linalg.matmul(flat, b, outs=[init]), shape)
     elif build.shape_of(a)[:-2] == build.shape_of(b)[:-2] == batch:
         folded = int(np.prod(batch))
         a3 = build.reshape(a, (folded, *build.shape_of(a)[-2:]))

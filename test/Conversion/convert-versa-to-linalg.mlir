@@ -362,6 +362,16 @@ func.func @matmul_batch_4d(%a: tensor<2x3x17x8xf32>, %b: tensor<2x3x8x19xf32>) -
 
 // -----
 
+// A linear layer on batched rows: the rows fold into one 2-D matmul.
+// CHECK-LABEL: func.func @matmul_rows_by_matrix
+//       CHECK:   linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<10x12xf32>, tensor<12x33xf32>) outs(%{{.+}} : tensor<10x33xf32>)
+func.func @matmul_rows_by_matrix(%x: tensor<2x5x12xf32>, %w: tensor<12x33xf32>) -> tensor<2x5x33xf32> {
+  %0 = "versa.matmul"(%x, %w) : (tensor<2x5x12xf32>, tensor<12x33xf32>) -> tensor<2x5x33xf32>
+  return %0 : tensor<2x5x33xf32>
+}
+
+// -----
+
 // Batch dims that broadcast need a generic: loops (b0, b1, m, n, k).
 //   CHECK-DAG: #[[$LHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
 //   CHECK-DAG: #[[$RHS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>

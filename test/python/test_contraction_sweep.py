@@ -98,3 +98,17 @@ func.func @main(%a: tensor<40x24xf32>, %b: tensor<24x40xf32>) -> (tensor<40x40xf
     want = a.astype(np.float64) @ b
     _check(got0, want, 24)
     _check(got1, np.maximum(want, 0), 24)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+def test_linear_layer_on_batched_rows(pipeline: str) -> None:
+    """[B, S, K] x [K, N]: the rows fold into one 2-D matmul."""
+    text = """
+func.func @main(%x: tensor<2x5x12xf32>, %w: tensor<12x33xf32>) -> tensor<2x5x33xf32> {
+  %0 = "versa.matmul"(%x, %w) : (tensor<2x5x12xf32>, tensor<12x33xf32>) -> tensor<2x5x33xf32>
+  return %0 : tensor<2x5x33xf32>
+}"""
+    rng = np.random.default_rng(11)
+    x, w = _ints(rng, (2, 5, 12)), _ints(rng, (12, 33))
+    (got,) = Compiled(text, pipeline).jit(x, w)
+    _check(got, x.astype(np.float64) @ w, 12)
