@@ -10,11 +10,13 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .conv import ConvStrategy
+from .epilogue import EpilogueStrategy
 from .matmul import MatmulStrategy
 from .strategy import Strategy
 
 # In order: the first strategy that accepts an op handles it.
 FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
+    EpilogueStrategy.for_op,
     MatmulStrategy.for_op,
     ConvStrategy.for_op,
 )

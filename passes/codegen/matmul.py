@@ -19,7 +19,7 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import LOWER_CONTRACT, PREPARE, Strategy, fit, ragged, round_up
+from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, ragged, round_up
 
 OPS = ("linalg.matmul", "linalg.batch_matmul")
 
@@ -29,7 +29,7 @@ def _divisor_or_max(most: int, extent: int) -> int:
     return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
 
 
-def _needed(tiles: list[int], extents: list[int]) -> list[int]:
+def needed(tiles: list[int], extents: list[int]) -> list[int]:
     """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops)."""
     return [t if t < e else 0 for t, e in zip(tiles, extents, strict=True)]
 
@@ -81,10 +81,10 @@ class MatmulStrategy(Strategy):
             sizes = [self.thread_tile if d == self.thread_dim else 0 for d in range(len(extents))]
             op, _ = s.tile_forall(op, sizes)
             extents[self.thread_dim] = self.thread_tile
-        cache = _needed([*lead, *self.cache_tile], extents)
+        cache = needed([*lead, *self.cache_tile], extents)
         op, cache_loops = s.tile(op, cache, [*range(b), b + 1, b + 2, b])  # n, k, m
         extents = [c or e for c, e in zip(cache, extents, strict=True)]
-        register = _needed([*lead, *self.register_tile], extents)
+        register = needed([*lead, *self.register_tile], extents)
         op, loops = s.tile(op, register, [*range(b), b + 1, b, b + 2])  # n, m, k
         peel = [d for d in (b + 2, b, b + 1) if d in loops and ragged(self._extent(d), self._tiles(d))]
         for d in peel:  # innermost first: peeling consumes the handles of nested loops
@@ -95,10 +95,12 @@ class MatmulStrategy(Strategy):
             op = s.match_tag(*tag, function)  # every tile of this op keeps its tag
             k_loops = s.parent(op, "scf.for")
             s.vectorize(op, [*lead, mr, nr, kr])
+            s.patterns(function, MASKS)
         else:
             k_loops = loops.get(b + 2) or cache_loops.get(b + 2)
             s.vectorize(op)
         self._fill(s, fill)
+        s.patterns(function, MASKS)
         # Patterns run on the whole function: the vectorized fill outside the loops must fold
         # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
         s.patterns(function, PREPARE)
@@ -124,5 +126,5 @@ class MatmulStrategy(Strategy):
         mr, nr, _ = self.register_tile
         lead = [1] if self.batch else []
         shape = [*([self.batch] if self.batch else []), self.m, self.n]
-        tiled, _ = s.tile(fill, _needed([*lead, mr, nr], shape))
+        tiled, _ = s.tile(fill, needed([*lead, mr, nr], shape))
         s.vectorize(tiled, [*lead, min(mr, self.m), min(nr, self.n)])

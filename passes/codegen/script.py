@@ -66,6 +66,34 @@ class Script:
         self._emit(f"{h} = transform.get_producer_of_operand {op}[{operand}] : ({ANY}) -> {ANY}")
         return h
 
+    def consumer(self, op: str) -> str:
+        """The users of `op`'s first result."""
+        (h,) = self._fresh()
+        self._emit(f"{h} = transform.get_consumers_of_result {op}[0] : ({ANY}) -> {ANY}")
+        return h
+
+    def fuse_into(self, producer: str, containing: str) -> str:
+        """Move (a tile of) `producer` into the loop `containing`, computing what it reads."""
+        fused, loop = self._fresh(2)
+        self._emit(
+            f"{fused}, {loop} = transform.structured.fuse_into_containing_op {producer} into {containing} "
+            f": ({ANY}, {self.type(containing)}) -> ({ANY}, {ANY})"
+        )
+        return fused
+
+    def fuse(self, op: str, sizes: Sequence[int], interchange: Sequence[int]) -> tuple[str, dict[int, str]]:
+        """Tile `op` and fuse its producers into the loops: {dim: loop} as in `tile`."""
+        order = [d for d in interchange if sizes[d]]
+        if not order:
+            return op, {}
+        (tiled,), handles = self._fresh(), self._fresh(len(order))
+        results = ", ".join([ANY] * (1 + len(order)))
+        self._emit(
+            f"{', '.join([tiled, *handles])} = transform.structured.fuse {op} tile_sizes [{_ints(sizes)}] "
+            f"interchange [{_ints(interchange)}] : ({ANY}) -> ({results})"
+        )
+        return tiled, dict(zip(order, handles, strict=True))
+
     def tile(
         self, op: str, sizes: Sequence[int], interchange: Sequence[int] = ()
     ) -> tuple[str, dict[int, str]]:

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from .script import Script
 
+# Right after a masked vectorization: masked transfers become transfers with a mask operand.
+# Left as `vector.mask` regions, later folding (another op's patterns in the same script) can
+# move a second op into the region, which is invalid.
+MASKS = ("vector.lower_masked_transfers",)
 # After vectorization: turn multiply-reduce into vector.contract and clean the tiled IR, so
 # that `hoist_loop_invariant_subsets` finds the accumulator's read/write pair on the k loop.
 PREPARE = (

@@ -118,3 +118,31 @@ func.func @conv_ragged(%x: tensor<1x15x23x3xf32>, %w: tensor<3x3x3x40xf32>) -> t
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x15x23x3xf32>, tensor<3x3x3x40xf32>) outs(%z : tensor<1x7x11x40xf32>) -> tensor<1x7x11x40xf32>
   return %0 : tensor<1x7x11x40xf32>
 }
+
+// -----
+
+// An elementwise consumer (bias + relu) is the root: it is tiled, the matmul and its fill are
+// fused into its loops, and each output tile gets the epilogue right after its k loop.
+// CHECK-LABEL: func.func @matmul_epilogue
+//       CHECK:   scf.forall
+//       CHECK:     scf.for
+//       CHECK:       scf.for
+//       CHECK:         vector.fma
+//       CHECK:         arith.addf {{.*}} : vector<1x{{[0-9]+}}xf32>
+//       CHECK:         arith.maximumf {{.*}} : vector<1x{{[0-9]+}}xf32>
+//       CHECK:   scf.forall.in_parallel
+//   CHECK-NOT:   linalg.generic
+//   CHECK-NOT:   linalg.matmul
+func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bias: tensor<256xf32>) -> tensor<256x256xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) outs(%z : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<256x256xf32>, tensor<256xf32>) outs(%e : tensor<256x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<256x256xf32>
+  return %1 : tensor<256x256xf32>
+}

@@ -1,0 +1,119 @@
+"""Matmul with its elementwise consumer (bias, activation, residual add, scale): the epilogue
+is computed on each output tile while the tile is still in cache, never as a second pass.
+
+    scf.forall over rows, or columns when rows are few               (threads)
+      scf.for n1 step nc ; scf.for m1 step mc                         (output tile, L1/L2)
+        fill ; scf.for k1 step kc { register micro-kernel of matmul.py }
+        epilogue linalg.generic on the mc x nc tile, vector code        (reads the hot tile)
+
+The consumer is the root: it is tiled and the matmul and its fill are fused into its loops
+(`fuse_into_containing_op` for the threads, `structured.fuse` for the cache tiles). nc is
+chosen so that a K x nc panel of B stays in L2 across the m1 loop. The register level is
+matmul.py's; the epilogue's tile is vectorized by rows of the vector width.
+"""
+
+from dataclasses import dataclass
+
+from versa.mlir import ir
+from versa.targets import Target
+
+from .matmul import MatmulStrategy, needed
+from .script import Script
+from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, ragged
+
+_VECTORIZABLE = ("arith", "math", "linalg")
+
+
+def _epilogue(op: ir.Operation) -> ir.Operation | None:
+    """The single elementwise consumer of a 2-D matmul that reads its whole result, or None."""
+    uses = list(op.results[0].uses)
+    if op.name != "linalg.matmul" or len(uses) != 1:
+        return None
+    user = uses[0].owner
+    user = user.operation if hasattr(user, "operation") else user
+    if user.name != "linalg.generic" or len(user.results) != 1:
+        return None
+    if any("parallel" not in str(it) for it in user.attributes["iterator_types"]):
+        return None
+    if list(user.results[0].type.shape) != list(op.results[0].type.shape):
+        return None
+    index = uses[0].operand_number
+    maps = user.attributes["indexing_maps"]
+    if index >= len(maps) or str(maps[index]) != "affine_map<(d0, d1) -> (d0, d1)>":
+        return None
+    body = user.regions[0].blocks[0].operations
+    if not all(b.operation.name.split(".")[0] in _VECTORIZABLE for b in body):
+        return None
+    return user
+
+
+@dataclass(frozen=True)
+class EpilogueStrategy(Strategy):
+    matmul: MatmulStrategy
+    lanes: int
+
+    @staticmethod
+    def for_op(op: ir.Operation, target: Target, threads: int) -> "EpilogueStrategy | None":
+        if _epilogue(op) is None:
+            return None
+        base = MatmulStrategy.for_op(op, target, threads)
+        if base is None:
+            return None
+        mc, _, kc = base.cache_tile
+        _, nr, _ = base.register_tile
+        nc = fit(target.l2 // 2 // (base.k * 4), base.n, nr)
+        mm = MatmulStrategy(**{**base.__dict__, "cache_tile": (mc, nc, kc)})
+        return EpilogueStrategy(mm, target.lanes(32))
+
+    def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
+        mm = self.matmul
+        function, epilogue = s.parent(op, "func.func"), s.consumer(op)
+        fill = s.match_ops(["linalg.fill"], s.producer(op, 2))
+        extents = [mm.m, mm.n]
+        scope = function
+        if mm.thread_tile:
+            sizes = [mm.thread_tile if d == mm.thread_dim else 0 for d in range(2)]
+            epilogue, scope = s.tile_forall(epilogue, sizes)
+            s.fuse_into(op, scope)
+            s.fuse_into(fill, scope)
+            extents[mm.thread_dim] = mm.thread_tile
+        mc, nc, kc = mm.cache_tile
+        epilogue, loops = s.fuse(epilogue, needed([mc, nc], extents), [1, 0])  # n1, m1
+        scope = loops.get(1, loops.get(0, scope))
+        s.patterns(function, ["canonicalization"])  # drops the unfused originals
+        tile = s.match_tag(*tag, scope)
+        fill = s.match_ops(["linalg.fill"], scope)
+        extents = [(mc if 0 in loops else extents[0]), (nc if 1 in loops else extents[1]), mm.k]
+        tile, k_block = s.tile(tile, needed([0, 0, kc], extents))
+        mr, nr, kr = mm.register_tile
+        extents[2] = kc if k_block else mm.k
+        tile, reg = s.tile(tile, needed([mr, nr, kr], extents), [1, 0, 2])  # n2, m2, k2
+        peel = [d for d in (2, 0, 1) if d in reg and ragged(mm._extent(d), mm._tiles(d))]
+        for d in peel:
+            s.peel(reg[d])
+        s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])
+        tiles = s.match_tag(*tag, scope)
+        k_loops = s.parent(tiles, "scf.for")
+        s.vectorize(tiles, [mr, nr, kr])
+        filled, _ = s.tile(fill, needed([mr, nr], extents[:2]))
+        s.vectorize(filled, [min(mr, mm.m), min(nr, mm.n)])
+        s.patterns(function, MASKS)
+        s.patterns(function, PREPARE)
+        s.hoist(k_loops)
+        s.patterns(function, LOWER_CONTRACT)
+        self._vectorize_epilogue(s, epilogue, function, extents[:2])
+
+    def _vectorize_epilogue(self, s: Script, epilogue: str, function: str, extents: list[int]) -> None:
+        """Rows of the vector width; a ragged last column block is peeled and stays scalar (a
+        masked one would meet the next strategy's patterns before lower-vector-mask runs)."""
+        mm = self.matmul
+        rows, loops = s.tile(epilogue, needed([1, self.lanes], extents))
+        n_tiles = [
+            t for t in (mm.thread_tile if mm.thread_dim == 1 else 0, mm.cache_tile[1], self.lanes) if t
+        ]
+        if 1 not in loops or not ragged(mm.n, n_tiles):
+            s.vectorize(rows)
+            return
+        main, _ = s.peel(loops[1])
+        s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])
+        s.vectorize(s.match_ops(["linalg.generic"], main))
