@@ -63,6 +63,8 @@ class EpilogueStrategy(Strategy):
         _, nr, _ = base.register_tile
         nc = fit(target.l2 // 2 // (base.k * 4), base.n, nr)
         mm = MatmulStrategy(**{**base.__dict__, "cache_tile": (mc, nc, kc)})
+        if not mm.thread_tile and mm.m <= mc and mm.n <= nc:
+            return None  # one output tile: nothing to fuse into, versa-vectorize takes the consumer
         return EpilogueStrategy(mm, target.lanes(32))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
@@ -98,14 +100,14 @@ class EpilogueStrategy(Strategy):
         filled, _ = s.tile(fill, needed([mr, nr], extents[:2]))
         s.vectorize(filled, [min(mr, mm.m), min(nr, mm.n)])
         s.patterns(function, MASKS)
+        self._vectorize_epilogue(s, epilogue, function, extents[:2])
         s.patterns(function, PREPARE)
         s.hoist(k_loops)
         s.patterns(function, LOWER_CONTRACT)
-        self._vectorize_epilogue(s, epilogue, function, extents[:2])
 
     def _vectorize_epilogue(self, s: Script, epilogue: str, function: str, extents: list[int]) -> None:
-        """Rows of the vector width; a ragged last column block is peeled and stays scalar (a
-        masked one would meet the next strategy's patterns before lower-vector-mask runs)."""
+        """Rows of the vector width, before the contraction patterns fold the tile's IR; a
+        ragged last column block is peeled and stays scalar (no masks to lower)."""
         mm = self.matmul
         rows, loops = s.tile(epilogue, needed([1, self.lanes], extents))
         n_tiles = [

@@ -128,8 +128,8 @@ func.func @conv_ragged(%x: tensor<1x15x23x3xf32>, %w: tensor<3x3x3x40xf32>) -> t
 //       CHECK:     scf.for
 //       CHECK:       scf.for
 //       CHECK:         vector.fma
-//       CHECK:         arith.addf {{.*}} : vector<1x{{[0-9]+}}xf32>
-//       CHECK:         arith.maximumf {{.*}} : vector<1x{{[0-9]+}}xf32>
+//       CHECK:         arith.addf {{.*}} : vector<{{[0-9]+}}xf32>
+//       CHECK:         arith.maximumf {{.*}} : vector<{{[0-9]+}}xf32>
 //       CHECK:   scf.forall.in_parallel
 //   CHECK-NOT:   linalg.generic
 //   CHECK-NOT:   linalg.matmul
