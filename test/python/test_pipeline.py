@@ -110,3 +110,28 @@ func.func @edge(%a: tensor<4xf32>, %s: tensor<f32>)
     inputs = compiled.random_inputs(seed=3)
     for got, want in zip(compiled.jit(*inputs), reference(text, inputs), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_threads_come_from_the_option_then_the_environment(monkeypatch):
+    from versa import openmp
+    from versa.passes.pipelines import LowerToLLVM
+
+    if openmp.runtime_library() is None:
+        assert LowerToLLVM(opt_level=3, threads=2).thread_count() == 1  # serial without a runtime
+        return
+
+    monkeypatch.setenv("VERSA_NUM_THREADS", "3")
+    assert LowerToLLVM(opt_level=3, threads=2).thread_count() == 2
+    assert LowerToLLVM(opt_level=3).thread_count() == 3
+    assert LowerToLLVM(opt_level=2).thread_count() == 1  # threads are O3's
+    monkeypatch.delenv("VERSA_NUM_THREADS")
+    from versa.targets import available_cores
+
+    assert LowerToLLVM(opt_level=3).thread_count() == available_cores()
+
+
+def test_opt_level_out_of_range_is_an_error():
+    from versa.diagnostics import CompileError
+
+    with pytest.raises(CompileError, match="opt-level 7 is not one of 0, 1, 2, 3"):
+        compiler.compile_text(MLP, "lower-to-llvm{opt-level=7}")
