@@ -5,6 +5,7 @@ from .canonicalize import VersaCanonicalize
 from .codegen.apply import VersaCodegen
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
+from .fast_math import VersaFastMath
 from .fuse import VersaFuse
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, Pipeline
@@ -24,6 +25,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaReadonlyArguments,
         VersaDistinctResults,
         VersaLowerMemrefCopy,
+        VersaFastMath,
     )
 }
 PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM,)}

@@ -13,6 +13,7 @@ from .base import Pass, PassError
 from .codegen.apply import VersaCodegen, default_threads
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
+from .fast_math import VersaFastMath
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .readonly_arguments import VersaReadonlyArguments
 from .unshare_inits import VersaUnshareInits
@@ -106,6 +107,8 @@ class LowerToLLVM(Pipeline):
         yield "lower-affine"
         yield "convert-scf-to-cf"
         # LLVM: math with LLVM intrinsics first, the rest (erf, tanh) through libm.
+        if self.opt_level >= 1:
+            yield VersaFastMath()  # f32 exp/log/tanh/erf as vector polynomials, not libm calls
         yield "convert-math-to-llvm"
         yield "convert-math-to-libm"
         yield "convert-vector-to-llvm"
