@@ -12,6 +12,7 @@ from versa.targets import Target
 from .conv import ConvStrategy
 from .epilogue import EpilogueStrategy
 from .matmul import MatmulStrategy
+from .reduction import ReductionStrategy
 from .strategy import Strategy
 
 # In order: the first strategy that accepts an op handles it.
@@ -19,6 +20,7 @@ FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
     EpilogueStrategy.for_op,
     MatmulStrategy.for_op,
     ConvStrategy.for_op,
+    ReductionStrategy.for_op,
 )
 
 

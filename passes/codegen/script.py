@@ -123,6 +123,16 @@ class Script:
         )
         return tiled, loop
 
+    def tile_reduction(self, op: str, sizes: Sequence[int]) -> tuple[str, str, str, str]:
+        """`tile_reduction_using_for`: a loop of partial results `sizes` wide (elementwise, so
+        vector code), then one combining reduction: (init fill, partial op, combine, loop)."""
+        fill, partial, combine, loop = self._fresh(4)
+        self._emit(
+            f"{fill}, {partial}, {combine}, {loop} = transform.structured.tile_reduction_using_for {op} "
+            f"by tile_sizes = [{_ints(sizes)}] : ({ANY}) -> ({ANY}, {ANY}, {ANY}, {ANY})"
+        )
+        return fill, partial, combine, loop
+
     def peel(self, loop: str) -> tuple[str, str]:
         """Split `loop` into full steps and a remainder; in the main part tiles are static."""
         main, rest = self._fresh(2, FOR)

@@ -146,3 +146,42 @@ func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bi
   } -> tensor<256x256xf32>
   return %1 : tensor<256x256xf32>
 }
+
+// -----
+
+// A row reduction: rows across threads, the row reduced in vector-wide partial sums (kept in
+// registers across the loop), then one horizontal reduction.
+// CHECK-LABEL: func.func @row_sum
+//       CHECK:   scf.forall (%{{.+}}) in (2)
+//       CHECK:     scf.for {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<{{.*}}xf32>)
+//       CHECK:       arith.addf {{.*}} : vector<{{.*}}xf32>
+//       CHECK:     vector.reduction <add>
+//   CHECK-NOT:   linalg.generic
+func.func @row_sum(%x: tensor<64x256xf32>) -> tensor<64xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x256xf32>) outs(%z : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+// A row that no vector width divides is left to the scalar loops (no masks).
+// CHECK-LABEL: func.func @negative_ragged_row
+//       CHECK:   linalg.generic
+func.func @negative_ragged_row(%x: tensor<64x30xf32>) -> tensor<64xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x30xf32>) outs(%z : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

@@ -1,0 +1,98 @@
+"""Reductions over the innermost dimension (reduce_sum/max/mean over the last axis, the
+max and sum of softmax, the means of layer_norm): rows across threads, each row reduced in
+vector-wide partial results, then one horizontal combine.
+
+    scf.forall over the outermost parallel dim                       (threads)
+      scf.for over the other parallel dims, one row at a time
+        acc = splat(identity) : vector<V>
+        scf.for j step V { acc = combine(acc, x[row, j:j+V]) }        (vertical: V lanes)
+        y[row] = reduce(acc)                                          (one horizontal reduce)
+
+V is a few vector widths (independent accumulators hide the add latency), divides the row and is
+shorter than it (a one-trip loop would fold away with its handle); ragged rows are left to the
+scalar loops rather than masked. Outer-dim reductions
+(iterators ending in "parallel") already vectorize across the inner dim elsewhere.
+"""
+
+from dataclasses import dataclass
+
+from versa.mlir import ir
+from versa.targets import Target
+
+from .script import Script
+from .strategy import Strategy
+
+_VECTORIZABLE = ("arith", "math", "linalg")
+# Combiners that `tile_reduction_using_for` knows the identity of.
+_COMBINERS = ("arith.addf", "arith.maximumf", "arith.minimumf", "arith.mulf", "arith.addi", "arith.maxsi")
+# Row reduction to a vector of partial results, then to a scalar.
+_LOWER_REDUCTION = (
+    'vector.reorder_multi_reduction_dims lowering_strategy = "innerreduction"',
+    'vector.multi_reduction_flattening lowering_strategy = "innerreduction"',
+    'vector.multi_reduction_unrolling lowering_strategy = "innerreduction"',
+    "canonicalization",
+)
+
+
+def _row_reduction(op: ir.Operation) -> list[int] | None:
+    """The loop extents of a generic whose only reduction is its innermost loop, else None."""
+    if op.name != "linalg.generic" or len(op.results) != 1:
+        return None
+    iterators = [str(it) for it in op.attributes["iterator_types"]]
+    if len(iterators) < 2 or "reduction" not in iterators[-1]:
+        return None
+    if any("parallel" not in it for it in iterators[:-1]):
+        return None
+    block = op.regions[0].blocks[0]
+    body = list(block.operations)
+    if not all(b.operation.name.split(".")[0] in _VECTORIZABLE for b in body):
+        return None
+    combiner = body[-1].operands[0].owner if len(body) >= 2 else None
+    accumulator = block.arguments[len(block.arguments) - 1]
+    if not isinstance(combiner, ir.OpView) or combiner.operation.name not in _COMBINERS:
+        return None
+    if accumulator not in list(combiner.operands):
+        return None
+    maps = op.attributes["indexing_maps"]
+    source = ir.RankedTensorType(op.operands[0].type).shape
+    if str(maps[0]) != str(ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(iterators)))):
+        return None  # the first input must be read in loop order (the row is contiguous)
+    return list(source)
+
+
+@dataclass(frozen=True)
+class ReductionStrategy(Strategy):
+    extents: tuple[int, ...]  # loop extents; the last one is reduced
+    thread_tile: int  # rows of the outermost dim per thread; 0 = no forall
+    width: int  # V: elements of partial results per step
+
+    @staticmethod
+    def for_op(op: ir.Operation, target: Target, threads: int) -> "ReductionStrategy | None":
+        extents = _row_reduction(op)
+        if extents is None:
+            return None
+        lanes, row = target.lanes(32), extents[-1]
+        width = next((w for w in (4 * lanes, 2 * lanes, lanes) if row % w == 0 and w < row), 0)
+        if not width:
+            return None
+        per_thread = -(-extents[0] // threads)
+        thread_tile = per_thread if threads > 1 and per_thread < extents[0] else 0
+        return ReductionStrategy(tuple(extents), thread_tile, width)
+
+    def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
+        function = s.parent(op, "func.func")
+        rank = len(self.extents)
+        if self.thread_tile:
+            op, _ = s.tile_forall(op, [self.thread_tile] + [0] * (rank - 1))
+        rows = [1 if e > 1 else 0 for e in self.extents[:-1]]
+        if self.thread_tile and self.thread_tile == 1:
+            rows[0] = 0
+        op, _ = s.tile(op, [*rows, 0])
+        init, partial, combine, loop = s.tile_reduction(op, [0] * (rank - 1) + [self.width])
+        for part in (init, partial, combine):
+            s.vectorize(part)
+        s.patterns(
+            function, ["vector.reduction_to_contract", "linalg.tiling_canonicalization", "canonicalization"]
+        )
+        s.hoist(loop)
+        s.patterns(function, _LOWER_REDUCTION)
