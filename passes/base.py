@@ -7,6 +7,7 @@ mix freely with upstream passes in one pipeline.
 """
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -44,6 +45,20 @@ class Pass:
                 raise PassError(f"'{cls.name}' has no option '{key}' (options: {known})")
             values[field.name] = _convert(raw, field.type, cls.name, key)
         return cls(**values)
+
+
+def collect(module: ir.Operation, predicate: Callable[[ir.Operation], bool]) -> list[ir.Operation]:
+    """The ops nested in `module` for which `predicate` holds, in walk order: a list, so that a
+    pass can rewrite or erase them after the walk."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if predicate(op):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return found
 
 
 def _convert(raw: str, type_: Any, pass_name: str, key: str) -> Any:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from versa.mlir import ir, linalg, tensor
 
-from .base import Pass
+from .base import Pass, collect
 
 
 def _distinct_returns(ret: ir.Operation) -> None:
@@ -31,9 +31,5 @@ class VersaDistinctResults(Pass):
     summary = "Copy function results that repeat a value, so each result has its own buffer"
 
     def run(self, module: ir.Operation) -> None:
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "func.return":
-                _distinct_returns(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(visit)
+        for ret in collect(module, lambda op: op.name == "func.return"):
+            _distinct_returns(ret)

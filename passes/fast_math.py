@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from versa.mlir import arith, ir, math
 
-from .base import Pass
+from .base import Pass, collect
 
 _F = arith.CmpFPredicate
 
@@ -231,15 +231,7 @@ class VersaFastMath(Pass):
     summary = "Rewrite f32 math.exp/log/tanh/erf as branch-free polynomial arith/math code (no libm calls)"
 
     def run(self, module: ir.Operation) -> None:
-        ops: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in _REWRITES and _is_f32(op.results[0].type):
-                ops.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(collect)
-        for op in ops:
+        for op in collect(module, lambda op: op.name in _REWRITES and _is_f32(op.results[0].type)):
             result = op.results[0]
             with ir.InsertionPoint(op), op.location:
                 new = _REWRITES[op.name](_Builder(result.type), op.operands[0])

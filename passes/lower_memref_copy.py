@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from versa.mlir import ir, linalg
 
-from .base import Pass
+from .base import Pass, collect
 
 
 def _contiguous(t: ir.Type) -> bool:
@@ -33,15 +33,7 @@ class VersaLowerMemrefCopy(Pass):
     summary = "Rewrite memref.copy between strided memrefs as linalg.copy (no runtime library call)"
 
     def run(self, module: ir.Operation) -> None:
-        copies: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "memref.copy":
-                copies.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(collect)
-        for op in copies:
+        for op in collect(module, lambda op: op.name == "memref.copy"):
             source, target = op.operands
             if _contiguous(source.type) and _contiguous(target.type):
                 continue

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from versa.mlir import ir
 
-from .base import Pass
+from .base import Pass, collect
 
 _WRITABLE = "bufferization.writable"
 
@@ -37,9 +37,5 @@ class VersaReadonlyArguments(Pass):
     summary = "Mark tensor arguments bufferization.writable = false, so no input is overwritten"
 
     def run(self, module: ir.Operation) -> None:
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "func.func":
-                _mark(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(visit)
+        for function in collect(module, lambda op: op.name == "func.func"):
+            _mark(function)

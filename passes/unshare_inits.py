@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from versa.mlir import ir
 
-from .base import Pass
+from .base import Pass, collect
 
 _INITS = ("tensor.empty", "linalg.fill")
 
@@ -57,14 +57,7 @@ class VersaUnshareInits(Pass):
     summary = "Rematerialise tensor.empty and fills per use, so bufferization copies no init"
 
     def run(self, module: ir.Operation) -> None:
-        inits: list[ir.Operation] = []
-
-        def collect(op: ir.Operation) -> ir.WalkResult:
-            if op.name in _INITS and _is_init(op):
-                inits.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(collect)
+        inits = collect(module, lambda op: op.name in _INITS and _is_init(op))
         # Fills first: cloning a fill clones its empty, so the empties' use lists are final after.
         for op in sorted(inits, key=lambda o: o.name != "linalg.fill"):
             _unshare(op)

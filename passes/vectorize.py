@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from versa import targets
 from versa.mlir import ir
-from versa.mlir import transform_interpreter as interpreter
 
 from .base import Pass
+from .codegen.script import run_script
+from .codegen.strategy import vector_body
 
 _TAG = "versa.vectorize"
-_VECTORIZABLE = ("arith", "math", "linalg")
 
 _SCRIPT = """
 module attributes {{transform.with_named_sequence}} {{
@@ -57,8 +57,7 @@ def _tiling(op: ir.Operation, width: int) -> _Tiling | None:
     iterators = [str(a) for a in op.attributes["iterator_types"]]
     if not iterators or any("parallel" not in it for it in iterators):
         return None
-    body = op.regions[0].blocks[0].operations
-    if not all(b.operation.name.split(".")[0] in _VECTORIZABLE for b in body):
+    if not vector_body(op):
         return None  # e.g. a func.call in the body: no vector form
     types = [v.type for v in (*op.operands, *op.results)]
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
@@ -89,16 +88,7 @@ class VersaVectorize(Pass):
         module.walk(tag)
         if not tilings:
             return
-        script = ir.Module.parse(_script(list(tilings.values())), module.context)
-        entry = next(op for op in script.body.operations if "sym_name" in op.attributes)
-        interpreter.apply_named_sequence(module, entry, script)
-        module.walk(_untag)
-
-
-def _untag(op: ir.Operation) -> ir.WalkResult:
-    if _TAG in op.attributes:
-        del op.attributes[_TAG]
-    return ir.WalkResult.ADVANCE
+        run_script(module, _script(list(tilings.values())), _TAG)
 
 
 def _script(tilings: list[_Tiling]) -> str:

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 
 from versa import targets
 from versa.mlir import ir
-from versa.mlir import transform_interpreter as interpreter
 
-from ..base import Pass, PassError
+from ..base import Pass
 from . import select
-from .script import Script
+from .script import Script, run_script
 
 _TAG = "versa.codegen"
 
@@ -55,19 +54,6 @@ class VersaCodegen(Pass):
         module.walk(visit)
         if not tagged:
             return
-        text = script.text()
         if self.print_script:
-            print(text)
-        try:
-            parsed = ir.Module.parse(text, module.context)
-        except ir.MLIRError as err:
-            raise PassError(f"internal error: invalid transform script: {err}") from None
-        entry = next(op for op in parsed.body.operations if "sym_name" in op.attributes)
-        interpreter.apply_named_sequence(module, entry, parsed)
-        module.walk(_untag)
-
-
-def _untag(op: ir.Operation) -> ir.WalkResult:
-    if _TAG in op.attributes:
-        del op.attributes[_TAG]
-    return ir.WalkResult.ADVANCE
+            print(script.text())
+        run_script(module, script.text(), _TAG)

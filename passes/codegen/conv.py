@@ -34,7 +34,7 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import LOWER_CONTRACT, PREPARE, Strategy, round_up
+from .strategy import LOWER_CONTRACT, PREPARE, Strategy, needed, round_up
 
 OPS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw")
 
@@ -60,11 +60,6 @@ def _chunks(extent: int, tile: int, pow2: bool) -> list[int]:
     elif rest:
         chunks.append(rest)
     return chunks
-
-
-def _needed(tiles: list[int], extents: list[int]) -> list[int]:
-    """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops)."""
-    return [t if t < e else 0 for t, e in zip(tiles, extents, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -160,10 +155,10 @@ class ConvStrategy(Strategy):
         rows, vec, cr = self.register_tile
         rows_dim, vec_dim = self._roles()
         parallel = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
-        op, _ = s.tile(op, _needed(self._sizes(parallel), [extents[d] for d in self.dims]))
+        op, _ = s.tile(op, needed(self._sizes(parallel), [extents[d] for d in self.dims]))
         window = {"kh": 1, "kw": 1, "c": cr}
         order = [self.dims.index(d) for d in (*(d for d in self.dims if d not in REDUCTION), *REDUCTION)]
-        op, loops = s.tile(op, _needed(self._sizes(window), list(self.extents)), order)
+        op, loops = s.tile(op, needed(self._sizes(window), list(self.extents)), order)
         s.vectorize(s.decompose(op))
         return loops
 
@@ -178,5 +173,5 @@ class ConvStrategy(Strategy):
         out_dims = [d for d in self.dims if d not in REDUCTION]
         tiles = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
         shape = [self._extent(d) for d in out_dims]
-        tiled, _ = s.tile(fill, _needed([tiles[d] for d in out_dims], shape))
+        tiled, _ = s.tile(fill, needed([tiles[d] for d in out_dims], shape))
         s.vectorize(tiled, [min(tiles[d], e) for d, e in zip(out_dims, shape, strict=True)])

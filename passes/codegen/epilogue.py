@@ -12,16 +12,14 @@ chosen so that a K x nc panel of B stays in L2 across the m1 loop. The register 
 matmul.py's; the epilogue's tile is vectorized by rows of the vector width.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from versa.mlir import ir
 from versa.targets import Target
 
-from .matmul import MatmulStrategy, needed
+from .matmul import MatmulStrategy
 from .script import Script
-from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, ragged
-
-_VECTORIZABLE = ("arith", "math", "linalg")
+from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, vector_body
 
 
 def _epilogue(op: ir.Operation) -> ir.Operation | None:
@@ -41,10 +39,7 @@ def _epilogue(op: ir.Operation) -> ir.Operation | None:
     maps = user.attributes["indexing_maps"]
     if index >= len(maps) or str(maps[index]) != "affine_map<(d0, d1) -> (d0, d1)>":
         return None
-    body = user.regions[0].blocks[0].operations
-    if not all(b.operation.name.split(".")[0] in _VECTORIZABLE for b in body):
-        return None
-    return user
+    return user if vector_body(user) else None
 
 
 @dataclass(frozen=True)
@@ -62,7 +57,7 @@ class EpilogueStrategy(Strategy):
         mc, _, kc = base.cache_tile
         _, nr, _ = base.register_tile
         nc = fit(target.l2 // 2 // (base.k * 4), base.n, nr)
-        mm = MatmulStrategy(**{**base.__dict__, "cache_tile": (mc, nc, kc)})
+        mm = replace(base, cache_tile=(mc, nc, kc))
         if not mm.thread_tile and mm.m <= mc and mm.n <= nc:
             return None  # one output tile: nothing to fuse into, versa-vectorize takes the consumer
         return EpilogueStrategy(mm, target.lanes(32))
@@ -90,7 +85,7 @@ class EpilogueStrategy(Strategy):
         mr, nr, kr = mm.register_tile
         extents[2] = kc if k_block else mm.k
         tile, reg = s.tile(tile, needed([mr, nr, kr], extents), [1, 0, 2])  # n2, m2, k2
-        peel = [d for d in (2, 0, 1) if d in reg and ragged(mm._extent(d), mm._tiles(d))]
+        peel = [d for d in (2, 0, 1) if d in reg and ragged(mm.extent(d), mm.tiles(d))]
         for d in peel:
             s.peel(reg[d])
         s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])

@@ -19,7 +19,7 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, ragged, round_up
+from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, round_up
 
 OPS = ("linalg.matmul", "linalg.batch_matmul")
 
@@ -27,11 +27,6 @@ OPS = ("linalg.matmul", "linalg.batch_matmul")
 def _divisor_or_max(most: int, extent: int) -> int:
     """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
     return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
-
-
-def needed(tiles: list[int], extents: list[int]) -> list[int]:
-    """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops)."""
-    return [t if t < e else 0 for t, e in zip(tiles, extents, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -86,7 +81,7 @@ class MatmulStrategy(Strategy):
         extents = [c or e for c, e in zip(cache, extents, strict=True)]
         register = needed([*lead, *self.register_tile], extents)
         op, loops = s.tile(op, register, [*range(b), b + 1, b, b + 2])  # n, m, k
-        peel = [d for d in (b + 2, b, b + 1) if d in loops and ragged(self._extent(d), self._tiles(d))]
+        peel = [d for d in (b + 2, b, b + 1) if d in loops and ragged(self.extent(d), self.tiles(d))]
         for d in peel:  # innermost first: peeling consumes the handles of nested loops
             s.peel(loops[d])
         mr, nr, kr = self.register_tile
@@ -108,10 +103,10 @@ class MatmulStrategy(Strategy):
             s.hoist(k_loops)
         s.patterns(function, LOWER_CONTRACT)
 
-    def _extent(self, dim: int) -> int:
+    def extent(self, dim: int) -> int:
         return [*([self.batch] if self.batch else []), self.m, self.n, self.k][dim]
 
-    def _tiles(self, dim: int) -> list[int]:
+    def tiles(self, dim: int) -> list[int]:
         """The tile sizes of `dim` from the outermost level in."""
         i = dim - (1 if self.batch else 0)
         thread = [self.thread_tile] if self.thread_tile and dim == self.thread_dim else []

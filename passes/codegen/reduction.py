@@ -20,9 +20,8 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import Strategy
+from .strategy import Strategy, vector_body
 
-_VECTORIZABLE = ("arith", "math", "linalg")
 # Combiners that `tile_reduction_using_for` knows the identity of.
 _COMBINERS = ("arith.addf", "arith.maximumf", "arith.minimumf", "arith.mulf", "arith.addi", "arith.maxsi")
 # Row reduction to a vector of partial results, then to a scalar.
@@ -45,7 +44,7 @@ def _row_reduction(op: ir.Operation) -> list[int] | None:
         return None
     block = op.regions[0].blocks[0]
     body = list(block.operations)
-    if not all(b.operation.name.split(".")[0] in _VECTORIZABLE for b in body):
+    if not vector_body(op):
         return None
     combiner = body[-1].operands[0].owner if len(body) >= 2 else None
     accumulator = block.arguments[len(block.arguments) - 1]

@@ -8,6 +8,11 @@ upstream's `mlir/test/Dialect/Linalg` tests and is what `--debug-codegen` prints
 
 from collections.abc import Sequence
 
+from versa.mlir import ir
+from versa.mlir import transform_interpreter as interpreter
+
+from ..base import PassError
+
 ANY = "!transform.any_op"
 FOR = '!transform.op<"scf.for">'
 
@@ -172,3 +177,21 @@ class Script:
             f"  transform.named_sequence @__transform_main(%root: {ANY} {{transform.readonly}}) {{\n"
             f"{body}\n    transform.yield\n  }}\n}}\n"
         )
+
+
+def run_script(module: ir.Operation, text: str, tag: str) -> None:
+    """Interpret the transform script `text` on `module` once, then drop the discardable
+    attribute `tag` that marked its payload ops."""
+    try:
+        parsed = ir.Module.parse(text, module.context)
+    except ir.MLIRError as err:
+        raise PassError(f"internal error: invalid transform script: {err}") from None
+    entry = next(op for op in parsed.body.operations if "sym_name" in op.attributes)
+    interpreter.apply_named_sequence(module, entry, parsed)
+
+    def untag(op: ir.Operation) -> ir.WalkResult:
+        if tag in op.attributes:
+            del op.attributes[tag]
+        return ir.WalkResult.ADVANCE
+
+    module.walk(untag)

@@ -4,6 +4,8 @@ arithmetic, and the `Strategy` interface the dispatcher (`__init__.select`) retu
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from versa.mlir import ir
+
 from .script import Script
 
 # Right after a masked vectorization: masked transfers become transfers with a mask operand.
@@ -44,6 +46,17 @@ def fit(tile: int, extent: int, multiple: int) -> int:
         if candidate > 0 and extent % candidate == 0:
             return candidate
     return tile
+
+
+def needed(tiles: Sequence[int], extents: Sequence[int]) -> list[int]:
+    """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops: canonicalization
+    would fold them away, and their transform handles with them)."""
+    return [t if t < e else 0 for t, e in zip(tiles, extents, strict=True)]
+
+
+def vector_body(op: ir.Operation) -> bool:
+    """Whether every op in `op`'s body has a vector form (arith, math; no calls)."""
+    return all(b.operation.name.split(".")[0] in ("arith", "math", "linalg") for b in op.regions[0].blocks[0])
 
 
 def ragged(extent: int, tiles: Sequence[int]) -> bool:
