@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from versa import openmp, targets
 
 from .base import Pass, PassError
-from .codegen.apply import VersaCodegen, default_threads
+from .codegen.apply import VersaCodegen, cpu_target, default_threads
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
@@ -40,6 +40,10 @@ class LowerToLLVM(Pipeline):
            register tiling, vector micro-kernels (`versa-codegen`), one thread;
       3  + the outer parallel loops across `threads` cores with OpenMP (0 = VERSA_NUM_THREADS
            or every available core; one thread when no OpenMP runtime is installed).
+
+    `target` (`versa-opt --list-targets`) gives the vector width, registers and caches the tiles
+    are sized from. Code for a cross target, or with `standalone` (a library that may link only
+    libc and libm), is serial.
     """
 
     name = "lower-to-llvm"
@@ -47,20 +51,21 @@ class LowerToLLVM(Pipeline):
     target: str = "host"
     opt_level: int = 3
     threads: int = 0
+    standalone: bool = False  # code for a library that may link only libc/libm (no OpenMP)
 
     def thread_count(self) -> int:
-        if self.opt_level < 3 or openmp.runtime_library() is None:
+        """Threads of the emitted code: OpenMP needs the runtime in this process (the JIT);
+        code for another machine (cross targets, libraries) is serial and needs only libc/libm."""
+        in_process = targets.get(self.target).is_host and not self.standalone
+        if self.opt_level < 3 or openmp.runtime_library() is None or not in_process:
             return 1
         return self.threads or default_threads()
 
     def steps(self) -> Iterator[str | Pass]:
-        if self.target not in targets.NAMES:
-            raise PassError(
-                f"'lower-to-llvm' target '{self.target}' is not one of {', '.join(targets.NAMES)}"
-            )
+        target = cpu_target(self.name, self.target)
         if not 0 <= self.opt_level <= 3:
             raise PassError(f"'lower-to-llvm' opt-level {self.opt_level} is not one of 0, 1, 2, 3")
-        target, threads = targets.get(self.target), self.thread_count()
+        threads = self.thread_count()
         # Tensor level: versa ops become linalg; folding tidies what the lowering produced.
         yield ConvertVersaToLinalg()
         yield "canonicalize"
@@ -68,7 +73,7 @@ class LowerToLLVM(Pipeline):
         # Contractions get their strategies first: tiles (threads, caches, registers), then
         # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
         if self.opt_level >= 2:
-            yield VersaCodegen(threads=threads)
+            yield VersaCodegen(threads=threads, target=self.target)
             yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.
         if self.opt_level > 0:

@@ -15,11 +15,19 @@ from dataclasses import dataclass
 from versa import targets
 from versa.mlir import ir
 
-from ..base import Pass
+from ..base import Pass, PassError
 from . import select
 from .script import Script, run_script
 
 _TAG = "versa.codegen"
+
+
+def cpu_target(pass_name: str, name: str) -> targets.Target:
+    """The CPU target called `name`, or a PassError naming the CPU targets."""
+    cpus = [n for n in targets.NAMES if targets.get(n).kind == "cpu"]
+    if name not in cpus:
+        raise PassError(f"'{pass_name}' target '{name}' is not one of {', '.join(cpus)}")
+    return targets.get(name)
 
 
 def default_threads() -> int:
@@ -35,10 +43,11 @@ class VersaCodegen(Pass):
     name = "versa-codegen"
     summary = "Tile and vectorize contractions per op-family strategy (transform dialect)"
     threads: int = 0  # 0 = VERSA_NUM_THREADS or the available cores
+    target: str = "host"  # a CPU target of `versa.targets` (tile sizes come from it)
     print_script: bool = False
 
     def run(self, module: ir.Operation) -> None:
-        target, threads = targets.host(), self.threads or default_threads()
+        target, threads = cpu_target(self.name, self.target), self.threads or default_threads()
         script = Script()
         tagged: list[ir.Operation] = []
 

@@ -6,6 +6,7 @@ imports them from here, so a move to another distribution of the bindings touche
 
 from torch_mlir import ir, passmanager, rewrite
 from torch_mlir.dialects import arith, ext, func, irdl, linalg, math, tensor
+from torch_mlir.dialects import llvm as llvm_dialect
 from torch_mlir.dialects.transform import interpreter as transform_interpreter
 from torch_mlir.execution_engine import ExecutionEngine
 
@@ -20,6 +21,7 @@ __all__ = [
     "ir",
     "irdl",
     "linalg",
+    "llvm_dialect",
     "math",
     "rewrite",
     "tensor",

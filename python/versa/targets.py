@@ -1,12 +1,13 @@
 """Target descriptions: the hardware facts pipelines pick tile sizes and vector widths from.
 
-Hardware differences are data here, never branches inside passes. The host description is
-detected at run time from LLVM's view of the CPU (machines differ: Intel, AMD, AVX2, AVX-512),
-the caches from sysfs and the cores from the process's CPU affinity.
+Hardware differences are data here, never branches inside passes. `x86-64` is this machine's
+CPU, detected at run time from LLVM's view of it (machines differ: Intel, AMD, AVX2, AVX-512),
+its caches from sysfs and its cores from the process's CPU affinity. The cross targets are
+fixed descriptions of a typical part of their family (an Arm Neoverse core, an A100 or H100).
 """
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -25,9 +26,13 @@ class Target:
     vector_registers: int = 16
     caches: tuple[int, int, int] = _DEFAULT_CACHES  # bytes: L1d, L2 (per core), L3 (shared)
     cores: int = 1
+    kind: str = "cpu"  # "cpu" or "gpu": which pipeline lowers for it
+    scalable: bool = False  # vector_bits is the minimum of a scalable (SVE) register
+    chip: str = ""  # GPUs: the compute capability (sm_80), for ptxas and the driver
+    gpu: dict = field(default_factory=dict, compare=False, hash=False)  # GPUs: warp, block, smem
 
     def lanes(self, element_bits: int = 32) -> int:
-        """Vector lanes for an element type of `element_bits`."""
+        """Vector lanes for an element type of `element_bits` (the minimum when scalable)."""
         return max(1, self.vector_bits // element_bits)
 
     @property
@@ -37,6 +42,25 @@ class Target:
     @property
     def l2(self) -> int:
         return self.caches[1]
+
+    @property
+    def is_host(self) -> bool:
+        """Code for this target runs in this process (the JIT)."""
+        return self.kind == "cpu" and self.triple == llvm.get_process_triple()
+
+    @property
+    def llvm_features(self) -> str:
+        """The features as LLVM's target machine takes them (`+avx2,+fma`)."""
+        return ",".join(f if f[0] in "+-" else f"+{f}" for f in self.features)
+
+    def describe(self) -> str:
+        if self.kind == "gpu":
+            return (
+                f"{self.name:14} {self.triple:24} {self.chip}, warp {self.gpu['warp']}, "
+                f"{self.gpu['threads_per_block']} threads/block, {self.gpu['smem'] >> 10} KiB smem"
+            )
+        width = f"{self.vector_bits}{'+ (scalable)' if self.scalable else ''}-bit vectors"
+        return f"{self.name:14} {self.triple:24} {self.cpu or 'generic'}, {width}, {self.cores} cores"
 
 
 def _cache_sizes() -> tuple[int, int, int]:
@@ -74,9 +98,10 @@ def host() -> Target:
         bits, registers = 256, 16
     else:
         bits, registers = 128, 16  # SSE2 / NEON baseline
+    triple = llvm.get_process_triple()
     return Target(
-        "x86-64" if llvm.get_process_triple().startswith("x86_64") else "host",
-        llvm.get_process_triple(),
+        "x86-64" if triple.startswith("x86_64") else "host",
+        triple,
         llvm.get_host_cpu_name(),
         enabled,
         bits,
@@ -86,11 +111,43 @@ def host() -> Target:
     )
 
 
-NAMES = ("host", "x86-64")  # x86-64 means this machine's x86-64 CPU until cross targets land
+_NEOVERSE = dict(caches=(64 << 10, 1 << 20, 32 << 20), cores=1, vector_registers=32)
+_SM = dict(kind="gpu", vector_bits=128, vector_registers=255)  # 128-bit global loads; regs/thread
+
+
+def _cross_targets() -> dict[str, Target]:
+    return {
+        "aarch64-neon": Target(
+            "aarch64-neon", "aarch64-unknown-linux-gnu", "neoverse-n1", ("+neon", "+fp-armv8"), 128,
+            **_NEOVERSE,
+        ),
+        "aarch64-sve": Target(
+            "aarch64-sve", "aarch64-unknown-linux-gnu", "neoverse-v1", ("+neon", "+sve"), 128,
+            scalable=True, **_NEOVERSE,
+        ),
+        "nvptx-sm80": Target(
+            "nvptx-sm80", "nvptx64-nvidia-cuda", "sm_80", ("+ptx78",), chip="sm_80",
+            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, sms=108), **_SM,
+        ),
+        "nvptx-sm90": Target(
+            "nvptx-sm90", "nvptx64-nvidia-cuda", "sm_90", ("+ptx78",), chip="sm_90",
+            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, sms=132), **_SM,
+        ),
+    }  # fmt: skip
+
+
+NAMES = ("host", "x86-64", "aarch64-neon", "aarch64-sve", "nvptx-sm80", "nvptx-sm90")
 
 
 def get(name: str) -> Target:
-    """The target called `name` (one of NAMES); raises KeyError otherwise."""
-    if name not in NAMES:
-        raise KeyError(name)
-    return host()
+    """The target called `name` (one of NAMES); raises KeyError otherwise.
+
+    `host` and `x86-64` are this machine's CPU (`x86-64` only on an x86-64 machine)."""
+    if name == "host" or (name == "x86-64" and host().name == "x86-64"):
+        return host()
+    return _cross_targets()[name]
+
+
+def listing() -> str:
+    """One line per target, for `--list-targets`."""
+    return "\n".join(get(name).describe() for name in NAMES if name != "host")
