@@ -7,8 +7,9 @@ from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
 from .fuse import VersaFuse
+from .gpu_map import VersaGpuMap
 from .lower_memref_copy import VersaLowerMemrefCopy
-from .pipelines import LowerToLLVM, Pipeline
+from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
 from .readonly_arguments import VersaReadonlyArguments
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
@@ -26,6 +27,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaDistinctResults,
         VersaLowerMemrefCopy,
         VersaFastMath,
+        VersaGpuMap,
     )
 }
-PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM,)}
+PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM, LowerToNVVM)}

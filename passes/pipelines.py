@@ -6,6 +6,7 @@ shows every step and a pipeline can be named inside `--pass-pipeline` like any p
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import ClassVar
 
 from versa import openmp, targets
 
@@ -14,6 +15,7 @@ from .codegen.apply import VersaCodegen, cpu_target, default_threads
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
+from .gpu_map import VersaGpuMap
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .readonly_arguments import VersaReadonlyArguments
 from .unshare_inits import VersaUnshareInits
@@ -22,8 +24,25 @@ from .vectorize import VersaVectorize
 
 @dataclass(frozen=True)
 class Pipeline(Pass):
+    target_option: ClassVar[str] = "target"  # the option that `--target NAME` fills in
+
     def steps(self) -> Iterator[str | Pass]:
         raise NotImplementedError
+
+    @classmethod
+    def with_target(cls, options: str, target: str) -> str:
+        """`options` with the target `target` (a `versa.targets` name) unless they name one."""
+        if f"{cls.target_option}=" in options:
+            return options
+        try:
+            value = cls.target_value(targets.get(target))
+        except KeyError:
+            raise PassError(f"unknown target '{target}' (versa-opt --list-targets lists them)") from None
+        return f"{options} {cls.target_option}={value}".strip()
+
+    @staticmethod
+    def target_value(target: targets.Target) -> str:
+        return target.name
 
     def run(self, module) -> None:
         raise PassError(f"pipeline '{self.name}' runs through its steps, not as one pass")
@@ -125,3 +144,60 @@ class LowerToLLVM(Pipeline):
         if threads > 1:
             yield "convert-openmp-to-llvm"
         yield "reconcile-unrealized-casts"
+
+
+@dataclass(frozen=True)
+class LowerToNVVM(Pipeline):
+    """versa (or linalg on tensors) → host code launching NVVM kernels, for an NVIDIA GPU.
+
+    Every linalg op becomes one kernel (`versa-gpu-map`: one thread per output element,
+    reductions serial per thread), outlined into its own `gpu.module` and lowered to the llvm
+    and nvvm dialects there. The host function keeps buffers, views and `gpu.launch_func` ops
+    with static grid sizes: `versa.gpu` reads them, translates each module to PTX and launches
+    the kernels through the CUDA driver API (no `mgpu*` runtime library is needed).
+    """
+
+    name = "lower-to-nvvm"
+    summary = "Lower versa or linalg-on-tensors IR to host code and NVVM kernels for an NVIDIA GPU"
+    target_option = "chip"
+    chip: str = "sm_90"
+    block: int = 0  # threads per block; 0 = the target's
+
+    @staticmethod
+    def target_value(target: targets.Target) -> str:
+        return target.chip or target.name  # a CPU target: refused by name in steps()
+
+    def target(self) -> targets.Target:
+        gpus = {targets.get(n).chip: targets.get(n) for n in targets.NAMES if targets.get(n).kind == "gpu"}
+        if self.chip not in gpus:
+            raise PassError(f"'lower-to-nvvm' chip '{self.chip}' is not one of {', '.join(gpus)}")
+        return gpus[self.chip]
+
+    def steps(self) -> Iterator[str | Pass]:
+        target = self.target()
+        yield ConvertVersaToLinalg()
+        yield "canonicalize"
+        yield "cse"
+        # Buffers exactly as for the CPU: results into the caller's buffers, inputs read-only.
+        yield VersaUnshareInits()
+        yield VersaReadonlyArguments()
+        yield VersaDistinctResults()
+        yield (
+            "one-shot-bufferize{bufferize-function-boundaries "
+            "function-boundary-type-conversion=identity-layout-map}"
+        )
+        yield "cse"
+        yield "canonicalize"
+        yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
+        yield "buffer-deallocation-pipeline"
+        yield VersaLowerMemrefCopy()
+        # Kernels: one launch per loop nest, outlined into gpu.modules.
+        yield "convert-linalg-to-parallel-loops"
+        yield "canonicalize"
+        yield VersaGpuMap(block=self.block or target.gpu["threads_per_block"])
+        yield "gpu-kernel-outlining"
+        yield (
+            "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+            "convert-gpu-to-nvvm{index-bitwidth=64},canonicalize,cse,reconcile-unrealized-casts)"
+        )
+        yield "canonicalize"  # the host: one constant per grid and block size

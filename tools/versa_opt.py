@@ -9,7 +9,7 @@ Every pass flag (Versa or upstream, `--name` or `--name=opt=val`) runs in the or
 import argparse
 import sys
 
-from versa import compiler
+from versa import compiler, targets
 from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic, from_mlir
 from versa.dialects.versa import irdl_text
@@ -26,6 +26,8 @@ TOOL_FLAGS = {
     "--mlir-print-ir-after-all",
     "--mlir-timing",
     "--list-passes",
+    "--list-targets",
+    "--target",
     "--emit-irdl",
     "-h",
     "--help",
@@ -42,7 +44,7 @@ def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
             elements.append(name[2:] + ("{" + value.strip("'\"") + "}" if value else ""))
         else:
             tool_args.append(arg)
-            if arg in ("-o", "--pass-pipeline") and i + 1 < len(argv):
+            if arg in ("-o", "--pass-pipeline", "--target") and i + 1 < len(argv):
                 tool_args.append(argv[i + 1])
                 i += 1
         i += 1
@@ -60,6 +62,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--mlir-print-ir-after-all", action="store_true")
     parser.add_argument("--mlir-timing", action="store_true")
     parser.add_argument("--list-passes", action="store_true")
+    parser.add_argument("--list-targets", action="store_true", help="the targets --target accepts")
+    parser.add_argument("--target", default=None, help="default target of lower-to-llvm / lower-to-nvvm")
     parser.add_argument("--emit-irdl", action="store_true")
     return parser.parse_args(tool_args), elements
 
@@ -88,15 +92,18 @@ def run(argv: list[str]) -> int:
     if args.list_passes:
         sys.stdout.write(list_passes())
         return 0
+    if args.list_targets:
+        sys.stdout.write(targets.listing() + "\n")
+        return 0
     if args.emit_irdl:
         write_output(args.output, irdl_text())
         return 0
     filename, data = read_input(args.input)
     try:
         text = compiler.decode(data)
-        elements = compiler.parse_pipeline(args.pass_pipeline) if args.pass_pipeline else []
+        elements = compiler.parse_pipeline(args.pass_pipeline, args.target) if args.pass_pipeline else []
         for element in flag_elements:
-            elements += compiler.parse_pipeline(element)
+            elements += compiler.parse_pipeline(element, args.target)
     except CompileError as err:
         sys.stderr.write(err.format(filename) + "\n")
         return 1

@@ -13,7 +13,7 @@ import statistics
 import sys
 
 import numpy as np
-from versa import compiler
+from versa import compiler, targets
 from versa.context import make_context
 from versa.diagnostics import error_at
 from versa.mlir import func
@@ -41,7 +41,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     source.add_argument("--random", action="store_true", help="seeded random inputs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", help="save results to this .npz (result0, result1, ...)")
-    parser.add_argument("--target", default="host")
+    parser.add_argument(
+        "--target",
+        default="host",
+        help="host (the JIT) or a GPU: nvptx-sm80, nvptx-sm90 (versa-opt --list-targets)",
+    )
     parser.add_argument(
         "-O",
         "--O",
@@ -145,6 +149,28 @@ def pipeline(args: argparse.Namespace) -> str:
     return ",".join(steps)
 
 
+def load(args: argparse.Namespace, module):
+    """The compiled function: JIT code in this process, or kernels on this machine's GPU."""
+    try:
+        target = targets.get(args.target)
+    except KeyError:
+        raise ToolError(f"unknown target '{args.target}' (versa-opt --list-targets lists them)") from None
+    if target.kind == "gpu":
+        from versa.gpu import compile_gpu, driver  # noqa: PLC0415  (CUDA only when asked for)
+
+        program = compile_gpu(module, target, args.entry, "versa-fuse" if args.fuse else "")
+        try:
+            return driver.GpuFunction(program)
+        except driver.GpuUnavailable as err:
+            raise ToolError(f"cannot run on target '{args.target}': {err}") from None
+    if not target.is_host:
+        raise ToolError(
+            f"code for target '{args.target}' cannot run in this process: "
+            "build it with versa-translate --emit-shared --target " + args.target
+        )
+    return JitFunction(module, args.entry, pipeline=pipeline(args), opt_level=args.opt_level)
+
+
 def run(argv: list[str]) -> int:
     args = parse_args(argv)
     filename, data = read_input(args.input)
@@ -167,7 +193,7 @@ def execute(args: argparse.Namespace, text: str) -> int:
     inputs = load_inputs(args, specs)
     expected = interpret(function, inputs) if args.check else None
     try:
-        jit = JitFunction(module, args.entry, pipeline=pipeline(args), opt_level=args.opt_level)
+        jit = load(args, module)
     except compiler.CompileError as err:
         err.during_pipeline = True
         raise

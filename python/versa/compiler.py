@@ -77,8 +77,10 @@ def _top_level_items(text: str) -> list[str]:
     return [item for item in items if item]
 
 
-def parse_pipeline(text: str) -> list[Element]:
-    """Split a textual pipeline into Versa passes (objects) and upstream elements (text)."""
+def parse_pipeline(text: str, target: str | None = None) -> list[Element]:
+    """Split a textual pipeline into Versa passes (objects) and upstream elements (text).
+
+    `target` (a `versa.targets` name) is the default target of the pipelines that take one."""
     text = text.strip()
     match = re.fullmatch(r"builtin\.module\((.*)\)", text, re.DOTALL)
     if match:
@@ -87,16 +89,18 @@ def parse_pipeline(text: str) -> list[Element]:
     for item in _top_level_items(text):
         name, _, rest = item.partition("{")
         if name.strip() in PASSES or name.strip() in PIPELINES:
-            elements.extend(make_pass(name.strip(), rest.rstrip("}")))
+            elements.extend(make_pass(name.strip(), rest.rstrip("}"), target))
         else:
             elements.append(item)
     return elements
 
 
-def make_pass(name: str, options: str = "") -> list[Element]:
-    """A Versa pass, or a pipeline expanded into its steps."""
+def make_pass(name: str, options: str = "", target: str | None = None) -> list[Element]:
+    """A Versa pass, or a pipeline expanded into its steps (for `target` unless it names one)."""
     try:
         if name in PIPELINES:
+            if target:
+                options = PIPELINES[name].with_target(options, target)
             return list(PIPELINES[name].from_options(options).steps())
         return [PASSES[name].from_options(options)]
     except PassError as err:

@@ -5,7 +5,7 @@ imports them from here, so a move to another distribution of the bindings touche
 """
 
 from torch_mlir import ir, passmanager, rewrite
-from torch_mlir.dialects import arith, ext, func, irdl, linalg, math, tensor
+from torch_mlir.dialects import arith, ext, func, gpu, irdl, linalg, math, scf, tensor
 from torch_mlir.dialects import llvm as llvm_dialect
 from torch_mlir.dialects.transform import interpreter as transform_interpreter
 from torch_mlir.execution_engine import ExecutionEngine
@@ -18,12 +18,14 @@ __all__ = [
     "arith",
     "ext",
     "func",
+    "gpu",
     "ir",
     "irdl",
     "linalg",
     "llvm_dialect",
     "math",
     "rewrite",
+    "scf",
     "tensor",
     "transform_interpreter",
 ]

@@ -65,7 +65,7 @@ _CONSTANT = re.compile(
 )
 
 
-def _bfloat_bits(value: float) -> int:
+def bfloat_bits(value: float) -> int:
     bits = int(np.float32(value).view(np.uint32))
     return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16  # round to nearest even
 
@@ -86,7 +86,7 @@ def _rewrite_constant(match: re.Match) -> str:
     if kind == "half":
         return f"half 0xH{int(np.float16(value).view(np.uint16)):04X}"
     if kind == "bfloat":
-        return f"bfloat 0xR{_bfloat_bits(value):04X}"
+        return f"bfloat 0xR{bfloat_bits(value):04X}"
     # A float constant is written as the double of the same value (LLVM's rule for floats).
     return f"float 0x{int(np.float64(np.float32(value)).view(np.uint64)):016X}"
 
@@ -103,7 +103,9 @@ def parse(text: str, target: Target) -> llvm.ModuleRef:
         module = llvm.parse_assembly(for_llvmlite(text))
         module.verify()
     except RuntimeError as err:
-        raise CompileError([Diagnostic("error", f"LLVM could not read the translated module: {err}")]) from None
+        raise CompileError(
+            [Diagnostic("error", f"LLVM could not read the translated module: {err}")]
+        ) from None
     module.triple = target.triple
     module.data_layout = str(target_machine(target).target_data)
     return module
@@ -178,11 +180,11 @@ def _link_libdevice(module: llvm.ModuleRef) -> None:
             function.linkage = "internal"
 
 
-def emit_ptx(llvm_ir: str, target: Target, opt: int = 3) -> str:
-    """PTX for the kernels of one translated `gpu.module` (LLVM IR text)."""
+def emit_ptx(kernels: str | llvm.ModuleRef, target: Target, opt: int = 3) -> str:
+    """PTX for kernels: the LLVM IR text of a translated `gpu.module`, or a parsed module."""
     if target.kind != "gpu":
         raise CompileError([Diagnostic("error", f"target '{target.name}' is not a GPU target")])
-    module = parse(llvm_ir, target)
+    module = parse(kernels, target) if isinstance(kernels, str) else kernels
     _link_libdevice(module)
     optimize(module, target, opt)
     return target_machine(target, opt=opt).emit_assembly(module)

@@ -1,0 +1,148 @@
+"""Compile the GPU check suite and benchmarks to Programs (PTX + launch plans), here.
+
+A GPU machine may lack MLIR (and this Python): what runs there is `device.py`, which needs only
+NumPy, cuda-bindings and torch. This script writes `<out>/cases.json` (every op of the numeric
+suite, the fused kinds and the example model, with NumPy-reference outputs in `cases.npz`) and
+`<out>/bench.json` (the benchmark kernels; their references are computed by torch there).
+
+    .venv/bin/python bench/gpu/export.py build/gpu --target nvptx-sm90
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "test" / "python"))
+
+from test_lowering_numerics import (  # noqa: E402
+    DATA_MOVEMENT,
+    DTYPES,
+    ELEMENTWISE,
+    RNG_SEED,
+    STRUCTURED,
+    TRANSCENDENTAL,
+    element_name,
+    make_input,
+    single_op,
+)
+from versa import compiler, reference, targets  # noqa: E402
+from versa.context import make_context  # noqa: E402
+from versa.dialects.semantics import evaluate  # noqa: E402
+from versa.gpu import compile_gpu  # noqa: E402
+
+BENCH = {
+    # name: (versa IR, {torch expression over inputs x0, x1, ...}, bytes moved, flops)
+    "fused_elementwise_16M": (
+        """func.func @main(%x: tensor<16777216xf32>, %a: tensor<16777216xf32>, %b: tensor<16777216xf32>)
+    -> tensor<16777216xf32> {
+  %0 = "versa.mul"(%x, %a) : (tensor<16777216xf32>, tensor<16777216xf32>) -> tensor<16777216xf32>
+  %1 = "versa.add"(%0, %b) : (tensor<16777216xf32>, tensor<16777216xf32>) -> tensor<16777216xf32>
+  %2 = "versa.relu"(%1) : (tensor<16777216xf32>) -> tensor<16777216xf32>
+  %3 = "versa.sigmoid"(%x) : (tensor<16777216xf32>) -> tensor<16777216xf32>
+  %4 = "versa.mul"(%2, %3) : (tensor<16777216xf32>, tensor<16777216xf32>) -> tensor<16777216xf32>
+  return %4 : tensor<16777216xf32>
+}""",
+        "torch.relu(x0 * x1 + x2) * torch.sigmoid(x0)",
+        4 * 4 * 16777216,
+        0,
+    ),
+    "matmul_4096": (
+        """func.func @main(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<4096x4096xf32>, tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %0 : tensor<4096x4096xf32>
+}""",
+        "x0 @ x1",
+        3 * 4 * 4096 * 4096,
+        2 * 4096**3,
+    ),
+    "softmax_4096x1024": (
+        """func.func @main(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
+  %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+  return %0 : tensor<4096x1024xf32>
+}""",
+        "torch.softmax(x0, dim=1)",
+        2 * 4 * 4096 * 1024,
+        0,
+    ),
+    "layer_norm_4096x1024": (
+        """func.func @main(%x: tensor<4096x1024xf32>, %g: tensor<1024xf32>, %b: tensor<1024xf32>)
+    -> tensor<4096x1024xf32> {
+  %0 = "versa.layer_norm"(%x, %g, %b) {axis = 1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<4096x1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<4096x1024xf32>
+  return %0 : tensor<4096x1024xf32>
+}""",
+        "torch.nn.functional.layer_norm(x0, (1024,), x1, x2, 1e-5)",
+        2 * 4 * 4096 * 1024,
+        0,
+    ),
+    "reduce_sum_rows_4096x4096": (
+        """func.func @main(%x: tensor<4096x4096xf32>) -> tensor<4096xf32> {
+  %0 = "versa.reduce_sum"(%x) {axes = array<i64: 1>} : (tensor<4096x4096xf32>) -> tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+}""",
+        "x0.sum(dim=1)",
+        4 * 4096 * 4096,
+        0,
+    ),
+}
+
+
+def compile_text(text: str, target: targets.Target) -> dict:
+    module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+    return json.loads(compile_gpu(module, target).to_json())
+
+
+def suite(target: targets.Target, arrays: dict) -> list[dict]:
+    cases = []
+    for param in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT:
+        op, shapes, kinds, out, shape, attrs = param.values
+        rng = np.random.default_rng(RNG_SEED)
+        inputs = [make_input(s, k, rng) for s, k in zip(shapes, kinds, strict=True)]
+        out = out or element_name(inputs[0].dtype)
+        text, parsed, result_shape = single_op(op, inputs, attrs, out, shape)
+        want = evaluate(op, inputs, parsed, result_shape, DTYPES[out])
+        rtol = 1e-2 if want.dtype == np.float16 else 1e-4 if op in TRANSCENDENTAL else 1e-5
+        add_case(cases, arrays, param.id, compile_text(text, target), inputs, [want], rtol)
+    example = (ROOT / "examples" / "mlp.mlir").read_text()
+    rng = np.random.default_rng(RNG_SEED)
+    module = compiler.parse_module(compiler.Chunk(example, 1), make_context())
+    function = [op for op in module.body.operations if op.operation.name == "func.func"][-1]
+    inputs = [rng.standard_normal(t.shape).astype(np.float32) * 0.1 for t in function.type.inputs]
+    want = reference.interpret(function, inputs)
+    add_case(cases, arrays, "example-mlp", compile_text(example, target), inputs, want, 1e-4)
+    return cases
+
+
+def add_case(cases, arrays, name, program, inputs, outputs, rtol) -> None:
+    for i, x in enumerate(inputs):
+        arrays[f"{name}/in{i}"] = x
+    for i, y in enumerate(outputs):
+        arrays[f"{name}/out{i}"] = np.asarray(y)
+    cases.append({"name": name, "program": program, "rtol": rtol, "atol": 1e-5 if rtol < 1e-2 else 1e-3})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--target", default="nvptx-sm90")
+    args = parser.parse_args()
+    target = targets.get(args.target)
+    args.out.mkdir(parents=True, exist_ok=True)
+    arrays: dict[str, np.ndarray] = {}
+    cases = suite(target, arrays)
+    (args.out / "cases.json").write_text(json.dumps(cases))
+    np.savez(args.out / "cases.npz", **arrays)
+    bench = [
+        {"name": n, "program": compile_text(t, target), "torch": e, "bytes": b, "flops": f}
+        for n, (t, e, b, f) in BENCH.items()
+    ]
+    (args.out / "bench.json").write_text(json.dumps(bench))
+    print(f"{len(cases)} cases, {len(bench)} benchmarks → {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""versa-gpu-map: put the loop nests of bufferized host functions onto GPU threads.
+
+After `convert-linalg-to-parallel-loops`, every linalg op is one `scf.parallel` over its
+parallel dimensions (reductions stay `scf.for` loops inside). Each becomes one `gpu.launch`
+over a flattened 1-D index space: thread `t` of block `b` takes element `b * block + t`,
+delinearized row-major, so neighbouring threads touch neighbouring elements of the innermost
+dimension (coalesced accesses) whatever the rank, and a guard drops the tail. Upstream's
+`gpu-map-parallel-loops` maps each dimension to one hardware id instead, which leaves loops of
+rank > 3 partly serial and untiled loops on the host. What is neither a loop nor a host op
+(a 0-d reduction's `scf.for`, a scalar store) runs in a single-thread launch: host code must not
+touch device memory.
+
+    scf.parallel (%i, %j) = (0, 0) to (64, 100) step (1, 1) { body(%i, %j) }
+  → gpu.launch blocks(25) threads(256) { %l = bx * 256 + tx; scf.if %l < 6400 { body(%l / 100, %l % 100) } }
+"""
+
+from dataclasses import dataclass
+
+from versa.mlir import arith, gpu, ir, scf
+
+from .base import Pass, PassError
+
+# Ops that stay on the host: buffers, views of them, constants and the kernels' launches.
+_HOST_OPS = {
+    "arith.constant",
+    "func.return",
+    "memref.alloc",
+    "memref.dealloc",
+    "memref.copy",
+    "memref.cast",
+    "memref.collapse_shape",
+    "memref.expand_shape",
+    "memref.get_global",
+    "memref.reinterpret_cast",
+    "memref.subview",
+}
+
+
+def _constant(value: ir.Value) -> int:
+    owner = value.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "arith.constant":
+        raise PassError("GPU loops need static bounds (a dynamic loop bound was found)", value.location)
+    return ir.IntegerAttr(owner.attributes["value"]).value
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _launch(grid: int, block: int) -> tuple[gpu.LaunchOp, ir.Block]:
+    launch = gpu.LaunchOp((_index(grid), _index(1), _index(1)), (_index(block), _index(1), _index(1)))
+    body = launch.regions[0].blocks[0]
+    with ir.InsertionPoint(body):
+        gpu.TerminatorOp()
+    return launch, body
+
+
+def _move_into(ops: list[ir.Operation], before: ir.Operation) -> None:
+    for op in ops:
+        op.move_before(before)
+
+
+@dataclass(frozen=True)
+class VersaGpuMap(Pass):
+    name = "versa-gpu-map"
+    summary = "Map host loop nests onto GPU blocks and threads (one gpu.launch per nest)"
+    block: int = 256  # threads per block
+
+    def run(self, module: ir.Operation) -> None:
+        if self.block < 1 or self.block > 1024:
+            raise PassError(f"'versa-gpu-map' block {self.block} is not in 1..1024")
+        for op in module.regions[0].blocks[0].operations:
+            if op.operation.name == "func.func" and len(op.regions[0].blocks):
+                self._map_function(op.regions[0].blocks[0])
+
+    def _map_function(self, block: ir.Block) -> None:
+        serial: list[ir.Operation] = []
+        for op in list(block.operations):
+            op = op.operation
+            if op.name in _HOST_OPS or op.name.startswith("gpu."):
+                self._single_thread(serial)
+                serial = []
+            elif op.name == "scf.parallel":
+                self._single_thread(serial)
+                serial = []
+                self._parallel(op)
+            else:
+                serial.append(op)
+        self._single_thread(serial)
+
+    def _single_thread(self, ops: list[ir.Operation]) -> None:
+        """Ops with no parallel loop (0-d results, full reductions) as a one-thread kernel."""
+        if not ops:
+            return
+        for op in ops:
+            for result in op.results:
+                for use in result.uses:
+                    if not any(use.owner == other for other in ops):
+                        raise PassError(f"'{op.name}' computes a value the host needs", op.location)
+        with ir.InsertionPoint(ops[0]), ops[0].location:
+            _, body = _launch(1, 1)
+        _move_into(ops, body.operations[len(body.operations) - 1])
+
+    def _parallel(self, loop: ir.Operation) -> None:
+        if len(loop.results):
+            raise PassError("scf.parallel with reductions cannot be mapped to GPU threads", loop.location)
+        view = loop.opview
+        lows = [_constant(v) for v in view.lowerBound]
+        highs = [_constant(v) for v in view.upperBound]
+        steps = [_constant(v) for v in view.step]
+        trips = [max(0, -(-(h - lo) // s)) for lo, h, s in zip(lows, highs, steps, strict=True)]
+        total = 1
+        for trip in trips:
+            total *= trip
+        if total == 0:
+            loop.erase()
+            return
+        block = min(self.block, total)
+        with ir.InsertionPoint(loop), loop.location:
+            launch, body = _launch(-(-total // block), block)
+        with ir.InsertionPoint.at_block_begin(body), loop.location:
+            block_id, thread_id = body.arguments[0], body.arguments[3]
+            linear = arith.addi(arith.muli(block_id, _index(block)), thread_id)
+            inside = arith.cmpi(arith.CmpIPredicate.ult, linear, _index(total))
+            guard = scf.IfOp(inside)
+        then = guard.then_block
+        with ir.InsertionPoint(then), loop.location:
+            yield_op = scf.YieldOp([])
+        with ir.InsertionPoint(yield_op), loop.location:
+            rest, ivs = linear, []
+            for dim in reversed(range(len(trips))):
+                index = arith.remui(rest, _index(trips[dim])) if dim else rest
+                if dim:
+                    rest = arith.divui(rest, _index(trips[dim]))
+                ivs.append(arith.addi(arith.muli(index, _index(steps[dim])), _index(lows[dim])))
+        loop_body = loop.regions[0].blocks[0]
+        for old, new in zip(loop_body.arguments, reversed(ivs), strict=True):
+            old.replace_all_uses_with(new)
+        _move_into(list(loop_body.operations)[:-1], yield_op)
+        loop.erase()

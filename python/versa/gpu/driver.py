@@ -1,0 +1,205 @@
+"""Run a GPU `Program` through the CUDA driver API (`cuda-bindings`): load its PTX, keep its
+intermediate buffers, and launch its kernels on one stream with one synchronisation per call.
+
+No MLIR runtime library ships (`mgpu*`), and none is needed: the host steps are static, so a
+loop over them in Python is the whole runtime. Arguments are NumPy arrays (copied to and from
+the device) or CUDA tensors/arrays (`__cuda_array_interface__`, e.g. torch CUDA tensors), which
+are used in place. Imports neither MLIR nor the rest of Versa.
+"""
+
+import ctypes
+from collections.abc import Sequence
+
+import numpy as np
+
+from .plan import Copy, Launch, Program, Scalar, View
+
+_CTYPES = {
+    "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32, "i64": ctypes.c_int64,
+    "u16": ctypes.c_uint16, "f32": ctypes.c_float, "f64": ctypes.c_double,
+}  # fmt: skip
+
+
+class GpuUnavailable(RuntimeError):
+    """No CUDA driver or device: GPU programs cannot run here."""
+
+
+def _driver():
+    try:
+        from cuda.bindings import driver  # noqa: PLC0415  (optional at import time)
+    except ImportError as err:
+        raise GpuUnavailable(f"cuda-bindings is not installed ({err})") from None
+    return driver
+
+
+def _check(result):
+    """cuda-bindings returns (error, values...): raise on error, return the values."""
+    error, *values = result if isinstance(result, tuple) else (result,)
+    if int(error) != 0:
+        name = _driver().cuGetErrorName(error)[1]
+        raise RuntimeError(f"CUDA error {name.decode() if isinstance(name, bytes) else name}")
+    return values[0] if len(values) == 1 else values
+
+
+_CONTEXT: list = []
+
+
+def context():
+    """The primary context of device 0 (the one PyTorch uses too), made current."""
+    driver = _driver()
+    if not _CONTEXT:
+        try:
+            _check(driver.cuInit(0))
+            device = _check(driver.cuDeviceGet(0))
+        except Exception as err:  # cuInit raises (not returns) when no driver library exists
+            raise GpuUnavailable(f"no CUDA device is available: {err}") from None
+        _CONTEXT.append(_check(driver.cuDevicePrimaryCtxRetain(device)))
+    _check(driver.cuCtxSetCurrent(_CONTEXT[0]))
+    return _CONTEXT[0]
+
+
+def available() -> bool:
+    try:
+        context()
+    except GpuUnavailable:
+        return False
+    return True
+
+
+class GpuFunction:
+    """A loaded Program; call it with arrays like a JitFunction."""
+
+    def __init__(self, program: Program):
+        driver = _driver()
+        context()
+        self.program = program
+        names = {s.kernel for s in program.steps if isinstance(s, Launch)}
+        self._module = _check(driver.cuModuleLoadData(program.ptx.encode() + b"\0")) if names else None
+        self._kernels = {n: _check(driver.cuModuleGetFunction(self._module, n.encode())) for n in names}
+        self._stream = _check(driver.cuStreamCreate(0))
+        self._owned = {b: _check(driver.cuMemAlloc(n)) for b, n in program.buffer_bytes.items()}
+        for buffer, data in program.constants.items():
+            _check(driver.cuMemcpyHtoD(self._owned[buffer], data, len(data)))
+        count = len(program.inputs) + len(program.outputs)
+        self._arguments: dict[int, tuple[int, int]] = {}  # buffer → (device pointer, bytes)
+        self._staging = [None] * count
+
+    def _pointer(self, buffer: int) -> int:
+        if buffer in self._owned:
+            return int(self._owned[buffer])
+        return self._arguments[buffer][0]
+
+    def _device_buffer(self, index: int, nbytes: int) -> int:
+        """A device buffer of the function's own for argument `index` (NumPy in/out)."""
+        staged = self._staging[index]
+        if staged is None or staged[1] < nbytes:
+            staged = (_check(_driver().cuMemAlloc(max(1, nbytes))), nbytes)
+            self._staging[index] = staged
+        return int(staged[0])
+
+    def __call__(self, *arrays):
+        program, driver = self.program, _driver()
+        if len(arrays) != len(program.inputs):
+            raise ValueError(f"{program.name} takes {len(program.inputs)} inputs, got {len(arrays)}")
+        context()
+        on_device = any(hasattr(a, "__cuda_array_interface__") for a in arrays)
+        outputs = [_empty(spec, arrays) for spec in program.outputs] if on_device else None
+        host_outputs = [np.empty(s.shape, s.dtype) for s in program.outputs]
+        for index, array in enumerate(arrays):
+            spec = program.inputs[index]
+            if hasattr(array, "__cuda_array_interface__"):
+                self._arguments[index] = (_cuda_pointer(array, spec, index), 0)
+                continue
+            host = np.asarray(array, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
+            if host.shape != tuple(spec.shape) or host.dtype != np.dtype(spec.dtype):
+                got = f"{host.dtype}{list(host.shape)}"
+                raise ValueError(f"argument {index} must be {spec.dtype}{list(spec.shape)}, got {got}")
+            pointer = self._device_buffer(index, host.nbytes)
+            _check(driver.cuMemcpyHtoDAsync(pointer, host.ctypes.data, host.nbytes, self._stream))
+            self._arguments[index] = (pointer, host.nbytes)
+        first = len(program.inputs)
+        for k, spec in enumerate(program.outputs):
+            if on_device:
+                self._arguments[first + k] = (_cuda_pointer(outputs[k], spec, first + k), 0)
+            else:
+                self._arguments[first + k] = (self._device_buffer(first + k, host_outputs[k].nbytes), 0)
+        self._run()
+        if on_device:
+            _check(driver.cuStreamSynchronize(self._stream))
+            return outputs
+        for k, host in enumerate(host_outputs):
+            pointer = self._arguments[first + k][0]
+            _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, pointer, host.nbytes, self._stream))
+        _check(driver.cuStreamSynchronize(self._stream))
+        return host_outputs
+
+    def _run(self) -> None:
+        driver = _driver()
+        for step in self.program.steps:
+            if isinstance(step, Copy):
+                target = self._pointer(step.target.buffer) + step.target.offset * step.itemsize
+                source = self._pointer(step.source.buffer) + step.source.offset * step.itemsize
+                _check(driver.cuMemcpyDtoDAsync(target, source, step.nbytes, self._stream))
+                continue
+            values = [v for arg in step.args for v in self._kernel_values(arg)]
+            pointers = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+            _check(
+                driver.cuLaunchKernel(
+                    self._kernels[step.kernel],
+                    *step.grid,
+                    *step.block,
+                    step.shared_bytes,
+                    self._stream,
+                    ctypes.addressof(pointers),
+                    0,
+                )  # fmt: skip
+            )
+
+    def _kernel_values(self, arg: View | Scalar) -> list:
+        """A memref argument expands to its descriptor: allocated, aligned, offset, sizes, strides."""
+        if isinstance(arg, Scalar):
+            return [_CTYPES[arg.ctype](arg.value)]
+        pointer = self._pointer(arg.buffer)
+        fields = [ctypes.c_void_p(pointer), ctypes.c_void_p(pointer), ctypes.c_int64(arg.offset)]
+        return fields + [ctypes.c_int64(n) for n in (*arg.sizes, *arg.strides)]
+
+    def time(self, arrays: Sequence, repeat: int) -> list[float]:
+        """Seconds per call measured with CUDA events on the stream (after one warm-up call)."""
+        driver = _driver()
+        self(*arrays)
+        start, stop = _check(driver.cuEventCreate(0)), _check(driver.cuEventCreate(0))
+        times = []
+        for _ in range(repeat):
+            _check(driver.cuEventRecord(start, self._stream))
+            self._run()
+            _check(driver.cuEventRecord(stop, self._stream))
+            _check(driver.cuEventSynchronize(stop))
+            times.append(_check(driver.cuEventElapsedTime(start, stop)) / 1e3)
+        return times
+
+
+def _cuda_pointer(array, spec, index: int) -> int:
+    info = array.__cuda_array_interface__
+    if tuple(info["shape"]) != tuple(spec.shape) or np.dtype(info["typestr"]) != np.dtype(spec.dtype):
+        raise ValueError(f"argument {index} must be {spec.dtype}{list(spec.shape)}")
+    if info.get("strides") not in (None, _contiguous_strides(spec)):
+        raise ValueError(f"argument {index} must be contiguous")
+    return int(info["data"][0])
+
+
+def _contiguous_strides(spec) -> tuple[int, ...]:
+    strides, step = [], np.dtype(spec.dtype).itemsize
+    for size in reversed(spec.shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def _empty(spec, like):
+    """An output on the device, of the same library as the inputs (torch when they are torch)."""
+    for array in like:
+        if type(array).__module__.startswith("torch"):
+            import torch  # noqa: PLC0415
+
+            return torch.empty(tuple(spec.shape), dtype=getattr(torch, spec.dtype), device=array.device)
+    raise TypeError("device outputs need torch CUDA tensors as inputs")
