@@ -8,6 +8,7 @@ from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
 from .fuse import VersaFuse
 from .gpu_map import VersaGpuMap
+from .gpu_reduce import VersaGpuReduce
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
 from .readonly_arguments import VersaReadonlyArguments
@@ -28,6 +29,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaLowerMemrefCopy,
         VersaFastMath,
         VersaGpuMap,
+        VersaGpuReduce,
     )
 }
 PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM, LowerToNVVM)}

@@ -43,16 +43,27 @@ def _constant(value: ir.Value) -> int:
     return ir.IntegerAttr(owner.attributes["value"]).value
 
 
-def _index(value: int) -> ir.Value:
+def index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def _launch(grid: int, block: int) -> tuple[gpu.LaunchOp, ir.Block]:
-    launch = gpu.LaunchOp((_index(grid), _index(1), _index(1)), (_index(block), _index(1), _index(1)))
-    body = launch.regions[0].blocks[0]
+def delinearize(linear: ir.Value, trips: list[int]) -> list[ir.Value]:
+    """Row-major indices (0-based) of `linear` in a box of `trips` (the last varies fastest)."""
+    rest, indices = linear, []
+    for dim in reversed(range(len(trips))):
+        indices.append(arith.remui(rest, index(trips[dim])) if dim else rest)
+        if dim:
+            rest = arith.divui(rest, index(trips[dim]))
+    return indices[::-1]
+
+
+def launch(grid: int, block: int) -> tuple[gpu.LaunchOp, ir.Block]:
+    """A 1-D `gpu.launch` of `grid` blocks of `block` threads, with its terminator."""
+    op = gpu.LaunchOp((index(grid), index(1), index(1)), (index(block), index(1), index(1)))
+    body = op.regions[0].blocks[0]
     with ir.InsertionPoint(body):
         gpu.TerminatorOp()
-    return launch, body
+    return op, body
 
 
 def _move_into(ops: list[ir.Operation], before: ir.Operation) -> None:
@@ -98,7 +109,7 @@ class VersaGpuMap(Pass):
                     if not any(use.owner == other for other in ops):
                         raise PassError(f"'{op.name}' computes a value the host needs", op.location)
         with ir.InsertionPoint(ops[0]), ops[0].location:
-            _, body = _launch(1, 1)
+            _, body = launch(1, 1)
         _move_into(ops, body.operations[len(body.operations) - 1])
 
     def _parallel(self, loop: ir.Operation) -> None:
@@ -117,24 +128,22 @@ class VersaGpuMap(Pass):
             return
         block = min(self.block, total)
         with ir.InsertionPoint(loop), loop.location:
-            launch, body = _launch(-(-total // block), block)
+            _, body = launch(-(-total // block), block)
         with ir.InsertionPoint.at_block_begin(body), loop.location:
             block_id, thread_id = body.arguments[0], body.arguments[3]
-            linear = arith.addi(arith.muli(block_id, _index(block)), thread_id)
-            inside = arith.cmpi(arith.CmpIPredicate.ult, linear, _index(total))
+            linear = arith.addi(arith.muli(block_id, index(block)), thread_id)
+            inside = arith.cmpi(arith.CmpIPredicate.ult, linear, index(total))
             guard = scf.IfOp(inside)
         then = guard.then_block
         with ir.InsertionPoint(then), loop.location:
             yield_op = scf.YieldOp([])
         with ir.InsertionPoint(yield_op), loop.location:
-            rest, ivs = linear, []
-            for dim in reversed(range(len(trips))):
-                index = arith.remui(rest, _index(trips[dim])) if dim else rest
-                if dim:
-                    rest = arith.divui(rest, _index(trips[dim]))
-                ivs.append(arith.addi(arith.muli(index, _index(steps[dim])), _index(lows[dim])))
+            ivs = [
+                arith.addi(arith.muli(i, index(step)), index(low))
+                for i, step, low in zip(delinearize(linear, trips), steps, lows, strict=True)
+            ]
         loop_body = loop.regions[0].blocks[0]
-        for old, new in zip(loop_body.arguments, reversed(ivs), strict=True):
+        for old, new in zip(loop_body.arguments, ivs, strict=True):
             old.replace_all_uses_with(new)
         _move_into(list(loop_body.operations)[:-1], yield_op)
         loop.erase()

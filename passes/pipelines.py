@@ -16,6 +16,7 @@ from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
 from .gpu_map import VersaGpuMap
+from .gpu_reduce import VersaGpuReduce
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .readonly_arguments import VersaReadonlyArguments
 from .unshare_inits import VersaUnshareInits
@@ -191,7 +192,9 @@ class LowerToNVVM(Pipeline):
         yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
         yield "buffer-deallocation-pipeline"
         yield VersaLowerMemrefCopy()
-        # Kernels: one launch per loop nest, outlined into gpu.modules.
+        # Kernels: a block per result for inner reductions, else one launch per loop nest
+        # (a thread per element); outlined into gpu.modules.
+        yield VersaGpuReduce(block=self.block or target.gpu["threads_per_block"])
         yield "convert-linalg-to-parallel-loops"
         yield "canonicalize"
         yield VersaGpuMap(block=self.block or target.gpu["threads_per_block"])

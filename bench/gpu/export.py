@@ -18,6 +18,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 
+from test_gpu import LONG_REDUCTIONS  # noqa: E402
 from test_lowering_numerics import (  # noqa: E402
     DATA_MOVEMENT,
     DTYPES,
@@ -91,14 +92,14 @@ BENCH = {
 }
 
 
-def compile_text(text: str, target: targets.Target) -> dict:
+def compile_text(text: str, target: targets.Target, pipeline: str = "") -> dict:
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
-    return json.loads(compile_gpu(module, target).to_json())
+    return json.loads(compile_gpu(module, target, None, pipeline).to_json())
 
 
 def suite(target: targets.Target, arrays: dict) -> list[dict]:
     cases = []
-    for param in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT:
+    for param in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS:
         op, shapes, kinds, out, shape, attrs = param.values
         rng = np.random.default_rng(RNG_SEED)
         inputs = [make_input(s, k, rng) for s, k in zip(shapes, kinds, strict=True)]
@@ -114,6 +115,8 @@ def suite(target: targets.Target, arrays: dict) -> list[dict]:
     inputs = [rng.standard_normal(t.shape).astype(np.float32) * 0.1 for t in function.type.inputs]
     want = reference.interpret(function, inputs)
     add_case(cases, arrays, "example-mlp", compile_text(example, target), inputs, want, 1e-4)
+    fused = compile_text(example, target, "versa-fuse")
+    add_case(cases, arrays, "example-mlp-fused", fused, inputs, want, 1e-4)
     return cases
 
 
@@ -137,7 +140,7 @@ def main() -> None:
     (args.out / "cases.json").write_text(json.dumps(cases))
     np.savez(args.out / "cases.npz", **arrays)
     bench = [
-        {"name": n, "program": compile_text(t, target), "torch": e, "bytes": b, "flops": f}
+        {"name": n, "program": compile_text(t, target, "versa-fuse"), "torch": e, "bytes": b, "flops": f}
         for n, (t, e, b, f) in BENCH.items()
     ]
     (args.out / "bench.json").write_text(json.dumps(bench))

@@ -5,7 +5,7 @@ imports them from here, so a move to another distribution of the bindings touche
 """
 
 from torch_mlir import ir, passmanager, rewrite
-from torch_mlir.dialects import arith, ext, func, gpu, irdl, linalg, math, scf, tensor
+from torch_mlir.dialects import affine, arith, ext, func, gpu, irdl, linalg, math, memref, scf, tensor
 from torch_mlir.dialects import llvm as llvm_dialect
 from torch_mlir.dialects.transform import interpreter as transform_interpreter
 from torch_mlir.execution_engine import ExecutionEngine
@@ -15,6 +15,7 @@ PassManager = passmanager.PassManager
 __all__ = [
     "ExecutionEngine",
     "PassManager",
+    "affine",
     "arith",
     "ext",
     "func",
@@ -24,6 +25,7 @@ __all__ = [
     "linalg",
     "llvm_dialect",
     "math",
+    "memref",
     "rewrite",
     "scf",
     "tensor",

@@ -16,6 +16,7 @@ from test_lowering_numerics import (
     FUSED_REDUCTION,
     RNG_SEED,
     STRUCTURED,
+    case,
     check,
     element_name,
     make_input,
@@ -30,6 +31,17 @@ from versa.runtime import find_function
 
 GPUS = [targets.get("nvptx-sm80"), targets.get("nvptx-sm90")]
 ROOT = Path(__file__).resolve().parents[2]
+# Reductions long enough for a thread block per result (versa-gpu-reduce).
+LONG_REDUCTIONS = [
+    case("softmax", (64, 1000), axis=-1, id="long"),
+    case("layer_norm", (33, 300), (300,), (300,), axis=-1, epsilon=1e-5, id="long"),
+    case("reduce_sum", (17, 4096), kinds="small", axes=[1], id="long"),
+    case("reduce_sum", (9, 5000), kinds="i32", axes=[1], id="long_i32"),
+    case("reduce_max", (4, 3, 200), axes=[-1], id="long"),
+    case("reduce_mean", (5, 8, 40), kinds="small", axes=[1, 2], id="long_two_axes"),
+    case("reduce_sum", (300, 70), kinds="small", axes=[0], id="long_outer"),
+]
+
 needs_toolkit = pytest.mark.skipif(translate.cuda_toolkit() is None, reason="nvidia-cuda-nvcc-cu12 missing")
 
 
@@ -56,7 +68,8 @@ def assemble_and_maybe_run(program: Program, target, inputs, want, op: str = "")
 @needs_toolkit
 @pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
 @pytest.mark.parametrize(
-    ("op", "shapes", "kinds", "out", "shape", "attrs"), ELEMENTWISE + STRUCTURED + DATA_MOVEMENT
+    ("op", "shapes", "kinds", "out", "shape", "attrs"),
+    ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS,
 )
 def test_every_op_assembles(op, shapes, kinds, out, shape, attrs, target) -> None:
     rng = np.random.default_rng(RNG_SEED)

@@ -83,6 +83,9 @@ class GpuFunction:
         count = len(program.inputs) + len(program.outputs)
         self._arguments: dict[int, tuple[int, int]] = {}  # buffer → (device pointer, bytes)
         self._staging = [None] * count
+        self._key: tuple | None = None  # the argument pointers the packed steps and graph are for
+        self._packed: list[tuple] = []
+        self._graph = None
 
     def _pointer(self, buffer: int) -> int:
         if buffer in self._owned:
@@ -134,26 +137,56 @@ class GpuFunction:
         return host_outputs
 
     def _run(self) -> None:
+        """Issue every step on the stream: as one CUDA graph launch once the argument buffers
+        are known (a replay costs one launch, not one per kernel), else step by step."""
         driver = _driver()
-        for step in self.program.steps:
-            if isinstance(step, Copy):
-                target = self._pointer(step.target.buffer) + step.target.offset * step.itemsize
-                source = self._pointer(step.source.buffer) + step.source.offset * step.itemsize
-                _check(driver.cuMemcpyDtoDAsync(target, source, step.nbytes, self._stream))
+        key = tuple(self._pointer(i) for i in range(len(self.program.inputs) + len(self.program.outputs)))
+        if key != self._key:
+            self._key, self._graph = key, None
+            self._packed = [self._pack(step) for step in self.program.steps]
+            if len(self._packed) > 1:
+                self._graph = self._capture()
+        if self._graph is not None:
+            _check(driver.cuGraphLaunch(self._graph, self._stream))
+            return
+        self._issue()
+
+    def _issue(self) -> None:
+        driver = _driver()
+        for step in self._packed:
+            if step[0] == "copy":
+                _check(driver.cuMemcpyDtoDAsync(*step[1:], self._stream))
                 continue
-            values = [v for arg in step.args for v in self._kernel_values(arg)]
-            pointers = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+            _, kernel, grid, block, shared, params, _values = step
             _check(
                 driver.cuLaunchKernel(
-                    self._kernels[step.kernel],
-                    *step.grid,
-                    *step.block,
-                    step.shared_bytes,
-                    self._stream,
-                    ctypes.addressof(pointers),
-                    0,
-                )  # fmt: skip
+                    kernel, *grid, *block, shared, self._stream, ctypes.addressof(params), 0
+                )
             )
+
+    def _capture(self):
+        """The steps recorded as a CUDA graph, or None where capturing is not possible."""
+        driver = _driver()
+        mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+        try:
+            _check(driver.cuStreamBeginCapture(self._stream, mode))
+        except RuntimeError:
+            return None
+        try:
+            self._issue()
+        finally:
+            graph = _check(driver.cuStreamEndCapture(self._stream))
+        return _check(driver.cuGraphInstantiate(graph, 0))
+
+    def _pack(self, step: Launch | Copy) -> tuple:
+        if isinstance(step, Copy):
+            target = self._pointer(step.target.buffer) + step.target.offset * step.itemsize
+            source = self._pointer(step.source.buffer) + step.source.offset * step.itemsize
+            return ("copy", target, source, step.nbytes)
+        values = [v for arg in step.args for v in self._kernel_values(arg)]
+        params = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
+        kernel = self._kernels[step.kernel]
+        return ("launch", kernel, step.grid, step.block, step.shared_bytes, params, values)
 
     def _kernel_values(self, arg: View | Scalar) -> list:
         """A memref argument expands to its descriptor: allocated, aligned, offset, sizes, strides."""
