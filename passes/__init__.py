@@ -8,6 +8,7 @@ from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
 from .fuse import VersaFuse
 from .gpu_map import VersaGpuMap
+from .gpu_matmul import VersaGpuMatmul
 from .gpu_reduce import VersaGpuReduce
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
@@ -29,6 +30,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaLowerMemrefCopy,
         VersaFastMath,
         VersaGpuMap,
+        VersaGpuMatmul,
         VersaGpuReduce,
     )
 }

@@ -16,6 +16,7 @@ from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
 from .gpu_map import VersaGpuMap
+from .gpu_matmul import VersaGpuMatmul
 from .gpu_reduce import VersaGpuReduce
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .readonly_arguments import VersaReadonlyArguments
@@ -194,10 +195,14 @@ class LowerToNVVM(Pipeline):
         yield VersaLowerMemrefCopy()
         # Kernels: a block per result for inner reductions, else one launch per loop nest
         # (a thread per element); outlined into gpu.modules.
+        yield VersaGpuMatmul()  # calls to kernel templates: inlined, the templates dropped
+        yield "inline"
+        yield "symbol-dce"
         yield VersaGpuReduce(block=self.block or target.gpu["threads_per_block"])
         yield "convert-linalg-to-parallel-loops"
         yield "canonicalize"
         yield VersaGpuMap(block=self.block or target.gpu["threads_per_block"])
+        yield "gpu-launch-sink-index-computations"  # constants into kernels: known loop bounds
         yield "gpu-kernel-outlining"
         yield (
             "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"

@@ -58,11 +58,15 @@ def to_llvm_ir(module: ir.Operation) -> str:
 
 
 _FLOAT_TYPES = {"half": np.float16, "bfloat": None, "float": np.float32, "double": np.float64}
+# A float constant, with its type when written (`float f0x3F800000`) or bare, where the type
+# is the instruction's (`fdiv float %x, f0x3FB504F3`, `fmul float %x, 4.471500e-02`): no integer
+# has an `f0x` prefix, a decimal point or an exponent, and `inf`/`nan` are only floats.
 _CONSTANT = re.compile(
-    r"\b(half|bfloat|float|double) (f0x[0-9A-Fa-f]+|[-+]?(?:inf|nan)|[-+]?\d+\.\d*(?:[eE][-+]?\d+)?)"
-    r"(?=[\s,)\]>}]|$)",
-    re.MULTILINE,
+    r"(?:\b(half|bfloat|float|double) |(?<=[\s(,]))"
+    r"(f0x[0-9A-Fa-f]+|[-+]?(?:inf|nan)|[-+]?\d+\.\d*(?:[eE][-+]?\d+)?|[-+]?\d+[eE][-+]?\d+)"
+    r"(?=[\s,)\]>}]|$)"
 )
+_TYPE = re.compile(r"\b(half|bfloat|float|double)\b")
 
 
 def bfloat_bits(value: float) -> int:
@@ -70,30 +74,46 @@ def bfloat_bits(value: float) -> int:
     return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16  # round to nearest even
 
 
-def _rewrite_constant(match: re.Match) -> str:
-    kind, token = match.groups()
+def _hex(kind: str, token: str) -> str:
+    """`token` (a constant of type `kind`) in LLVM's hex syntax, which every version reads."""
     if token.startswith("f0x"):
         bits = int(token[3:], 16)
         if kind == "double":
-            return f"double 0x{bits:016X}"
+            return f"0x{bits:016X}"
         if kind == "bfloat":
-            return f"bfloat 0xR{bits:04X}"
+            return f"0xR{bits:04X}"
         value = np.array([bits], {"half": np.uint16, "float": np.uint32}[kind]).view(_FLOAT_TYPES[kind])[0]
     else:
         value = float(token)
     if kind == "double":
-        return f"double 0x{int(np.float64(value).view(np.uint64)):016X}"
+        return f"0x{int(np.float64(value).view(np.uint64)):016X}"
     if kind == "half":
-        return f"half 0xH{int(np.float16(value).view(np.uint16)):04X}"
+        return f"0xH{int(np.float16(value).view(np.uint16)):04X}"
     if kind == "bfloat":
-        return f"bfloat 0xR{bfloat_bits(value):04X}"
+        return f"0xR{bfloat_bits(value):04X}"
     # A float constant is written as the double of the same value (LLVM's rule for floats).
-    return f"float 0x{int(np.float64(np.float32(value)).view(np.uint64)):016X}"
+    return f"0x{int(np.float64(np.float32(value)).view(np.uint64)):016X}"
+
+
+def _rewrite_line(line: str) -> str:
+    if "f0x" not in line and not _TYPE.search(line):
+        return line
+    first = _TYPE.search(line)
+    default = first.group(1) if first else None
+
+    def rewrite(match: re.Match) -> str:
+        kind, token = match.group(1), match.group(2)
+        if kind is None and default is None:
+            return match.group(0)  # no float type on the line: not a float constant
+        hexed = _hex(kind or default, token)
+        return f"{kind} {hexed}" if kind else hexed
+
+    return _CONSTANT.sub(rewrite, line)
 
 
 def for_llvmlite(text: str) -> str:
     """LLVM 24's IR text in the syntax LLVM 22 parses: every float constant as hex."""
-    return _CONSTANT.sub(_rewrite_constant, text)
+    return "\n".join(_rewrite_line(line) for line in text.split("\n"))
 
 
 def parse(text: str, target: Target) -> llvm.ModuleRef:

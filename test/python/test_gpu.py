@@ -31,7 +31,7 @@ from versa.runtime import find_function
 
 GPUS = [targets.get("nvptx-sm80"), targets.get("nvptx-sm90")]
 ROOT = Path(__file__).resolve().parents[2]
-# Reductions long enough for a thread block per result (versa-gpu-reduce).
+# Reductions long enough for a thread block per result (versa-gpu-reduce), tiled matmuls.
 LONG_REDUCTIONS = [
     case("softmax", (64, 1000), axis=-1, id="long"),
     case("layer_norm", (33, 300), (300,), (300,), axis=-1, epsilon=1e-5, id="long"),
@@ -40,6 +40,9 @@ LONG_REDUCTIONS = [
     case("reduce_max", (4, 3, 200), axes=[-1], id="long"),
     case("reduce_mean", (5, 8, 40), kinds="small", axes=[1, 2], id="long_two_axes"),
     case("reduce_sum", (300, 70), kinds="small", axes=[0], id="long_outer"),
+    case("matmul", (100, 70), (70, 130), kinds="small", id="tiled_ragged"),
+    case("matmul", (3, 33, 65), (3, 65, 47), kinds="small", id="tiled_batch"),
+    case("matmul", (2, 64, 32), (32, 128), kinds="small", id="tiled_rank_broadcast"),
 ]
 
 needs_toolkit = pytest.mark.skipif(translate.cuda_toolkit() is None, reason="nvidia-cuda-nvcc-cu12 missing")

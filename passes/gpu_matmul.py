@@ -1,0 +1,200 @@
+"""versa-gpu-matmul: f32 matmul and batch matmul as a shared-memory tiled GPU kernel.
+
+One thread per output element re-reads A and B from global memory K times each (about 1.5
+TFLOP/s on an H200). Here each block computes a BM x BN tile of C: per step of BK along K,
+its threads copy an A and a B tile into shared memory (coalesced), synchronise, and each
+thread accumulates a TM x TN register tile from the shared copies: (TM + TN) shared loads per
+TM * TN fused multiply-adds. Thread (ty, tx) owns rows ty + i*TY and columns tx + j*TX, so
+neighbouring threads store neighbouring columns. Ragged edges load zeros and skip stores.
+
+The kernel is an MLIR template (a private function holding one `gpu.launch` with workgroup
+buffers), specialised with the op's static shapes and the tile sizes, called in place of the
+linalg op and inlined; the launch is then outlined like every other kernel.
+"""
+
+import re
+from dataclasses import dataclass
+
+from versa.mlir import func, ir
+
+from .base import Pass, collect
+
+BM = BN = 64  # block tile
+BK = 16  # K step (shared tiles BK x BM and BK x BN)
+TY = TX = 16  # threads per block: TY x TX
+TM, TN = BM // TY, BN // TX  # register tile per thread
+
+
+_PLAIN_MAPS = {
+    "linalg.matmul": [f"affine_map<(d0, d1, d2) -> ({r})>" for r in ("d0, d2", "d2, d1", "d0, d1")],
+    "linalg.batch_matmul": [
+        f"affine_map<(d0, d1, d2, d3) -> ({r})>" for r in ("d0, d1, d3", "d0, d3, d2", "d0, d1, d2")
+    ],
+}
+
+
+def _shape(value: ir.Value) -> list[int]:
+    return list(ir.MemRefType(value.type).shape)
+
+
+def _matches(op: ir.Operation) -> bool:
+    if op.name not in _PLAIN_MAPS:
+        return False
+    if (
+        "indexing_maps" in op.attributes
+        and [str(m) for m in op.attributes["indexing_maps"]] != _PLAIN_MAPS[op.name]
+    ):
+        return False  # transposed or broadcast operands
+    types = [ir.MemRefType(v.type) for v in op.operands if isinstance(v.type, ir.MemRefType)]
+    if len(types) != 3 or not all(
+        t.has_static_shape and isinstance(t.element_type, ir.F32Type) for t in types
+    ):
+        return False
+    return all(_contiguous(ir.MemRefType(v.type)) for v in op.operands)
+
+
+def _contiguous(memref: ir.MemRefType) -> bool:
+    strides, offset = memref.get_strides_and_offset()
+    expected, step = [], 1
+    for size in reversed(memref.shape):
+        expected.append(step)
+        step *= size
+    return offset == 0 and list(strides) == expected[::-1]
+
+
+def kernel_text(name: str, batch: int, m: int, n: int, k: int) -> str:
+    """The kernel template for C[b] += A[b] @ B[b] with static sizes (batch 0: plain matmul)."""
+    lead = f"{batch}x" if batch else ""
+    a, b, c = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n)))
+    at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
+    smem = f"memref<{BK}x{BM}xf32, #gpu.address_space<workgroup>>"
+    lines = [
+        f"func.func private @{name}(%A: {a}, %B: {b}, %C: {c}) {{",
+        f"  %gx = arith.constant {-(-n // BN)} : index",
+        f"  %gy = arith.constant {-(-m // BM)} : index",
+        f"  %gz = arith.constant {max(batch, 1)} : index",
+        f"  %sx = arith.constant {TX} : index",
+        f"  %sy = arith.constant {TY} : index",
+        "  %one = arith.constant 1 : index",
+        "  gpu.launch blocks(%bx, %by, %bz) in (%x0 = %gx, %y0 = %gy, %z0 = %gz)"
+        " threads(%tx, %ty, %tz) in (%x1 = %sx, %y1 = %sy, %z1 = %one)"
+        f" workgroup(%As : {smem}, %Bs : {smem}) {{",
+        "  CONSTANTS",  # inside the kernel, so that loop bounds are known there
+        "    %zero = arith.constant 0.0 : f32",
+        f"    %row0 = arith.muli %by, %c{BM} : index",
+        f"    %col0 = arith.muli %bx, %c{BN} : index",
+        f"    %tyx = arith.muli %ty, %c{TX} : index",
+        "    %tid = arith.addi %tyx, %tx : index",
+    ]
+    accs = [f"%acc{i}_{j}" for i in range(TM) for j in range(TN)]
+    inits = ", ".join(f"{a} = %zero" for a in accs)
+    f32s = ", ".join(["f32"] * len(accs))
+    lines.append(
+        f"    %sum:{len(accs)} = scf.for %k0 = %c0 to %c{k} step %c{BK} iter_args({inits}) -> ({f32s}) {{"
+    )
+    per_thread = BK * BM // (TY * TX)
+    for e in range(per_thread):  # cooperative copies: A as BK x BM (transposed), B as BK x BN
+        lines += [
+            f"      %i{e} = arith.addi %tid, %c{e * TY * TX} : index"
+            if e
+            else f"      %i{e} = arith.addi %tid, %c0 : index",
+            f"      %ar{e} = arith.divui %i{e}, %c{BK} : index",
+            f"      %ak{e} = arith.remui %i{e}, %c{BK} : index",
+            f"      %agr{e} = arith.addi %row0, %ar{e} : index",
+            f"      %agk{e} = arith.addi %k0, %ak{e} : index",
+            f"      %aok{e} = arith.cmpi ult, %agr{e}, %c{m} : index",
+            f"      %aok2{e} = arith.cmpi ult, %agk{e}, %c{k} : index",
+            f"      %ain{e} = arith.andi %aok{e}, %aok2{e} : i1",
+            f"      %av{e} = scf.if %ain{e} -> (f32) {{",
+            f"        %va{e} = memref.load %A[{at(f'%agr{e}', f'%agk{e}')}] : {a}",
+            f"        scf.yield %va{e} : f32",
+            "      } else {",
+            "        scf.yield %zero : f32",
+            "      }",
+            f"      memref.store %av{e}, %As[%ak{e}, %ar{e}] : {smem}",
+            f"      %bk{e} = arith.divui %i{e}, %c{BN} : index",
+            f"      %bc{e} = arith.remui %i{e}, %c{BN} : index",
+            f"      %bgk{e} = arith.addi %k0, %bk{e} : index",
+            f"      %bgc{e} = arith.addi %col0, %bc{e} : index",
+            f"      %bok{e} = arith.cmpi ult, %bgk{e}, %c{k} : index",
+            f"      %bok2{e} = arith.cmpi ult, %bgc{e}, %c{n} : index",
+            f"      %bin{e} = arith.andi %bok{e}, %bok2{e} : i1",
+            f"      %bv{e} = scf.if %bin{e} -> (f32) {{",
+            f"        %vb{e} = memref.load %B[{at(f'%bgk{e}', f'%bgc{e}')}] : {b}",
+            f"        scf.yield %vb{e} : f32",
+            "      } else {",
+            "        scf.yield %zero : f32",
+            "      }",
+            f"      memref.store %bv{e}, %Bs[%bk{e}, %bc{e}] : {smem}",
+        ]
+    inner = ", ".join(f"%r{i}_{j} = %acc{i}_{j}" for i in range(TM) for j in range(TN))
+    lines += [
+        "      gpu.barrier",
+        f"      %step:{len(accs)} = scf.for %kk = %c0 to %c{BK} step %c1 iter_args({inner}) -> ({f32s}) {{",
+    ]
+    for i in range(TM):
+        lines += [
+            f"        %ra{i} = arith.addi %ty, %c{i * TY} : index",
+            f"        %a{i} = memref.load %As[%kk, %ra{i}] : {smem}",
+        ]
+    for j in range(TN):
+        lines += [
+            f"        %cb{j} = arith.addi %tx, %c{j * TX} : index",
+            f"        %b{j} = memref.load %Bs[%kk, %cb{j}] : {smem}",
+        ]
+    for i in range(TM):
+        for j in range(TN):
+            lines.append(f"        %f{i}_{j} = math.fma %a{i}, %b{j}, %r{i}_{j} : f32")
+    lines += [
+        f"        scf.yield {', '.join(f'%f{i}_{j}' for i in range(TM) for j in range(TN))} : {f32s}",
+        "      }",
+        "      gpu.barrier",
+        f"      scf.yield {', '.join(f'%step#{x}' for x in range(len(accs)))} : {f32s}",
+        "    }",
+    ]
+    for i in range(TM):
+        for j in range(TN):
+            x = i * TN + j
+            lines += [
+                f"    %or{x} = arith.addi %row0, %c{i * TY} : index"
+                if i
+                else f"    %or{x} = arith.addi %row0, %c0 : index",
+                f"    %gr{x} = arith.addi %or{x}, %ty : index",
+                f"    %oc{x} = arith.addi %col0, %c{j * TX} : index"
+                if j
+                else f"    %oc{x} = arith.addi %col0, %c0 : index",
+                f"    %gc{x} = arith.addi %oc{x}, %tx : index",
+                f"    %rok{x} = arith.cmpi ult, %gr{x}, %c{m} : index",
+                f"    %cok{x} = arith.cmpi ult, %gc{x}, %c{n} : index",
+                f"    %ok{x} = arith.andi %rok{x}, %cok{x} : i1",
+                f"    scf.if %ok{x} {{",
+                f"      %old{x} = memref.load %C[{at(f'%gr{x}', f'%gc{x}')}] : {c}",
+                f"      %new{x} = arith.addf %old{x}, %sum#{x} : f32",
+                f"      memref.store %new{x}, %C[{at(f'%gr{x}', f'%gc{x}')}] : {c}",
+                "    }",
+            ]
+    lines += ["    gpu.terminator", "  }", "  return", "}"]
+    text = "\n".join(lines)
+    used = sorted({int(v) for v in re.findall(r"%c(\d+)\b", text)})
+    return text.replace("  CONSTANTS", "\n".join(f"    %c{v} = arith.constant {v} : index" for v in used))
+
+
+@dataclass(frozen=True)
+class VersaGpuMatmul(Pass):
+    name = "versa-gpu-matmul"
+    summary = "f32 matmul / batch matmul as a shared-memory tiled GPU kernel (call, to be inlined)"
+
+    def run(self, module: ir.Operation) -> None:
+        body = module.regions[0].blocks[0]
+        for count, op in enumerate(collect(module, _matches)):
+            a, b, c = op.operands
+            batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0
+            m, k = _shape(a)[-2:]
+            n = _shape(b)[-1]
+            name = f"versa_gpu_matmul_{count}"
+            kernel = ir.Module.parse(kernel_text(name, batch, m, n, k), module.context)
+            for definition in list(kernel.body.operations):
+                definition.operation.move_before(body.operations[0])
+            with ir.InsertionPoint(op), op.location:
+                func.CallOp([], ir.FlatSymbolRefAttr.get(name), [a, b, c])
+            op.erase()
