@@ -17,12 +17,9 @@ from dataclasses import dataclass
 
 from versa.mlir import func, ir
 
-from .base import Pass, collect
+from .base import Pass, PassError, collect
 
-BM = BN = 64  # block tile
-BK = 16  # K step (shared tiles BK x BM and BK x BN)
-TY = TX = 16  # threads per block: TY x TX
-TM, TN = BM // TY, BN // TX  # register tile per thread
+TY = TX = 16  # threads per block: TY x TX (the register tile is the block tile / 16)
 
 
 _PLAIN_MAPS = {
@@ -62,8 +59,11 @@ def _contiguous(memref: ir.MemRefType) -> bool:
     return offset == 0 and list(strides) == expected[::-1]
 
 
-def kernel_text(name: str, batch: int, m: int, n: int, k: int) -> str:
-    """The kernel template for C[b] += A[b] @ B[b] with static sizes (batch 0: plain matmul)."""
+def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, k_step: int = 8) -> str:
+    """The kernel template for C[b] += A[b] @ B[b] with static sizes (batch 0: plain matmul),
+    `tile` x `tile` outputs per block, `k_step` columns of A (rows of B) per shared-memory stage."""
+    BM = BN = tile  # noqa: N806  (the kernel's conventional names)
+    BK, TM, TN = k_step, tile // TY, tile // TX  # noqa: N806
     lead = f"{batch}x" if batch else ""
     a, b, c = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n)))
     at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
@@ -183,8 +183,12 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int) -> str:
 class VersaGpuMatmul(Pass):
     name = "versa-gpu-matmul"
     summary = "f32 matmul / batch matmul as a shared-memory tiled GPU kernel (call, to be inlined)"
+    tile: int = 128  # outputs per block along M and N (a multiple of 16)
+    k_step: int = 8  # K per shared-memory stage
 
     def run(self, module: ir.Operation) -> None:
+        if self.tile % TY or self.tile < TY or (self.k_step * self.tile) % (TY * TX):
+            raise PassError(f"'{self.name}' tile {self.tile} / k-step {self.k_step} do not fit 16x16 threads")
         body = module.regions[0].blocks[0]
         for count, op in enumerate(collect(module, _matches)):
             a, b, c = op.operands
@@ -192,7 +196,8 @@ class VersaGpuMatmul(Pass):
             m, k = _shape(a)[-2:]
             n = _shape(b)[-1]
             name = f"versa_gpu_matmul_{count}"
-            kernel = ir.Module.parse(kernel_text(name, batch, m, n, k), module.context)
+            text = kernel_text(name, batch, m, n, k, self.tile, self.k_step)
+            kernel = ir.Module.parse(text, module.context)
             for definition in list(kernel.body.operations):
                 definition.operation.move_before(body.operations[0])
             with ir.InsertionPoint(op), op.location:

@@ -195,7 +195,8 @@ class LowerToNVVM(Pipeline):
         yield VersaLowerMemrefCopy()
         # Kernels: a block per result for inner reductions, else one launch per loop nest
         # (a thread per element); outlined into gpu.modules.
-        yield VersaGpuMatmul()  # calls to kernel templates: inlined, the templates dropped
+        tile, k_step = target.gpu["matmul_tile"]
+        yield VersaGpuMatmul(tile=tile, k_step=k_step)  # calls to kernel templates, inlined
         yield "inline"
         yield "symbol-dce"
         yield VersaGpuReduce(block=self.block or target.gpu["threads_per_block"])

@@ -11,6 +11,7 @@ import argparse
 import importlib
 import json
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -107,14 +108,26 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--no-bench", action="store_true")
+    parser.add_argument("--output", type=Path, help="also write the report here (Markdown)")
     args = parser.parse_args()
     plan, driver = load_gpu_package()
     count, failures = check_suite(args.folder, plan, driver)
-    print(f"numeric suite: {count - len(failures)}/{count} cases match the NumPy reference")
-    for failure in failures:
-        print("  FAIL", failure)
+    lines = [f"numeric suite: {count - len(failures)}/{count} cases match the NumPy reference", ""]
+    lines += [f"- FAIL {failure}" for failure in failures]
     if not args.no_bench:
-        print("\n".join(benchmarks(args.folder, plan, driver, args.repeat)))
+        lines += benchmarks(args.folder, plan, driver, args.repeat)
+    print("\n".join(lines))
+    if args.output:
+        header = [
+            "# Versa on an NVIDIA GPU",
+            "",
+            "Commands: `.venv/bin/python bench/gpu/export.py build/gpu` (compile to PTX + launch plans),",
+            f"then `python3 bench/gpu/device.py build/gpu --repeat {args.repeat}` on the GPU machine.",
+            f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Times: CUDA events, median of the",
+            "repeats; Versa runs each program as one CUDA graph replay; torch runs eager CUDA kernels.",
+            "",
+        ]
+        args.output.write_text("\n".join(header + lines) + "\n")
     sys.exit(1 if failures else 0)
 
 

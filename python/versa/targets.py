@@ -127,11 +127,11 @@ def _cross_targets() -> dict[str, Target]:
         ),
         "nvptx-sm80": Target(
             "nvptx-sm80", "nvptx64-nvidia-cuda", "sm_80", ("+ptx78",), chip="sm_80",
-            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, sms=108), **_SM,
+            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, sms=108, matmul_tile=(128, 8)), **_SM,
         ),
         "nvptx-sm90": Target(
             "nvptx-sm90", "nvptx64-nvidia-cuda", "sm_90", ("+ptx78",), chip="sm_90",
-            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, sms=132), **_SM,
+            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, sms=132, matmul_tile=(128, 8)), **_SM,
         ),
     }  # fmt: skip
 

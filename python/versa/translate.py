@@ -63,7 +63,7 @@ _FLOAT_TYPES = {"half": np.float16, "bfloat": None, "float": np.float32, "double
 # has an `f0x` prefix, a decimal point or an exponent, and `inf`/`nan` are only floats.
 _CONSTANT = re.compile(
     r"(?:\b(half|bfloat|float|double) |(?<=[\s(,]))"
-    r"(f0x[0-9A-Fa-f]+|[-+]?(?:inf|nan)|[-+]?\d+\.\d*(?:[eE][-+]?\d+)?|[-+]?\d+[eE][-+]?\d+)"
+    r"(f0x[0-9A-Fa-f]+|[-+]?(?:inf|q?nan)|[-+]?\d+\.\d*(?:[eE][-+]?\d+)?|[-+]?\d+[eE][-+]?\d+)"
     r"(?=[\s,)\]>}]|$)"
 )
 _TYPE = re.compile(r"\b(half|bfloat|float|double)\b")
@@ -84,7 +84,7 @@ def _hex(kind: str, token: str) -> str:
             return f"0xR{bits:04X}"
         value = np.array([bits], {"half": np.uint16, "float": np.uint32}[kind]).view(_FLOAT_TYPES[kind])[0]
     else:
-        value = float(token)
+        value = float(token.replace("qnan", "nan"))
     if kind == "double":
         return f"0x{int(np.float64(value).view(np.uint64)):016X}"
     if kind == "half":

@@ -1,5 +1,6 @@
-// RUN: versa-opt %s --versa-gpu-matmul | FileCheck %s
+// RUN: versa-opt %s --versa-gpu-matmul='tile=64 k-step=16' | FileCheck %s
 // RUN: versa-opt %s --versa-gpu-matmul --inline --symbol-dce | FileCheck %s --check-prefix=INLINED
+// RUN: not versa-opt %s --versa-gpu-matmul='tile=40' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // An f32 matmul on buffers becomes a call of a kernel template specialised for its shapes:
 // 64x64 tiles per block (2 x 3 blocks here, ragged), A and B staged through shared memory in
@@ -24,8 +25,12 @@
 // Batch matmuls get the batch as the grid's z; f64 and strided operands stay linalg.
 //       CHECK:   call @versa_gpu_matmul_1
 //       CHECK:   linalg.matmul ins({{.*}}f64
+// The default tiles (the nvptx targets'): 128x128 per block, K step 8, 8x8 per thread.
 // INLINED-NOT: func.func private
 // INLINED: gpu.launch
+// INLINED-SAME: workgroup(%{{.*}} : memref<8x128xf32, #gpu.address_space<workgroup>>
+// INLINED-COUNT-64: math.fma
+// BAD: error: 'versa-gpu-matmul' tile 40 / k-step 8 do not fit 16x16 threads
 func.func @mm(%a: memref<100x70xf32>, %b: memref<70x130xf32>, %c: memref<100x130xf32>,
               %x: memref<3x8x16xf32>, %y: memref<3x16x4xf32>, %z: memref<3x8x4xf32>,
               %p: memref<4x4xf64>, %q: memref<4x4xf64>, %r: memref<4x4xf64>) {
