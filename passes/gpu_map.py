@@ -14,6 +14,7 @@ touch device memory.
   → gpu.launch blocks(25) threads(256) { %l = bx * 256 + tx; scf.if %l < 6400 { body(%l / 100, %l % 100) } }
 """
 
+import math
 from dataclasses import dataclass
 
 from versa.mlir import arith, gpu, ir, scf
@@ -120,9 +121,7 @@ class VersaGpuMap(Pass):
         highs = [_constant(v) for v in view.upperBound]
         steps = [_constant(v) for v in view.step]
         trips = [max(0, -(-(h - lo) // s)) for lo, h, s in zip(lows, highs, steps, strict=True)]
-        total = 1
-        for trip in trips:
-            total *= trip
+        total = math.prod(trips)
         if total == 0:
             loop.erase()
             return

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from versa.mlir import func, ir
 
 from .base import Pass, PassError, collect
+from .lower_memref_copy import identity_layout
 
 TY = TX = 16  # threads per block: TY x TX (the register tile is the block tile / 16)
 
@@ -47,16 +48,7 @@ def _matches(op: ir.Operation) -> bool:
         t.has_static_shape and isinstance(t.element_type, ir.F32Type) for t in types
     ):
         return False
-    return all(_contiguous(ir.MemRefType(v.type)) for v in op.operands)
-
-
-def _contiguous(memref: ir.MemRefType) -> bool:
-    strides, offset = memref.get_strides_and_offset()
-    expected, step = [], 1
-    for size in reversed(memref.shape):
-        expected.append(step)
-        step *= size
-    return offset == 0 and list(strides) == expected[::-1]
+    return all(identity_layout(v.type) for v in op.operands)
 
 
 def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, k_step: int = 8) -> str:

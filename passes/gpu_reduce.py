@@ -14,6 +14,7 @@ keep one thread per output element: there the parallel dimension is the contiguo
   → gpu.launch blocks(64) threads(256) { scf.for %r = %tx to 1000 step 256 {...}; gpu.all_reduce add }
 """
 
+import math
 from dataclasses import dataclass
 
 from versa.mlir import affine, arith, gpu, ir, memref, scf
@@ -64,10 +65,7 @@ def _match(op: ir.Operation) -> _Reduction | None:
     extents = _extents(op)
     parallel = [d for d, it in enumerate(iterators) if "parallel" in it]
     reduced = [d for d, it in enumerate(iterators) if "reduction" in it]
-    length = 1
-    for d in reduced:
-        length *= extents[d]
-    if length < _MIN_EXTENT:
+    if math.prod(extents[d] for d in reduced) < _MIN_EXTENT:
         return None
     return _Reduction(op, combiner.operation, parallel, reduced, extents)
 
@@ -92,13 +90,6 @@ def _extents(op: ir.Operation) -> list[int]:
     if any(e is None for e in extents):
         raise PassError("cannot infer the loop extents of a reduction", op.location)
     return extents
-
-
-def _product(values: list[int]) -> int:
-    total = 1
-    for v in values:
-        total *= v
-    return total
 
 
 def _threads(length: int, limit: int) -> int:
@@ -161,8 +152,9 @@ class VersaGpuReduce(Pass):
     def _rewrite(self, red: _Reduction) -> None:
         parallel = [red.extents[d] for d in red.parallel]
         reduced = [red.extents[d] for d in red.reduced]
-        length, threads = _product(reduced), _threads(_product(reduced), self.block)
-        _, body = launch(_product(parallel), threads)
+        length = math.prod(reduced)
+        threads = _threads(length, self.block)
+        _, body = launch(math.prod(parallel), threads)
         with ir.InsertionPoint.at_block_begin(body):
             block_id, thread_id = body.arguments[0], body.arguments[3]
             outer = dict(zip(red.parallel, delinearize(block_id, parallel), strict=True))

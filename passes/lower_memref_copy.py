@@ -18,7 +18,7 @@ from versa.mlir import ir, linalg
 from .base import Pass, collect
 
 
-def _contiguous(t: ir.Type) -> bool:
+def identity_layout(t: ir.Type) -> bool:
     """An identity-layout memref: the only kind finalize-memref-to-llvm copies with memcpy."""
     t = ir.MemRefType(t)
     if not isinstance(t.layout, ir.AffineMapAttr):
@@ -35,7 +35,7 @@ class VersaLowerMemrefCopy(Pass):
     def run(self, module: ir.Operation) -> None:
         for op in collect(module, lambda op: op.name == "memref.copy"):
             source, target = op.operands
-            if _contiguous(source.type) and _contiguous(target.type):
+            if identity_layout(source.type) and identity_layout(target.type):
                 continue
             with ir.InsertionPoint(op), op.location:
                 linalg.copy(source, outs=[target])

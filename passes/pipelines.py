@@ -24,6 +24,29 @@ from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
 
+def buffer_steps() -> Iterator[str | Pass]:
+    """Tensors → buffers, for every target: one allocation per tensor, results written into
+    caller-provided buffers (out-params), so the entry point takes only memrefs and returns
+    nothing. Inits that cse merged are split again first: shared, bufferization would copy
+    them. Inputs are the caller's: bufferization copies an argument rather than write into it."""
+    yield VersaUnshareInits()
+    yield VersaReadonlyArguments()
+    yield VersaDistinctResults()
+    yield (
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map}"
+    )
+    # Bufferized tiled loops copy each tile onto itself (two equal subviews): cse makes them
+    # one value and canonicalize drops the self-copy.
+    yield "cse"
+    yield "canonicalize"
+    yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
+    yield "buffer-deallocation-pipeline"
+    # No memref.copy may reach finalize-memref-to-llvm unless it is a plain memcpy: the strided
+    # ones would call the C runner library's memrefCopy, which does not ship.
+    yield VersaLowerMemrefCopy()
+
+
 @dataclass(frozen=True)
 class Pipeline(Pass):
     target_option: ClassVar[str] = "target"  # the option that `--target NAME` fills in
@@ -101,26 +124,7 @@ class LowerToLLVM(Pipeline):
             yield VersaVectorize(width=target.lanes(32))
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
-        # Buffers: one allocation per tensor, results written into caller-provided buffers
-        # (out-params), so the entry point takes only memrefs and returns nothing. Inits that
-        # cse merged are split again first: shared, bufferization would copy them. Inputs are
-        # the caller's: bufferization copies an argument rather than write into it.
-        yield VersaUnshareInits()
-        yield VersaReadonlyArguments()
-        yield VersaDistinctResults()
-        yield (
-            "one-shot-bufferize{bufferize-function-boundaries "
-            "function-boundary-type-conversion=identity-layout-map}"
-        )
-        # Bufferized tiled loops copy each tile onto itself (two equal subviews): cse makes
-        # them one value and canonicalize drops the self-copy.
-        yield "cse"
-        yield "canonicalize"
-        yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
-        yield "buffer-deallocation-pipeline"
-        # No memref.copy may reach finalize-memref-to-llvm unless it is a plain memcpy: the
-        # strided ones would call the C runner library's memrefCopy, which does not ship.
-        yield VersaLowerMemrefCopy()
+        yield from buffer_steps()
         # Threads: the strategies' scf.forall loops become OpenMP parallel loops.
         if threads > 1:
             yield "scf-forall-to-parallel"
@@ -180,19 +184,7 @@ class LowerToNVVM(Pipeline):
         yield ConvertVersaToLinalg()
         yield "canonicalize"
         yield "cse"
-        # Buffers exactly as for the CPU: results into the caller's buffers, inputs read-only.
-        yield VersaUnshareInits()
-        yield VersaReadonlyArguments()
-        yield VersaDistinctResults()
-        yield (
-            "one-shot-bufferize{bufferize-function-boundaries "
-            "function-boundary-type-conversion=identity-layout-map}"
-        )
-        yield "cse"
-        yield "canonicalize"
-        yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
-        yield "buffer-deallocation-pipeline"
-        yield VersaLowerMemrefCopy()
+        yield from buffer_steps()  # as for the CPU: results into the caller's buffers
         # Kernels: a block per result for inner reductions, else one launch per loop nest
         # (a thread per element); outlined into gpu.modules.
         tile, k_step = target.gpu["matmul_tile"]

@@ -39,9 +39,24 @@ def write_output(path: str, text: str) -> None:
     if path == "-":
         sys.stdout.write(text)
         return
+    _write_file(path, text.encode())
+
+
+def write_binary(path: str, data: bytes) -> None:
+    """Write `data` to `path`; to stdout (`-`) only when it is not a terminal."""
+    if path == "-":
+        if sys.stdout.isatty():
+            raise ToolError("refusing to write binary output to a terminal: give -o FILE")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        return
+    _write_file(path, data)
+
+
+def _write_file(path: str, data: bytes) -> None:
     try:
-        with open(path, "w") as f:
-            f.write(text)
+        with open(path, "wb") as f:
+            f.write(data)
     except OSError as err:
         raise ToolError(f"could not write output file '{path}': {err.strerror}") from None
 

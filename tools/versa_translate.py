@@ -17,7 +17,7 @@ from versa import aot, compiler, targets, translate
 from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ir
-from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_output
+from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_binary, write_output
 
 MODES = {
     "--mlir-to-llvmir": "LLVM IR text",
@@ -69,20 +69,6 @@ def _same(a: str, b: str) -> bool:
     if os.path.exists(a) and os.path.exists(b):
         return os.path.samefile(a, b)
     return os.path.realpath(a) == os.path.realpath(b)
-
-
-def write_binary(path: str, data: bytes) -> None:
-    if path == "-":
-        if sys.stdout.isatty():
-            raise ToolError("refusing to write binary output to a terminal: give -o FILE")
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        return
-    try:
-        with open(path, "wb") as f:
-            f.write(data)
-    except OSError as err:
-        raise ToolError(f"could not write output file '{path}': {err.strerror}") from None
 
 
 def run(argv: list[str]) -> int:

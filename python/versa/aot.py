@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from versa import compiler
+from versa import compiler, translate
 from versa.diagnostics import CompileError, Diagnostic, error_at, location_line_col
 from versa.mlir import ir
 from versa.reference import numpy_dtype
@@ -27,8 +27,6 @@ from versa.runtime import find_function
 from versa.symbols import LIBC, LIBM
 from versa.targets import Target
 
-# Ops LLVM IR translation takes: a module of only these is already lowered.
-_LOWERED = ("llvm.", "nvvm.", "omp.", "builtin.module")
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Element type → its C type. f16 crosses as its IEEE bits, i1 as one byte (LLVM stores it so).
 _C_TYPES = {
@@ -82,16 +80,7 @@ class Entry:
 
 def is_lowered(module: ir.Module) -> bool:
     """Whether `module` holds only ops LLVM IR translation takes (llvm, nvvm, omp)."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if not op.name.startswith(_LOWERED):
-            found.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return not found
+    return translate.first_untranslatable(module.operation) is None
 
 
 def _buffer(t: ir.Type, function, what: str) -> Buffer:

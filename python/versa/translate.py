@@ -32,8 +32,8 @@ def _initialize() -> None:
     llvm.initialize_all_asmprinters()
 
 
-def check_translatable(module: ir.Operation) -> None:
-    """A located error at the first op that LLVM IR translation would crash on."""
+def first_untranslatable(module: ir.Operation) -> ir.Operation | None:
+    """The first op that LLVM IR translation would crash on, if any (None: fully lowered)."""
     bad: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -43,10 +43,16 @@ def check_translatable(module: ir.Operation) -> None:
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
-    if bad:
+    return bad[0] if bad else None
+
+
+def check_translatable(module: ir.Operation) -> None:
+    """A located error at the first op that LLVM IR translation would crash on."""
+    bad = first_untranslatable(module)
+    if bad is not None:
         raise error_at(
-            bad[0].location,
-            f"'{bad[0].name}' cannot be translated to LLVM IR: lower the module to the llvm dialect "
+            bad.location,
+            f"'{bad.name}' cannot be translated to LLVM IR: lower the module to the llvm dialect "
             "first (lower-to-llvm or lower-to-nvvm)",
         )
 

@@ -81,7 +81,7 @@ class GpuFunction:
         for buffer, data in program.constants.items():
             _check(driver.cuMemcpyHtoD(self._owned[buffer], data, len(data)))
         count = len(program.inputs) + len(program.outputs)
-        self._arguments: dict[int, tuple[int, int]] = {}  # buffer → (device pointer, bytes)
+        self._arguments: dict[int, int] = {}  # argument buffer → its device pointer this call
         self._staging = [None] * count
         self._key: tuple | None = None  # the argument pointers the packed steps and graph are for
         self._packed: list[tuple] = []
@@ -90,7 +90,7 @@ class GpuFunction:
     def _pointer(self, buffer: int) -> int:
         if buffer in self._owned:
             return int(self._owned[buffer])
-        return self._arguments[buffer][0]
+        return self._arguments[buffer]
 
     def _device_buffer(self, index: int, nbytes: int) -> int:
         """A device buffer of the function's own for argument `index` (NumPy in/out)."""
@@ -107,11 +107,10 @@ class GpuFunction:
         context()
         on_device = any(hasattr(a, "__cuda_array_interface__") for a in arrays)
         outputs = [_empty(spec, arrays) for spec in program.outputs] if on_device else None
-        host_outputs = [np.empty(s.shape, s.dtype) for s in program.outputs]
         for index, array in enumerate(arrays):
             spec = program.inputs[index]
             if hasattr(array, "__cuda_array_interface__"):
-                self._arguments[index] = (_cuda_pointer(array, spec, index), 0)
+                self._arguments[index] = _cuda_pointer(array, spec, index)
                 continue
             host = np.asarray(array, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
             if host.shape != tuple(spec.shape) or host.dtype != np.dtype(spec.dtype):
@@ -119,19 +118,20 @@ class GpuFunction:
                 raise ValueError(f"argument {index} must be {spec.dtype}{list(spec.shape)}, got {got}")
             pointer = self._device_buffer(index, host.nbytes)
             _check(driver.cuMemcpyHtoDAsync(pointer, host.ctypes.data, host.nbytes, self._stream))
-            self._arguments[index] = (pointer, host.nbytes)
+            self._arguments[index] = pointer
         first = len(program.inputs)
+        host_outputs = [] if on_device else [np.empty(s.shape, s.dtype) for s in program.outputs]
         for k, spec in enumerate(program.outputs):
             if on_device:
-                self._arguments[first + k] = (_cuda_pointer(outputs[k], spec, first + k), 0)
+                self._arguments[first + k] = _cuda_pointer(outputs[k], spec, first + k)
             else:
-                self._arguments[first + k] = (self._device_buffer(first + k, host_outputs[k].nbytes), 0)
+                self._arguments[first + k] = self._device_buffer(first + k, host_outputs[k].nbytes)
         self._run()
         if on_device:
             _check(driver.cuStreamSynchronize(self._stream))
             return outputs
         for k, host in enumerate(host_outputs):
-            pointer = self._arguments[first + k][0]
+            pointer = self._arguments[first + k]
             _check(driver.cuMemcpyDtoHAsync(host.ctypes.data, pointer, host.nbytes, self._stream))
         _check(driver.cuStreamSynchronize(self._stream))
         return host_outputs
