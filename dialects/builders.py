@@ -20,55 +20,31 @@ import numpy as np
 from versa.mlir import ir
 
 from . import versa as v
+from .build_support import Ints, Ip, Loc
+from .build_support import attrs as _attrs
+from .build_support import binary as _binary
+from .build_support import boolean as _bool
+from .build_support import f32 as _f32
+from .build_support import i64 as _i64
+from .build_support import ints as _ints
+from .build_support import string as _str
+from .build_support import unary as _unary
+from .build_support import with_shape as _with_shape
 
-Ints = Sequence[int]
-Loc = ir.Location | None
-Ip = ir.InsertionPoint | None
-
-
-# ----------------------------------------------------------------------------- attribute helpers
-
-
-def _ints(values: Ints | None) -> ir.Attribute | None:
-    return None if values is None else ir.DenseI64ArrayAttr.get([int(x) for x in values])
-
-
-def _i64(value: int | None) -> ir.Attribute | None:
-    return None if value is None else ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
-
-
-def _f32(value: float | None) -> ir.Attribute | None:
-    return None if value is None else ir.FloatAttr.get_f32(float(value))
-
-
-def _bool(value: bool | None) -> ir.Attribute | None:
-    return None if value is None else ir.BoolAttr.get(bool(value))
-
-
-def _str(value: str | None) -> ir.Attribute | None:
-    return None if value is None else ir.StringAttr.get(value)
-
-
-def _attrs(**attrs: ir.Attribute | None) -> dict[str, ir.Attribute]:
-    """The given attributes, without those left as None (their op defaults apply)."""
-    return {name: attr for name, attr in attrs.items() if attr is not None}
-
-
-def _unary(op: type[v.VersaOp], x: ir.Value, loc: Loc, ip: Ip) -> ir.Value:
-    return op.build([x], {}, loc=loc, ip=ip)
-
-
-def _binary(op: type[v.VersaOp], lhs: ir.Value, rhs: ir.Value, loc: Loc, ip: Ip) -> ir.Value:
-    return op.build([lhs, rhs], {}, loc=loc, ip=ip)
-
-
-def _with_shape(op: type[v.VersaOp], x: ir.Value, shape: Ints, loc: Loc, ip: Ip) -> ir.Value:
-    """Build a shape-changing op whose result shape is given; the op's rule checks it first."""
-    target = tuple(int(d) for d in shape)
-    op.result_shape([tuple(x.type.shape)], {}, target)
-    result_type = ir.RankedTensorType.get(target, x.type.element_type)
-    return op.build([x], {}, result_type, loc=loc, ip=ip)
-
+# The builders of compare, select, logic, gather, iota, argmax, cumsum and conv_transpose2d
+# live in builders_indexing.py and are re-exported here: `vb.gather(...)` like every builder.
+from .builders_indexing import (  # noqa: F401
+    compare,
+    conv_transpose2d,
+    cumsum,
+    gather,
+    iota,
+    logical_and,
+    logical_not,
+    logical_or,
+    reduce_argmax,
+    select,
+)
 
 # ----------------------------------------------------------------------------- elementwise
 

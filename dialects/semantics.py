@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
+from . import semantics_indexing
+
 Shape = tuple[int, ...]
 Pair = Sequence[int]
 
@@ -332,3 +334,9 @@ def _slice(
 @_op("pad")
 def _pad(x: np.ndarray, *, low: Sequence[int], high: Sequence[int], value: float = 0.0) -> np.ndarray:
     return np.pad(x, list(zip(low, high, strict=True)), constant_values=value)
+
+
+# --- comparison, logic and indexing (semantics_indexing.py) ------------------------------
+
+for _name, _fn in semantics_indexing.TABLE.items():
+    _register(_name, _fn)

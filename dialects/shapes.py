@@ -161,3 +161,40 @@ def _count(shape: Shape) -> int:
     for d in shape:
         n *= d
     return n
+
+
+def gather(x: Shape, indices: Shape, axis: int) -> Shape:
+    """np.take(x, indices, axis): x's dims before `axis`, the indices' dims, x's dims after."""
+    require(len(x) >= 1, "input must have rank >= 1")
+    ax = normalize_axis(axis, len(x))
+    require(x[ax] >= 1, f"cannot gather from dim {ax} of size 0")  # no index could be clamped into it
+    return (*x[:ax], *indices, *x[ax + 1 :])
+
+
+def conv_transpose2d(
+    x: Shape,
+    w: Shape,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    output_padding: Sequence[int],
+    dilations: Sequence[int],
+    groups: int,
+) -> Shape:
+    """NCHW x [C, F/groups, KH, KW] (torch's layout) -> [N, F, OH, OW], with
+    OH = (H - 1) * stride - top - bottom + dilation * (KH - 1) + output_padding + 1."""
+    require(len(x) == 4 and len(w) == 4, "input and filter must have rank 4")
+    channels, (wc, fg, kh, kw) = x[1], w
+    require(wc == channels, f"filter has {wc} input channels, expected {channels} (the input's dim 1)")
+    require(channels % groups == 0, f"groups = {groups} does not divide input channels {channels}")
+    out = []
+    for i, dim in enumerate(("height", "width")):
+        stride, dilation, extra = strides[i], dilations[i], output_padding[i]
+        require(
+            extra < max(stride, dilation),
+            f"output_padding {extra} of the {dim} must be smaller than its stride or dilation",
+        )
+        span = dilation * ((kh, kw)[i] - 1)
+        size = (x[2 + i] - 1) * stride - padding[i] - padding[i + 2] + span + extra + 1
+        require(size >= 1, f"output {dim} {size} is not positive (padding too large)")
+        out.append(size)
+    return (x[0], fg * groups, *out)

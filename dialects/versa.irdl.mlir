@@ -277,5 +277,80 @@ module {
       %0 = irdl.base "!builtin.tensor" 
       irdl.operands(values: variadic %0)
     }
+    irdl.operation @gather {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, indices: %1)
+      %2 = irdl.any
+      irdl.attributes {"axis" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @iota {
+      %0 = irdl.any
+      irdl.attributes {"axis" = %0}
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @reduce_argmax {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.any
+      irdl.attributes {"axis" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @cumsum {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.any
+      irdl.attributes {"axis" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @conv_transpose2d {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, filter: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @compare {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.any
+      irdl.attributes {"predicate" = %2}
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @select {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(condition: %0, on_true: %1, on_false: %2)
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
+    irdl.operation @and {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @or {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.operands(lhs: %0, rhs: %1)
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
+    }
+    irdl.operation @not {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
   }
 }

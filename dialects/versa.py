@@ -9,6 +9,9 @@ Ops print in MLIR's generic form:
          tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
 
 Builders (snake_case, one per op, in `builders.py`) check and type ops with the same rules.
+The dialect object and the base class `VersaOp` live in `core.py`; comparison and logic ops in
+`ops_logical.py`, indexing and scan ops in `ops_indexing.py`. `OPS`, at the end of this module,
+is the table of every op of all three.
 """
 
 from collections.abc import Sequence
@@ -18,185 +21,81 @@ from versa.mlir import ext, ir
 
 from . import shapes
 from .attributes import Bool, Elements, Float, Int, Ints, OneOf, parse_attrs
-from .shapes import RuleError, Shape
-
-Tensor = ir.RankedTensorType
-FLOAT_TYPES = ("f32", "f16", "bf16")
-ELEMENT_TYPES = (*FLOAT_TYPES, "i32", "i8")
-LAYOUTS = ("NCHW", "NHWC")
-
-
-class Versa(ext.Dialect, name="versa"):
-    """The versa tensor dialect: value semantics on statically shaped tensors."""
-
-
-class VersaOp(Versa.Operation):
-    """Base of every versa op: attribute parsing, element-type rules and the shape check."""
-
-    ATTRS = {}  # name -> AttrSpec (no annotation: ext would read it as a field)
-    FLOAT_ONLY = False
-    ELEMENTWISE = False
-
-    @classmethod
-    def verify_invariants(cls, op: ir.OpView) -> bool:
-        try:
-            cls.check(op)
-        except RuleError as err:
-            op.location.emit_error(f"'{cls.OPERATION_NAME}' op {err}")
-            return False
-        except Exception as err:  # a verifier bug must still end in a diagnostic, not a crash
-            op.location.emit_error(f"'{cls.OPERATION_NAME}' op internal verifier error: {err!r}")
-            return False
-        return True
-
-    @classmethod
-    def check(cls, op: ir.OpView) -> None:
-        operand_types = [v.type for v in op.operands]
-        for t in (*operand_types, *(r.type for r in op.results)):
-            shapes.require(isinstance(t, Tensor), f"expects ranked tensors, got {t}")
-            shapes.require(
-                str(t.element_type) in ELEMENT_TYPES,
-                f"element type {t.element_type} is not one of {', '.join(ELEMENT_TYPES)}",
-            )
-        attrs = parse_attrs(cls.ATTRS, op.attributes, _rank(operand_types))
-        cls.check_element_types(operand_types, [r.type for r in op.results])
-        actual = tuple(op.results[0].type.shape)
-        expected = cls.result_shape([tuple(t.shape) for t in operand_types], attrs, actual)
-        shapes.require(
-            expected == actual,
-            f"result shape {list(actual)} does not match the expected shape {list(expected)}",
-        )
-
-    @classmethod
-    def check_element_types(cls, operands: list[Tensor], results: list[Tensor]) -> None:
-        element = results[0].element_type
-        for t in operands:
-            shapes.require(
-                t.element_type == element,
-                f"operand element type {t.element_type} differs from the result's {element}",
-            )
-        if cls.FLOAT_ONLY:
-            shapes.require(str(element) in FLOAT_TYPES, f"expects a float element type, got {element}")
-
-    @classmethod
-    def result_shape(
-        cls, operands: list[Shape], attrs: dict[str, Any], declared: Shape | None = None
-    ) -> Shape:
-        """The result shape the rules require; `declared` is the result type's, if any."""
-        return operands[0]
-
-    @classmethod
-    def attrs(cls, op: ir.OpView) -> dict[str, Any]:
-        """The op's attributes as Python values, defaults filled in."""
-        return parse_attrs(cls.ATTRS, op.operation.attributes, _rank([v.type for v in op.operation.operands]))
-
-    @classmethod
-    def build(
-        cls,
-        operands: Sequence[ir.Value],
-        attrs: dict[str, ir.Attribute],
-        result_type: ir.Type | None = None,
-        *,
-        loc=None,
-        ip=None,
-    ) -> ir.Value:
-        """Create the op after checking it against its rules (raises RuleError); the result
-        type is derived from them unless given."""
-        types = [v.type for v in operands]
-        parsed = parse_attrs(cls.ATTRS, attrs, _rank(types))
-        declared = tuple(result_type.shape) if result_type is not None else None
-        shape = cls.result_shape([tuple(t.shape) for t in types], parsed, declared)
-        if result_type is None:
-            result_type = Tensor.get(shape, types[0].element_type)
-        shapes.require(
-            shape == tuple(result_type.shape),
-            f"result shape {list(result_type.shape)} does not match the expected shape {list(shape)}",
-        )
-        cls.check_element_types(types, [result_type])
-        op = ir.Operation.create(
-            cls.OPERATION_NAME,
-            results=[result_type],
-            operands=list(operands),
-            attributes=attrs,
-            loc=loc,
-            ip=ip,
-        )
-        return op.result
-
-
-def _rank(types: list[ir.Type]) -> int:
-    return len(types[0].shape) if types and isinstance(types[0], Tensor) else 0
-
+from .core import (  # noqa: F401
+    ELEMENT_TYPES,
+    FLOAT_TYPES,
+    LAYOUTS,
+    ElementwiseBinaryOp,
+    ElementwiseUnaryOp,
+    Tensor,
+    Versa,
+    VersaOp,
+)
 
 # ----------------------------------------------------------------------------- elementwise
 
 
-class ElementwiseBinaryOp(VersaOp):
-    ELEMENTWISE = True
-
-    @classmethod
-    def result_shape(cls, operands, attrs, declared=None):
-        return shapes.broadcast(operands[0], operands[1])
+class ArithmeticBinaryOp(ElementwiseBinaryOp):
+    NUMERIC = True
 
 
-class AddOp(ElementwiseBinaryOp, name="add", traits=[ext.Pure]):
+class AddOp(ArithmeticBinaryOp, name="add", traits=[ext.Pure]):
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
-class SubOp(ElementwiseBinaryOp, name="sub", traits=[ext.Pure]):
+class SubOp(ArithmeticBinaryOp, name="sub", traits=[ext.Pure]):
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
-class MulOp(ElementwiseBinaryOp, name="mul", traits=[ext.Pure]):
+class MulOp(ArithmeticBinaryOp, name="mul", traits=[ext.Pure]):
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
-class DivOp(ElementwiseBinaryOp, name="div", traits=[ext.Pure]):
+class DivOp(ArithmeticBinaryOp, name="div", traits=[ext.Pure]):
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
-class MaxOp(ElementwiseBinaryOp, name="max", traits=[ext.Pure]):
+class MaxOp(ArithmeticBinaryOp, name="max", traits=[ext.Pure]):
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
-class MinOp(ElementwiseBinaryOp, name="min", traits=[ext.Pure]):
+class MinOp(ArithmeticBinaryOp, name="min", traits=[ext.Pure]):
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
-class PowOp(ElementwiseBinaryOp, name="pow", traits=[ext.Pure]):
+class PowOp(ArithmeticBinaryOp, name="pow", traits=[ext.Pure]):
     FLOAT_ONLY = True
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
-class ElementwiseUnaryOp(VersaOp):
-    ELEMENTWISE = True
-
-
 class NegOp(ElementwiseUnaryOp, name="neg", traits=[ext.Pure]):
+    NUMERIC = True
     input: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
 class AbsOp(ElementwiseUnaryOp, name="abs", traits=[ext.Pure]):
+    NUMERIC = True
     input: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
 
 class ReluOp(ElementwiseUnaryOp, name="relu", traits=[ext.Pure]):
+    NUMERIC = True
     input: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
@@ -356,6 +255,7 @@ class AvgPool2dOp(Pool2dOp, name="avg_pool2d", traits=[ext.Pure]):
 
 
 class ReduceOp(VersaOp):
+    NUMERIC = True
     ATTRS = {"axes": Ints(None), "keepdims": Bool(default=False)}
 
     @classmethod
@@ -573,6 +473,11 @@ class YieldOp(VersaOp, name="yield", traits=[ir.IsTerminatorTrait]):
         parent = op.operation.parent
         shapes.require(parent is not None and parent.name == "versa.fused", "expects parent op 'versa.fused'")
 
+
+# The op modules beside this one define their ops on `Versa` as they are imported (here, after
+# the ops above, so the IRDL lists them last); their classes are re-exported from this module.
+from .ops_indexing import ConvTranspose2dOp, CumsumOp, GatherOp, IotaOp, ReduceArgmaxOp  # noqa: E402, F401
+from .ops_logical import AndOp, CompareOp, NotOp, OrOp, SelectOp  # noqa: E402, F401
 
 OPS: dict[str, type[VersaOp]] = {cls.OPERATION_NAME: cls for cls in Versa.operations}
 

@@ -36,6 +36,7 @@ from versa.mlir import arith, ir, linalg, tensor
 from versa.mlir import math as mmath
 
 from . import linalg_builders as build
+from . import lower_indexing
 from .base import Pass, PassError
 from .rewrite import Pattern, apply_greedily
 from .scalar_emitters import SCALAR
@@ -349,6 +350,7 @@ PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
     (dialect.SliceOp, lower_slice),
     (dialect.PadOp, lower_pad),
     (dialect.ConstantOp, lower_constant),
+    *lower_indexing.PATTERNS,  # gather, iota, reduce_argmax, cumsum, conv_transpose2d
 ]
 
 

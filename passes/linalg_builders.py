@@ -37,10 +37,17 @@ def element_of(v: ir.Value) -> ir.Type:
 # ----------------------------------------------------------------------------- scalars
 
 
+def is_bool(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
+
+
 def scalar(element: ir.Type, value: float) -> ir.Value:
-    """`arith.constant value : element`; for integers, `value` is truncated toward zero."""
+    """`arith.constant value : element`; for integers, `value` is truncated toward zero; for
+    i1 it is `value != 0` (as NumPy's cast to bool)."""
     if is_float(element):
         return arith.constant(element, ir.FloatAttr.get(element, float(value)))
+    if is_bool(element):
+        return arith.constant(element, ir.IntegerAttr.get(element, int(value != 0)))
     return arith.constant(element, ir.IntegerAttr.get(element, int(value)))
 
 
@@ -52,19 +59,29 @@ def lowest(element: ir.Type) -> ir.Value:
 
 
 def convert(v: ir.Value, to: ir.Type) -> ir.Value:
-    """Scalar element-type conversion; floats truncate toward zero when converted to integers."""
+    """Scalar element-type conversion, as C, torch and NumPy's astype: floats truncate toward
+    zero when converted to integers (NaN and out-of-range values give unspecified results),
+    integers round to the nearest float, integers sign-extend or truncate; anything converts to
+    i1 as `!= 0` (NaN is true), and i1 converts to 0 or 1 (never the signed -1)."""
     src = v.type
     if src == to:
         return v
+    if is_bool(to):
+        zero = scalar(src, 0)
+        if is_float(src):
+            return arith.cmpf(arith.CmpFPredicate.UNE, v, zero)
+        return arith.cmpi(arith.CmpIPredicate.ne, v, zero)
     if is_float(src) and is_float(to):
         width, target = ir.FloatType(src).width, ir.FloatType(to).width
         if width == target:  # f16 <-> bf16 goes through f32
             return arith.truncf(to, arith.extf(ir.F32Type.get(), v))
         return arith.extf(to, v) if width < target else arith.truncf(to, v)
     if is_float(to):
-        return arith.sitofp(to, v)
+        return arith.uitofp(to, v) if is_bool(src) else arith.sitofp(to, v)
     if is_float(src):
         return arith.fptosi(to, v)
+    if is_bool(src):
+        return arith.extui(to, v)
     wider = ir.IntegerType(to).width > ir.IntegerType(src).width
     return arith.extsi(to, v) if wider else arith.trunci(to, v)
 

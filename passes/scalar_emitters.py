@@ -34,6 +34,12 @@ def _neg(x: ir.Value) -> ir.Value:
     return arith.negf(x) if build.is_float(x.type) else arith.subi(build.scalar(x.type, 0), x)
 
 
+def _iabs(x: ir.Value) -> ir.Value:
+    """|x| of an integer as max(x, 0 - x) (the smallest value stays itself, as in NumPy):
+    `math.absi` on i64 has no lowering in convert-gpu-to-nvvm, and LLVM matches this form."""
+    return arith.maxsi(x, _neg(x))
+
+
 def _relu(x: ir.Value) -> ir.Value:
     zero = build.scalar(x.type, 0)
     return arith.maximumf(x, zero) if build.is_float(x.type) else arith.maxsi(x, zero)
@@ -66,6 +72,35 @@ def _clamp(xs: Sequence[ir.Value], out: ir.Type, attrs: dict[str, Any]) -> ir.Va
     return x
 
 
+_FLOAT_PREDICATES = {
+    "eq": arith.CmpFPredicate.OEQ,
+    "ne": arith.CmpFPredicate.UNE,  # unordered: NaN != x is true (NumPy, torch)
+    "lt": arith.CmpFPredicate.OLT,
+    "le": arith.CmpFPredicate.OLE,
+    "gt": arith.CmpFPredicate.OGT,
+    "ge": arith.CmpFPredicate.OGE,
+}
+# Signed for integers; i1 compares unsigned (false < true; signed, true would be -1).
+_INT_PREDICATES = {p: getattr(arith.CmpIPredicate, p) for p in ("eq", "ne")} | {
+    (p, signed): getattr(arith.CmpIPredicate, ("s" if signed else "u") + p)
+    for p in ("lt", "le", "gt", "ge")
+    for signed in (True, False)
+}
+
+
+def _compare(xs: Sequence[ir.Value], out: ir.Type, attrs: dict[str, Any]) -> ir.Value:
+    (a, b), predicate = xs, attrs["predicate"]
+    if build.is_float(a.type):
+        return arith.cmpf(_FLOAT_PREDICATES[predicate], a, b)
+    key = predicate if predicate in ("eq", "ne") else (predicate, ir.IntegerType(a.type).width > 1)
+    return arith.cmpi(_INT_PREDICATES[key], a, b)
+
+
+def _not(x: ir.Value) -> ir.Value:
+    """Logical not of i1, bitwise not of integers: x xor all-ones."""
+    return arith.xori(x, build.scalar(x.type, -1))
+
+
 # op name → scalar computation from the operands' scalars, the result element type, the attrs
 SCALAR: dict[str, Scalar] = {
     "add": _typed(arith.addf, arith.addi),
@@ -76,7 +111,7 @@ SCALAR: dict[str, Scalar] = {
     "min": _typed(arith.minimumf, arith.minsi),
     "pow": lambda xs, out, attrs: mmath.powf(*xs),
     "neg": _unary(_neg),
-    "abs": _typed(mmath.absf, mmath.absi),
+    "abs": _typed(mmath.absf, _iabs),
     "exp": _unary(mmath.exp),
     "log": _unary(mmath.log),
     "sqrt": _unary(mmath.sqrt),
@@ -88,5 +123,10 @@ SCALAR: dict[str, Scalar] = {
     "gelu": _gelu,
     "clamp": _clamp,
     "cast": lambda xs, out, attrs: build.convert(xs[0], out),
+    "compare": _compare,
+    "select": lambda xs, out, attrs: arith.select(*xs),
+    "and": lambda xs, out, attrs: arith.andi(*xs),
+    "or": lambda xs, out, attrs: arith.ori(*xs),
+    "not": _unary(_not),
     "broadcast_to": lambda xs, out, attrs: xs[0],  # the broadcast is all in the indexing map
 }

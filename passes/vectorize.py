@@ -3,7 +3,11 @@
 Runs the transform dialect (upstream's tiling and masked vectorization): every all-parallel
 `linalg.generic` with static shapes is tiled to `1 x ... x 1 x width` and each tile becomes
 `vector` ops, masked so a partial last tile needs no scalar remainder loop. Other linalg ops
-(matmul, convolutions, reductions) stay as they are and lower to loops later.
+(matmul, convolutions, reductions) stay as they are and lower to loops later, and so do
+generics that would vectorize wrongly or not at all: a body with other than arith/math/linalg
+ops (a gather's `tensor.extract`, a libm call), indexing maps that are not projected
+permutations (a flipped filter), and i1 tensors (LLVM packs `vector<8xi1>` into one byte in
+memory, while a `memref<8xi1>` holds a byte per element: a vector load would misread it).
 
     linalg.generic {iterator_types = ["parallel", "parallel"]} ... tensor<4x20xf32>
   → scf.for ... { scf.for ... step 8 { vector.transfer_read ... math.exp ... : vector<1x8xf32> } }
@@ -58,14 +62,24 @@ def _tiling(op: ir.Operation, width: int) -> _Tiling | None:
     if not iterators or any("parallel" not in it for it in iterators):
         return None
     if not vector_body(op):
-        return None  # e.g. a func.call in the body: no vector form
+        return None  # e.g. a func.call in the body (no vector form), or an i1 tensor
     types = [v.type for v in (*op.operands, *op.results)]
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
         return None
+    if not all(_gathers_nothing(ir.AffineMapAttr(m).value) for m in op.attributes["indexing_maps"]):
+        return None  # e.g. a flipped or grouped read (kh - 1 - d2): the vectorizer refuses them
     inner = op.results[0].type.shape[-1] if op.results[0].type.rank else 0
     if inner == 0:
         return None
     return _Tiling(len(iterators), min(width, inner))
+
+
+def _gathers_nothing(m: ir.AffineMap) -> bool:
+    """Every result is a loop dim or the constant 0 (a broadcast): a projected permutation."""
+    dims = [e.position for e in m.results if isinstance(e, ir.AffineDimExpr)]
+    constants = [e.value for e in m.results if isinstance(e, ir.AffineConstantExpr)]
+    plain = len(dims) + len(constants) == len(m.results) and len(set(dims)) == len(dims)
+    return plain and not any(constants)
 
 
 @dataclass(frozen=True)

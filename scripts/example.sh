@@ -5,3 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/python -m versa.example "${@:-examples/mlp.mlir}"
+# The PyTorch frontend: the bundled models through versa.compile and torch.compile(backend="versa").
+.venv/bin/python examples/torch/run_models.py

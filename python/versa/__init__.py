@@ -2,6 +2,8 @@
 
 from versa import compile_text, JitFunction
 module = compile_text(open("model.mlir").read(), "versa-fuse,lower-to-llvm")
+
+compiled = versa.compile(torch_model, (x,))     # PyTorch (imports torch on first use)
 """
 
 from versa.compiler import compile_text
@@ -9,4 +11,21 @@ from versa.diagnostics import CompileError
 from versa.reference import interpret
 from versa.runtime import JitFunction
 
-__all__ = ["CompileError", "JitFunction", "compile_text", "interpret"]
+# The frontends import torch (seconds): they load when first named, not with `import versa`.
+_FRONTEND = {
+    "compile": "versa.frontends.torch",
+    "import_torch": "versa.frontends.torch",
+    "coverage": "versa.frontends.torch",
+    "import_onnx": "versa.frontends.onnx",
+}
+
+
+def __getattr__(name: str):
+    if name in _FRONTEND:
+        import importlib
+
+        return getattr(importlib.import_module(_FRONTEND[name]), name)
+    raise AttributeError(f"module 'versa' has no attribute {name!r}")
+
+
+__all__ = ["CompileError", "JitFunction", "compile", "compile_text", "import_torch", "interpret"]

@@ -14,8 +14,11 @@ from test_lowering_numerics import (
     FUSED_ELEMENTWISE,
     FUSED_EPILOGUE,
     FUSED_REDUCTION,
+    INDEXING,
+    LOGICAL,
     RNG_SEED,
     STRUCTURED,
+    WIDE_TYPES,
     case,
     check,
     element_name,
@@ -72,7 +75,7 @@ def assemble_and_maybe_run(program: Program, target, inputs, want, op: str = "")
 @pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
 @pytest.mark.parametrize(
     ("op", "shapes", "kinds", "out", "shape", "attrs"),
-    ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS,
+    ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS + WIDE_TYPES + LOGICAL + INDEXING,
 )
 def test_every_op_assembles(op, shapes, kinds, out, shape, attrs, target) -> None:
     rng = np.random.default_rng(RNG_SEED)

@@ -24,6 +24,8 @@ DTYPES = {
     "f16": np.dtype(np.float16),
     "i32": np.dtype(np.int32),
     "i8": np.dtype(np.int8),
+    "i64": np.dtype(np.int64),
+    "i1": np.dtype(np.bool_),
 }
 TRANSCENDENTAL = {
     "pow",
@@ -48,10 +50,11 @@ def tensor_type(shape: tuple[int, ...], element: str) -> str:
     return f"tensor<{''.join(f'{d}x' for d in shape)}{element}>"
 
 
-def compile_and_run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+def compile_and_run(text: str, inputs: list[np.ndarray], opt_level: int = 3) -> list[np.ndarray]:
     """Compile `@main` in `text` with the project's lower-to-llvm pipeline, JIT it, run it."""
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
-    return JitFunction(module, "main")(*inputs)
+    pipeline = f"lower-to-llvm{{opt-level={opt_level}}}"
+    return JitFunction(module, "main", pipeline=pipeline)(*inputs)
 
 
 def element_name(dtype: np.dtype) -> str:
@@ -103,7 +106,9 @@ RNG_SEED = 0
 
 
 def make_input(shape: tuple[int, ...], kind: str, rng: np.random.Generator) -> np.ndarray:
-    """`kind`: normal | positive | nonzero | small (integers as floats) | wide | f16 | i32 | i32nz."""
+    """`kind`: normal | positive | nonzero | small (integers as floats) | wide | nan (normal,
+    a fifth NaN) | f16 | f16small | i32 | i32nz | i8 | i64 | i64big (beyond 32 bits) | bool |
+    idx32 | idx64 (indices in [-12, 12): negative and out of range for short dims)."""
     if kind == "normal":
         return rng.standard_normal(shape).astype(np.float32)
     if kind == "positive":
@@ -114,10 +119,25 @@ def make_input(shape: tuple[int, ...], kind: str, rng: np.random.Generator) -> n
         return rng.integers(-4, 5, shape).astype(np.float32)
     if kind == "f16":
         return rng.standard_normal(shape).astype(np.float16)
+    if kind == "f16small":
+        return rng.integers(-4, 5, shape).astype(np.float16)
     if kind == "wide":
         return rng.uniform(-100.0, 100.0, shape).astype(np.float32)
+    if kind == "nan":
+        x = rng.integers(-3, 4, shape).astype(np.float32)
+        return np.where(rng.random(shape) < 0.2, np.float32(np.nan), x)
     if kind == "i32nz":
         return (rng.choice([-1, 1], shape) * rng.integers(1, 20, shape)).astype(np.int32)
+    if kind == "i8":
+        return rng.integers(-128, 128, shape).astype(np.int8)
+    if kind == "i64":
+        return rng.integers(-300, 300, shape).astype(np.int64)
+    if kind == "i64big":
+        return rng.integers(-(2**40), 2**40, shape).astype(np.int64)
+    if kind == "bool":
+        return rng.random(shape) < 0.5
+    if kind in ("idx32", "idx64"):
+        return rng.integers(-12, 12, shape).astype(np.int32 if kind == "idx32" else np.int64)
     return rng.integers(-300, 300, shape).astype(np.int32)
 
 
@@ -291,6 +311,149 @@ DATA_MOVEMENT = [
     case("pad", (2, 3), kinds="i32", low=[0, 1], high=[2, 0], value=7.0, id="i32"),
 ]
 
+# i64 and i1 through the existing ops (arithmetic on i64; data movement on both), and casts
+# between every kind of element type (bf16 has no NumPy type: test_casts_through_bf16).
+WIDE_TYPES = [
+    case("add", (2, 1, 5), (3, 1), kinds="i64big", id="i64"),
+    case("sub", (3, 5), (5,), kinds="i64big", id="i64"),
+    case("mul", (3, 5), (3, 1), kinds="i64", id="i64"),
+    case("max", (3, 5), (5,), kinds="i64big", id="i64"),
+    case("min", (1, 5), (3, 1), kinds="i64big", id="i64"),
+    case("neg", (7,), kinds="i64big", id="i64"),
+    case("abs", (7,), kinds="i64big", id="i64"),
+    case("reduce_sum", (3, 7), kinds="i64big", axes=[1], id="i64"),
+    case("transpose", (2, 3, 5), kinds="bool", perm=[2, 0, 1], id="i1"),
+    case("transpose", (3, 5), kinds="i64big", perm=[1, 0], id="i64"),
+    case("reshape", (2, 3, 5), kinds="bool", shape=(5, 6), id="i1"),
+    case("broadcast_to", (3, 1), kinds="bool", shape=(2, 3, 5), id="i1"),
+    case("concat", (2, 3), (2, 5), kinds="bool", axis=1, id="i1"),
+    case("concat", (2, 3), (1, 3), kinds="i64big", axis=0, id="i64"),
+    case("slice", (6, 5), kinds="bool", starts=[1, 0], limits=[5, 4], strides=[2, 3], id="i1"),
+    case("slice", (6, 5), kinds="i64big", starts=[1, 1], limits=[6, 5], id="i64"),
+    case("pad", (2, 3), kinds="bool", low=[1, 0], high=[0, 2], value=1.0, id="i1"),
+    case("pad", (2, 3), kinds="i64big", low=[0, 1], high=[2, 0], value=-7.0, id="i64"),
+    case("cast", (3, 5), kinds="wide", out="i64", id="f32_to_i64"),
+    case("cast", (3, 5), kinds="i64big", out="f32", id="i64_to_f32"),
+    case("cast", (3, 5), kinds="i64big", out="i32", id="i64_to_i32"),
+    case("cast", (3, 5), kinds="i32", out="i64", id="i32_to_i64"),
+    case("cast", (3, 5), kinds="i8", out="i64", id="i8_to_i64"),
+    case("cast", (3, 5), kinds="i64", out="f16", id="i64_to_f16"),
+    case("cast", (3, 5), kinds="f16", out="i64", id="f16_to_i64"),
+    case("cast", (3, 5), kinds="nan", out="i1", id="f32_to_i1"),
+    case("cast", (3, 5), kinds="f16small", out="i1", id="f16_to_i1"),
+    case("cast", (3, 5), kinds="small", out="i1", id="f32_to_i1_zeros"),
+    case("cast", (3, 5), kinds="i64", out="i1", id="i64_to_i1"),
+    case("cast", (3, 5), kinds="i8", out="i1", id="i8_to_i1"),
+    case("cast", (3, 5), kinds="bool", out="f32", id="i1_to_f32"),
+    case("cast", (3, 5), kinds="bool", out="f16", id="i1_to_f16"),
+    case("cast", (3, 5), kinds="bool", out="i64", id="i1_to_i64"),
+    case("cast", (3, 5), kinds="bool", out="i8", id="i1_to_i8"),
+    case("cast", (3, 5), kinds="i32", out="i1", id="i32_to_i1"),
+]
+
+# compare, select, and, or, not: NumPy broadcasting, NaN, every predicate, i1 operands.
+LOGICAL = [
+    *[
+        case("compare", (3, 1, 5), (4, 5), kinds="nan", out="i1", predicate=p, id=f"{p}_nan")
+        for p in ("eq", "ne", "lt", "le", "gt", "ge")
+    ],
+    case("compare", (3, 5), (5,), kinds="i32", out="i1", predicate="le", id="i32"),
+    case("compare", (3, 5), (3, 1), kinds="i64big", out="i1", predicate="gt", id="i64"),
+    case("compare", (2, 5), (5,), kinds="bool", out="i1", predicate="lt", id="i1_lt"),
+    case("compare", (2, 5), (2, 1), kinds="bool", out="i1", predicate="ge", id="i1_ge"),
+    case("compare", (), (7,), kinds="f16small", out="i1", predicate="ne", id="f16_rank0"),
+    case("select", (3, 1), (3, 7), (7,), kinds=("bool", "nan", "normal"), out="f32", id="broadcast"),
+    case("select", (2, 1, 5), (), (3, 1), kinds=("bool", "i64big", "i64big"), out="i64", id="i64"),
+    case("select", (5,), (5,), (2, 5), kinds="bool", out="i1", id="i1"),
+    case("and", (3, 5), (5,), kinds="bool", id="i1"),
+    case("or", (3, 1), (1, 5), kinds="bool", id="i1"),
+    case("not", (3, 7), kinds="bool", id="i1"),
+    case("and", (3, 5), (5,), kinds="i32", id="i32"),
+    case("or", (3, 5), (3, 1), kinds="i64big", id="i64"),
+    case("not", (9,), kinds="i64big", id="i64"),
+]
+
+# gather (embeddings, index_select, negative and out-of-range indices), iota, reduce_argmax
+# (ties, NaN), cumsum (odd sizes, every axis, integer wrap-around) and conv_transpose2d.
+INDEXING = [
+    case("gather", (7, 5), (2, 3), kinds=("normal", "idx64"), axis=0, id="embedding"),
+    case("gather", (3, 7, 5), (4,), kinds=("normal", "idx32"), axis=1, id="index_select"),
+    case("gather", (3, 5), (2, 2), kinds=("i64big", "idx64"), axis=-1, id="last_axis_i64"),
+    case("gather", (6, 3), (), kinds=("bool", "idx32"), axis=0, id="rank0_indices_i1"),
+    case("gather", (9,), (4, 5), kinds=("f16", "idx64"), axis=0, id="f16"),
+    case("iota", out="i64", shape=(3, 37), axis=1),
+    case("iota", out="f32", shape=(37, 3), axis=0, id="f32"),
+    case("iota", out="i32", shape=(2, 5, 3), axis=-2, id="i32_rank3"),
+    case("iota", out="i8", shape=(300,), axis=0, id="i8_wraps"),
+    case("iota", out="f16", shape=(4, 19), axis=1, id="f16"),
+    case("reduce_argmax", (3, 7), kinds="small", out="i64", axis=1),
+    case("reduce_argmax", (3, 5, 4), kinds="small", out="i64", axis=0, keepdims=True, id="axis0_keepdims"),
+    case("reduce_argmax", (4, 6), kinds="nan", out="i64", axis=-1, id="nan"),
+    case("reduce_argmax", (9,), kinds="i32", out="i64", axis=0, id="i32_to_rank0"),
+    case("reduce_argmax", (3, 11), kinds="f16small", out="i64", axis=1, keepdims=True, id="f16"),
+    case("reduce_argmax", (2, 3, 5), kinds="i64big", out="i64", axis=-2, id="i64"),
+    case("cumsum", (3, 7), kinds="small", axis=1),
+    case("cumsum", (5, 3, 4), kinds="small", axis=0, id="axis0"),
+    case("cumsum", (2, 9, 3), kinds="small", axis=-2, id="middle"),
+    case("cumsum", (4, 13), kinds="i64big", axis=1, id="i64"),
+    case("cumsum", (3, 50), kinds="i8", axis=1, id="i8_wraps"),
+    case("cumsum", (7,), kinds="i32", axis=0, id="i32_rank1"),
+    case("cumsum", (3, 40), kinds="f16small", axis=1, id="f16"),
+    case("conv_transpose2d", (1, 3, 4, 5), (3, 2, 3, 3), kinds="small"),
+    case(
+        "conv_transpose2d",
+        (2, 4, 5, 3),
+        (4, 3, 3, 2),
+        kinds="small",
+        strides=[2, 3],
+        padding=[1, 0, 2, 1],
+        output_padding=[1, 2],
+        groups=2,
+        id="all",
+    ),
+    case(
+        "conv_transpose2d",
+        (1, 2, 5, 5),
+        (2, 3, 2, 3),
+        kinds="small",
+        dilations=[2, 1],
+        padding=[3, 3, 0, 1],
+        id="dilation_crop",
+    ),
+    case(
+        "conv_transpose2d",
+        (1, 3, 4, 4),
+        (3, 1, 3, 3),
+        kinds="small",
+        groups=3,
+        strides=[2, 2],
+        id="depthwise",
+    ),
+    case("conv_transpose2d", (1, 2, 3, 4), (2, 2, 2, 2), kinds="f16small", strides=[2, 2], id="f16"),
+]
+
+
+@pytest.mark.parametrize("opt_level", [0, 1, 2, 3], ids=["O0", "O1", "O2", "O3"])
+@pytest.mark.parametrize(("op", "shapes", "kinds", "out", "shape", "attrs"), WIDE_TYPES + LOGICAL + INDEXING)
+def test_new_op_matches_reference(
+    op: str,
+    shapes: tuple,
+    kinds: tuple,
+    out: str | None,
+    shape: tuple | None,
+    attrs: dict[str, Any],
+    opt_level: int,
+) -> None:
+    """The logic and indexing ops and the i64/i1 element types at every optimisation level:
+    scalar loops (O0), vectorized elementwise code (O1), codegen strategies (O2), threads (O3)."""
+    rng = np.random.default_rng(RNG_SEED)
+    inputs = [make_input(s, k, rng) for s, k in zip(shapes, kinds, strict=True)]
+    out = out or element_name(inputs[0].dtype)
+    text, parsed, result_shape = single_op(op, inputs, attrs, out, shape)
+    want = evaluate(op, inputs, parsed, result_shape, DTYPES[out])
+    (got,) = compile_and_run(text, inputs, opt_level)
+    check(op, got, want)
+
 
 @pytest.mark.parametrize(
     ("op", "shapes", "kinds", "out", "shape", "attrs"), ELEMENTWISE + STRUCTURED + DATA_MOVEMENT
@@ -309,7 +472,7 @@ def test_op_matches_reference(
 
 def check(op: str, got: np.ndarray, want: np.ndarray) -> None:
     assert got.shape == want.shape and got.dtype == want.dtype
-    if np.issubdtype(want.dtype, np.integer):
+    if np.issubdtype(want.dtype, np.integer) or want.dtype == np.bool_:
         np.testing.assert_array_equal(got, want)
         return
     if want.dtype == np.float16:  # every f16 op rounds, the reference rounds once
@@ -325,8 +488,11 @@ def check(op: str, got: np.ndarray, want: np.ndarray) -> None:
         np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5,
         np.full((3,), 4.25, np.float32),
         np.array([[7, -8]], np.int32),
+        np.array([2**40, -3, 0], np.int64),
+        np.array([[True, False, True], [False, False, True]]),
+        np.full((5,), True),
     ],
-    ids=["dense", "splat", "i32"],
+    ids=["dense", "splat", "i32", "i64", "i1", "i1_splat"],
 )
 def test_constant(value: np.ndarray) -> None:
     out = element_name(value.dtype)

@@ -185,3 +185,154 @@ def test_evaluate_checks_names_and_shapes():
         evaluate("frobnicate", [a], {}, (2, 3), F32)
     with pytest.raises(ValueError, match="declares"):
         evaluate("matmul", [a, a.T], {}, (3, 3), F32)
+
+
+# --- comparison, logic and indexing ------------------------------------------------------
+
+BOOL = np.dtype(np.bool_)
+I64 = np.dtype(np.int64)
+
+
+def test_compare_is_ordered_except_ne():
+    a = np.array([1.0, np.nan, np.nan, 2.0], dtype=F32)
+    b = np.array([1.0, 1.0, np.nan, 3.0], dtype=F32)
+    want = {
+        "eq": [1, 0, 0, 0],
+        "ne": [0, 1, 1, 1],
+        "lt": [0, 0, 0, 1],
+        "le": [1, 0, 0, 1],
+        "gt": [0, 0, 0, 0],
+        "ge": [1, 0, 0, 0],
+    }
+    for predicate, expected in want.items():
+        got = run("compare", a, b, shape=(4,), dtype=BOOL, predicate=predicate)
+        np.testing.assert_array_equal(got, np.array(expected, bool), err_msg=predicate)
+    t, f = np.array([True, False]), np.array([False, False])
+    np.testing.assert_array_equal(run("compare", f, t, shape=(2,), dtype=BOOL, predicate="lt"), [True, False])
+
+
+def test_select_and_logic_broadcast():
+    c = np.array([[True], [False]])
+    got = run("select", c, np.array([1, 2, 3], np.int64), np.int64(-1), shape=(2, 3), dtype=I64)
+    np.testing.assert_array_equal(got, [[1, 2, 3], [-1, -1, -1]])
+    a, b = np.array([True, True, False]), np.array([[True], [False]])
+    np.testing.assert_array_equal(run("and", a, b, shape=(2, 3), dtype=BOOL), [[1, 1, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(run("or", a, b, shape=(2, 3), dtype=BOOL), [[1, 1, 1], [1, 1, 0]])
+    np.testing.assert_array_equal(run("not", a, shape=(3,), dtype=BOOL), [False, False, True])
+    i = np.array([0b1100, -1], np.int32)
+    np.testing.assert_array_equal(
+        run("and", i, np.int32(0b1010), shape=(2,), dtype=np.int32), [0b1000, 0b1010]
+    )
+    np.testing.assert_array_equal(run("not", i, shape=(2,), dtype=np.int32), [~0b1100, 0])
+
+
+def test_gather_wraps_negative_indices_once_then_clamps():
+    x = np.arange(12, dtype=F32).reshape(3, 4)
+    indices = np.array([[-1, -4, -5], [3, 4, 100]], np.int64)  # -5 + 4 = -1 → 0; 4, 100 → 3
+    got = run("gather", x, indices, shape=(3, 2, 3), axis=1)
+    np.testing.assert_array_equal(got[:, 0], x[:, [3, 0, 0]])
+    np.testing.assert_array_equal(got[:, 1], x[:, [3, 3, 3]])
+    row = run("gather", x, np.array(-3, np.int32), shape=(4,), axis=0)  # rank-0 index
+    np.testing.assert_array_equal(row, x[0])
+
+
+def test_iota_counts_along_its_axis():
+    got = run("iota", shape=(2, 3), dtype=np.int32, axis=-1)
+    np.testing.assert_array_equal(got, [[0, 1, 2], [0, 1, 2]])
+    np.testing.assert_array_equal(run("iota", shape=(3, 1), dtype=F32, axis=0)[:, 0], [0.0, 1.0, 2.0])
+
+
+def test_argmax_takes_the_first_maximum_and_nan_wins():
+    x = np.array([[1.0, 3.0, 3.0, 2.0], [1.0, np.nan, 5.0, np.nan]], dtype=F32)
+    np.testing.assert_array_equal(run("reduce_argmax", x, shape=(2,), dtype=I64, axis=1), [1, 1])
+    got = run("reduce_argmax", x, shape=(1, 4), dtype=I64, axis=0, keepdims=True)
+    np.testing.assert_array_equal(got, [[0, 1, 1, 1]])
+
+
+def test_cumsum_runs_along_the_axis_and_integers_wrap():
+    x = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    np.testing.assert_array_equal(
+        run("cumsum", x, shape=(2, 3), dtype=np.int32, axis=0), [[1, 2, 3], [5, 7, 9]]
+    )
+    np.testing.assert_array_equal(run("cumsum", x, shape=(2, 3), dtype=np.int32, axis=-1)[1], [4, 9, 15])
+    wraps = run("cumsum", np.array([100, 100], np.int8), shape=(2,), dtype=np.int8, axis=0)
+    np.testing.assert_array_equal(wraps, [100, -56])
+
+
+def naive_conv_transpose_nchw(x, w, strides, padding, output_padding, dilations, groups):
+    """Scatter loops: input pixel (ih, iw) adds w[c, f, kh, kw] * x to output row
+    ih * sh + kh * dh - top and column iw * sw + kw * dw - left, when inside the output."""
+    n_, c_, h_, w_ = x.shape
+    _, fg, kh_, kw_ = w.shape
+    (sh, sw), (top, left, bottom, right), (dh, dw) = strides, padding, dilations
+    oh_ = (h_ - 1) * sh - top - bottom + dh * (kh_ - 1) + output_padding[0] + 1
+    ow_ = (w_ - 1) * sw - left - right + dw * (kw_ - 1) + output_padding[1] + 1
+    cg = c_ // groups
+    y = np.zeros((n_, fg * groups, oh_, ow_))
+    for n in range(n_):
+        for c in range(c_):
+            for f in range(fg):
+                for ih in range(h_):
+                    for iw in range(w_):
+                        for i in range(kh_):
+                            for j in range(kw_):
+                                oh, ow = ih * sh + i * dh - top, iw * sw + j * dw - left
+                                if 0 <= oh < oh_ and 0 <= ow < ow_:
+                                    y[n, (c // cg) * fg + f, oh, ow] += x[n, c, ih, iw] * w[c, f, i, j]
+    return y
+
+
+CONV_T = {
+    "strides": [2, 3],
+    "padding": [1, 0, 2, 1],
+    "output_padding": [1, 2],
+    "dilations": [2, 1],
+    "groups": 2,
+}
+
+
+def test_conv_transpose2d_matches_naive_loops():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 4, 5, 3)).astype(F32)
+    w = rng.standard_normal((4, 3, 3, 2)).astype(F32)
+    want = naive_conv_transpose_nchw(x, w, **CONV_T)
+    got = run("conv_transpose2d", x, w, shape=want.shape, **CONV_T)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {},
+        CONV_T,
+        {
+            "strides": [3, 2],
+            "padding": [2, 2, 2, 2],
+            "output_padding": [2, 0],
+            "dilations": [1, 3],
+            "groups": 4,
+        },
+    ],
+    ids=["defaults", "all", "depthwise_dilated"],
+)
+def test_conv_transpose2d_matches_torch(attrs):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 4, 5, 3)).astype(F32)
+    w = rng.standard_normal((4, 3, 3, 2)).astype(F32)
+    strides, padding = attrs.get("strides", [1, 1]), attrs.get("padding", [0, 0, 0, 0])
+    want = torch.nn.functional.conv_transpose2d(
+        torch.from_numpy(x),
+        torch.from_numpy(w),
+        stride=strides,
+        padding=padding[:2],  # torch pads symmetrically: [top, left] = [bottom, right]
+        output_padding=attrs.get("output_padding", [0, 0]),
+        groups=attrs.get("groups", 1),
+        dilation=attrs.get("dilations", [1, 1]),
+    ).numpy()
+    if padding[:2] != padding[2:]:
+        want = want[
+            ..., : want.shape[-2] - (padding[2] - padding[0]), : want.shape[-1] - (padding[3] - padding[1])
+        ]
+    got = run("conv_transpose2d", x, w, shape=want.shape, **attrs)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

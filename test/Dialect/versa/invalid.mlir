@@ -37,17 +37,17 @@ func.func @element_type_result_mismatch(%a: tensor<4xf32>) -> tensor<4xf16> {
 // -----
 
 func.func @unsupported_element_type(%a: tensor<4xf64>) -> tensor<4xf64> {
-  // expected-error @+1 {{'versa.neg' op element type f64 is not one of f32, f16, bf16, i32, i8}}
+  // expected-error @+1 {{'versa.neg' op element type f64 is not one of f32, f16, bf16, i32, i8, i64, i1}}
   %0 = "versa.neg"(%a) : (tensor<4xf64>) -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
 
 // -----
 
-func.func @unsupported_element_type_cast(%a: tensor<4xf32>) -> tensor<4xi64> {
-  // expected-error @+1 {{'versa.cast' op element type i64 is not one of f32, f16, bf16, i32, i8}}
-  %0 = "versa.cast"(%a) : (tensor<4xf32>) -> tensor<4xi64>
-  return %0 : tensor<4xi64>
+func.func @unsupported_element_type_cast(%a: tensor<4xf32>) -> tensor<4xi16> {
+  // expected-error @+1 {{'versa.cast' op element type i16 is not one of f32, f16, bf16, i32, i8, i64, i1}}
+  %0 = "versa.cast"(%a) : (tensor<4xf32>) -> tensor<4xi16>
+  return %0 : tensor<4xi16>
 }
 
 // -----

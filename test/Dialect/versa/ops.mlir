@@ -470,3 +470,82 @@ func.func @fused_kinds(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16x
   }) {kind = "reduction"} : () -> (tensor<4x16xf32>, tensor<4x16xf32>)
   return %3#0, %3#1 : tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// i64 and i1 element types: arithmetic on i64, data movement and constants on i1.
+// CHECK-LABEL: func.func @i64_and_i1
+//       CHECK:   "versa.add"(%{{.+}}, %{{.+}}) : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+//       CHECK:   "versa.neg"(%{{.+}}) : (tensor<4xi64>) -> tensor<4xi64>
+//       CHECK:   "versa.constant"() {value = dense<[true, false]> : tensor<2xi1>} : () -> tensor<2xi1>
+//       CHECK:   "versa.concat"(%{{.+}}, %{{.+}}) {axis = 0 : i64} : (tensor<4xi1>, tensor<2xi1>) -> tensor<6xi1>
+//       CHECK:   "versa.reshape"(%{{.+}}) : (tensor<6xi1>) -> tensor<2x3xi1>
+//       CHECK:   "versa.transpose"(%{{.+}}) {perm = array<i64: 1, 0>} : (tensor<2x3xi1>) -> tensor<3x2xi1>
+//       CHECK:   "versa.cast"(%{{.+}}) : (tensor<3x2xi1>) -> tensor<3x2xi64>
+func.func @i64_and_i1(%a: tensor<4xi64>, %b: tensor<i64>, %m: tensor<4xi1>) -> (tensor<4xi64>, tensor<3x2xi64>) {
+  %0 = "versa.add"(%a, %b) : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+  %1 = "versa.neg"(%0) : (tensor<4xi64>) -> tensor<4xi64>
+  %2 = "versa.constant"() {value = dense<[true, false]> : tensor<2xi1>} : () -> tensor<2xi1>
+  %3 = "versa.concat"(%m, %2) {axis = 0 : i64} : (tensor<4xi1>, tensor<2xi1>) -> tensor<6xi1>
+  %4 = "versa.reshape"(%3) : (tensor<6xi1>) -> tensor<2x3xi1>
+  %5 = "versa.transpose"(%4) {perm = array<i64: 1, 0>} : (tensor<2x3xi1>) -> tensor<3x2xi1>
+  %6 = "versa.cast"(%5) : (tensor<3x2xi1>) -> tensor<3x2xi64>
+  return %1, %6 : tensor<4xi64>, tensor<3x2xi64>
+}
+
+// -----
+
+// Comparisons give i1 of the broadcast shape; select, and, or, not broadcast too.
+// CHECK-LABEL: func.func @compare_select_logic
+//  CHECK-SAME:   (%[[A:.+]]: tensor<4x8xf32>, %[[B:.+]]: tensor<8xf32>, %[[I:.+]]: tensor<4x1xi64>, %[[M:.+]]: tensor<4x1xi1>)
+//       CHECK:   %[[LT:.+]] = "versa.compare"(%[[A]], %[[B]]) {predicate = "lt"} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+//       CHECK:   %[[NE:.+]] = "versa.compare"(%[[I]], %[[I]]) {predicate = "ne"} : (tensor<4x1xi64>, tensor<4x1xi64>) -> tensor<4x1xi1>
+//       CHECK:   %[[AND:.+]] = "versa.and"(%[[LT]], %[[M]]) : (tensor<4x8xi1>, tensor<4x1xi1>) -> tensor<4x8xi1>
+//       CHECK:   %[[OR:.+]] = "versa.or"(%[[AND]], %[[NE]]) : (tensor<4x8xi1>, tensor<4x1xi1>) -> tensor<4x8xi1>
+//       CHECK:   %[[NOT:.+]] = "versa.not"(%[[OR]]) : (tensor<4x8xi1>) -> tensor<4x8xi1>
+//       CHECK:   %[[SEL:.+]] = "versa.select"(%[[NOT]], %[[A]], %[[B]]) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+//       CHECK:   %[[BITS:.+]] = "versa.and"(%[[I]], %[[I]]) : (tensor<4x1xi64>, tensor<4x1xi64>) -> tensor<4x1xi64>
+//       CHECK:   return %[[SEL]], %[[BITS]]
+func.func @compare_select_logic(%a: tensor<4x8xf32>, %b: tensor<8xf32>, %i: tensor<4x1xi64>, %m: tensor<4x1xi1>)
+    -> (tensor<4x8xf32>, tensor<4x1xi64>) {
+  %0 = "versa.compare"(%a, %b) {predicate = "lt"} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+  %1 = "versa.compare"(%i, %i) {predicate = "ne"} : (tensor<4x1xi64>, tensor<4x1xi64>) -> tensor<4x1xi1>
+  %2 = "versa.and"(%0, %m) : (tensor<4x8xi1>, tensor<4x1xi1>) -> tensor<4x8xi1>
+  %3 = "versa.or"(%2, %1) : (tensor<4x8xi1>, tensor<4x1xi1>) -> tensor<4x8xi1>
+  %4 = "versa.not"(%3) : (tensor<4x8xi1>) -> tensor<4x8xi1>
+  %5 = "versa.select"(%4, %a, %b) : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %6 = "versa.and"(%i, %i) : (tensor<4x1xi64>, tensor<4x1xi64>) -> tensor<4x1xi64>
+  return %5, %6 : tensor<4x8xf32>, tensor<4x1xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @indexing
+//  CHECK-SAME:   (%[[T:.+]]: tensor<10x16xf32>, %[[IDS:.+]]: tensor<2x5xi64>, %[[X:.+]]: tensor<3x10xf32>)
+//       CHECK:   %[[E:.+]] = "versa.gather"(%[[T]], %[[IDS]]) {axis = 0 : i64} : (tensor<10x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
+//       CHECK:   %[[P:.+]] = "versa.iota"() {axis = 1 : i64} : () -> tensor<2x5xi64>
+//       CHECK:   %[[A:.+]] = "versa.reduce_argmax"(%[[X]]) {axis = -1 : i64} : (tensor<3x10xf32>) -> tensor<3xi64>
+//       CHECK:   %[[K:.+]] = "versa.reduce_argmax"(%[[X]]) {axis = 0 : i64, keepdims = true} : (tensor<3x10xf32>) -> tensor<1x10xi64>
+//       CHECK:   %[[C:.+]] = "versa.cumsum"(%[[P]]) {axis = 1 : i64} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+//       CHECK:   return %[[E]], %[[A]], %[[K]], %[[C]]
+func.func @indexing(%t: tensor<10x16xf32>, %ids: tensor<2x5xi64>, %x: tensor<3x10xf32>)
+    -> (tensor<2x5x16xf32>, tensor<3xi64>, tensor<1x10xi64>, tensor<2x5xi64>) {
+  %0 = "versa.gather"(%t, %ids) {axis = 0 : i64} : (tensor<10x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
+  %1 = "versa.iota"() {axis = 1 : i64} : () -> tensor<2x5xi64>
+  %2 = "versa.reduce_argmax"(%x) {axis = -1 : i64} : (tensor<3x10xf32>) -> tensor<3xi64>
+  %3 = "versa.reduce_argmax"(%x) {axis = 0 : i64, keepdims = true} : (tensor<3x10xf32>) -> tensor<1x10xi64>
+  %4 = "versa.cumsum"(%1) {axis = 1 : i64} : (tensor<2x5xi64>) -> tensor<2x5xi64>
+  return %0, %2, %3, %4 : tensor<2x5x16xf32>, tensor<3xi64>, tensor<1x10xi64>, tensor<2x5xi64>
+}
+
+// -----
+
+// conv_transpose2d: the filter is [C, F/groups, KH, KW]; OH = (H - 1) * 2 - 1 - 1 + 3 + 1 = 10.
+// CHECK-LABEL: func.func @conv_transpose2d
+//       CHECK:   "versa.conv_transpose2d"(%{{.+}}, %{{.+}}) : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32>
+//       CHECK:   "versa.conv_transpose2d"(%{{.+}}, %{{.+}}) {groups = 2 : i64, output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x10x10xf32>
+func.func @conv_transpose2d(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<1x3x7x7xf32>, tensor<1x6x10x10xf32>) {
+  %0 = "versa.conv_transpose2d"(%x, %w) : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32>
+  %1 = "versa.conv_transpose2d"(%x, %w) {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x10x10xf32>
+  return %0, %1 : tensor<1x3x7x7xf32>, tensor<1x6x10x10xf32>
+}

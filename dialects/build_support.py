@@ -1,0 +1,71 @@
+"""What every builder module shares: Python values to the builtin attributes the versa ops
+take (None stays None, so the op's default applies), and the common build shapes."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from versa.mlir import ir
+
+from .attributes import parse_attrs
+from .core import VersaOp, rank_of
+
+Ints = Sequence[int]
+Loc = ir.Location | None
+Ip = ir.InsertionPoint | None
+
+
+def ints(values: Ints | None) -> ir.Attribute | None:
+    return None if values is None else ir.DenseI64ArrayAttr.get([int(x) for x in values])
+
+
+def i64(value: int | None) -> ir.Attribute | None:
+    return None if value is None else ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+
+def f32(value: float | None) -> ir.Attribute | None:
+    return None if value is None else ir.FloatAttr.get_f32(float(value))
+
+
+def boolean(value: bool | None) -> ir.Attribute | None:
+    return None if value is None else ir.BoolAttr.get(bool(value))
+
+
+def string(value: str | None) -> ir.Attribute | None:
+    return None if value is None else ir.StringAttr.get(value)
+
+
+def attrs(**given: ir.Attribute | None) -> dict[str, ir.Attribute]:
+    """The given attributes, without those left as None (their op defaults apply)."""
+    return {name: attr for name, attr in given.items() if attr is not None}
+
+
+def unary(op: type[VersaOp], x: ir.Value, loc: Loc, ip: Ip) -> ir.Value:
+    return op.build([x], {}, loc=loc, ip=ip)
+
+
+def binary(op: type[VersaOp], lhs: ir.Value, rhs: ir.Value, loc: Loc, ip: Ip) -> ir.Value:
+    return op.build([lhs, rhs], {}, loc=loc, ip=ip)
+
+
+def with_shape(op: type[VersaOp], x: ir.Value, shape: Ints, loc: Loc, ip: Ip) -> ir.Value:
+    """Build a shape-changing op whose result shape is given; the op's rule checks it first."""
+    target = tuple(int(d) for d in shape)
+    op.result_shape([tuple(x.type.shape)], {}, target)
+    result_type = ir.RankedTensorType.get(target, x.type.element_type)
+    return op.build([x], {}, result_type, loc=loc, ip=ip)
+
+
+def with_element(
+    op: type[VersaOp],
+    operands: list[ir.Value],
+    given: dict[str, Any],
+    element: ir.Type,
+    loc: Loc,
+    ip: Ip,
+) -> ir.Value:
+    """Build an op whose result element type is not its first operand's: the shape comes from
+    the op's rule, the element type is `element`."""
+    types = [x.type for x in operands]
+    parsed = parse_attrs(op.ATTRS, given, rank_of(types))
+    shape = op.result_shape([tuple(t.shape) for t in types], parsed, None)
+    return op.build(operands, given, ir.RankedTensorType.get(shape, element), loc=loc, ip=ip)

@@ -1,0 +1,135 @@
+"""Indexing and scan ops: gather, iota, reduce_argmax, cumsum, and conv_transpose2d.
+
+    %e = "versa.gather"(%table, %ids) {axis = 0 : i64} : (tensor<100x16xf32>, tensor<2x5xi64>)
+         -> tensor<2x5x16xf32>                                     // embedding, index_select
+    %p = "versa.iota"() {axis = 1 : i64} : () -> tensor<2x8xi64>     // torch.arange, broadcast
+    %a = "versa.reduce_argmax"(%x) {axis = -1 : i64} : (tensor<4x10xf32>) -> tensor<4xi64>
+    %c = "versa.cumsum"(%x) {axis = 1 : i64} : (tensor<4x10xi64>) -> tensor<4x10xi64>
+    %y = "versa.conv_transpose2d"(%x, %w) {strides = array<i64: 2, 2>}
+         : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x11x11xf32>
+
+Gather indices are i32 or i64. A negative index wraps once (i + n, as NumPy and torch), and
+an index still out of [0, n) is clamped to it: the reference semantics and the compiled code
+agree on every input, and compiled code never reads out of bounds.
+"""
+
+from typing import Any
+
+from versa.mlir import ext
+
+from . import shapes
+from .attributes import Bool, Int, Ints
+from .core import INDEX_TYPES, Tensor, VersaOp
+
+
+class GatherOp(VersaOp, name="gather", traits=[ext.Pure]):
+    """np.take(input, clamp(wrap(indices)), axis): an embedding (axis 0) or index_select."""
+
+    ATTRS = {"axis": Int()}
+    input: ext.Operand[Tensor]
+    indices: ext.Operand[Tensor]
+    axis: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.gather(operands[0], operands[1], attrs["axis"])
+
+    @classmethod
+    def check_element_types(cls, operands, results):
+        element, index = results[0].element_type, operands[1].element_type
+        shapes.require(
+            operands[0].element_type == element,
+            f"input element type {operands[0].element_type} differs from the result's {element}",
+        )
+        shapes.require(
+            str(index) in INDEX_TYPES, f"indices element type must be {' or '.join(INDEX_TYPES)}, got {index}"
+        )
+
+
+class IotaOp(VersaOp, name="iota", traits=[ext.Pure]):
+    """No operands: element i of the result is its index along `axis` (np.arange, broadcast)."""
+
+    NUMERIC = True
+    ATTRS = {"axis": Int()}
+    axis: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        shapes.require(declared is not None, "the result type must be given")
+        shapes.require(len(declared) >= 1, "result must have rank >= 1")
+        shapes.normalize_axis(attrs["axis"], len(declared))
+        return tuple(declared)
+
+    @classmethod
+    def check_element_types(cls, operands, results):
+        cls.check_category(results[0].element_type)
+
+
+class ReduceArgmaxOp(VersaOp, name="reduce_argmax", traits=[ext.Pure]):
+    """np.argmax over one axis: the first index of the maximum (a NaN counts as the maximum), i64."""
+
+    NUMERIC = True
+    ATTRS = {"axis": Int(), "keepdims": Bool(default=False)}
+    input: ext.Operand[Tensor]
+    axis: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        x = operands[0]
+        axis = shapes.normalize_axis(attrs["axis"], len(x))
+        shapes.require(x[axis] >= 1, f"cannot take the argmax over dim {axis} of size 0")
+        return shapes.reduce(x, [axis], attrs["keepdims"])
+
+    @classmethod
+    def check_element_types(cls, operands, results):
+        result = results[0].element_type
+        shapes.require(str(result) == "i64", f"result element type must be i64, got {result}")
+        cls.check_category(operands[0].element_type)
+
+
+class CumsumOp(VersaOp, name="cumsum", traits=[ext.Pure]):
+    """np.cumsum along `axis`: same shape and element type (f16/bf16 accumulate in f32)."""
+
+    NUMERIC = True
+    ATTRS = {"axis": Int()}
+    input: ext.Operand[Tensor]
+    axis: Any
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        shapes.normalize_axis(attrs["axis"], len(operands[0]))
+        return operands[0]
+
+
+class ConvTranspose2dOp(VersaOp, name="conv_transpose2d", traits=[ext.Pure]):
+    """torch.nn.functional.conv_transpose2d, NCHW: the input is [N, C, H, W], the filter
+    [C, F/groups, KH, KW]; padding is [top, left, bottom, right] (torch's `padding=p` is
+    [p, p, p, p]) and crops the output; output_padding [h, w] extends its bottom and right."""
+
+    FLOAT_ONLY = True
+    ATTRS = {
+        "strides": Ints(2, default=[1, 1], minimum=1),
+        "padding": Ints(4, default=[0, 0, 0, 0], minimum=0),
+        "output_padding": Ints(2, default=[0, 0], minimum=0),
+        "dilations": Ints(2, default=[1, 1], minimum=1),
+        "groups": Int(default=1, positive=True),
+    }
+    input: ext.Operand[Tensor]
+    filter: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.conv_transpose2d(
+            operands[0],
+            operands[1],
+            attrs["strides"],
+            attrs["padding"],
+            attrs["output_padding"],
+            attrs["dilations"],
+            attrs["groups"],
+        )

@@ -1,0 +1,235 @@
+"""convert-versa-to-linalg, continued: gather, iota, reduce_argmax, cumsum and conv_transpose2d.
+
+`PATTERNS` here joins the pattern table of `convert_versa_to_linalg`. The elementwise new ops
+(compare, select, and, or, not) need no pattern of their own: they are entries of the scalar
+table (`scalar_emitters.SCALAR`), so they also work inside `versa.fused` groups.
+
+    %e = "versa.gather"(%t, %i) {axis = 0 : i64} : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+
+becomes a parallel `linalg.generic` over the result that reads the index, wraps and clamps it,
+and reads the table with `tensor.extract` (a gather: versa-vectorize leaves it scalar):
+
+    linalg.generic ins(%i : tensor<3xi64>) outs(%empty : tensor<3x4xf32>) {
+    ^bb0(%id: i64, %out: f32):
+      %k = arith.index_cast %id : i64 to index     // then + 10 if < 0, then clamp to [0, 9]
+      %v = tensor.extract %t[%k, linalg.index 1] : tensor<10x4xf32>
+      linalg.yield %v : f32
+    }
+
+Scans and arg-reductions (cumsum, argmax) are generics with two outputs whose reduced loop is
+the innermost one: the running value is a reduction output (it omits the reduced dim) and the
+result is read out at every step. Nothing reorders such a loop: versa-vectorize takes only
+all-parallel generics, the codegen strategies and versa-gpu-reduce only single-output ones, and
+convert-linalg-to-(parallel-)loops keeps the reduced loop sequential and in order.
+"""
+
+from typing import Any
+
+from versa.dialects import versa as dialect
+from versa.mlir import arith, ir, linalg, tensor
+
+from . import linalg_builders as build
+from .rewrite import Pattern
+
+PARALLEL, REDUCTION = build.PARALLEL, build.REDUCTION
+
+
+def _attrs(op: ir.OpView) -> dict[str, Any]:
+    return dialect.OPS[op.operation.name].attrs(op)
+
+
+def _result(op: ir.OpView) -> tuple[build.Shape, ir.Type]:
+    t = ir.RankedTensorType(op.results[0].type)
+    return tuple(t.shape), t.element_type
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _loop(dim: int) -> ir.Value:
+    """`linalg.index dim`: the current iteration along loop `dim`."""
+    return linalg.IndexOp(dim).result
+
+
+def _reduced_last(rank: int, axis: int) -> tuple[ir.AffineMap, ir.AffineMap]:
+    """Loops over x's dims with `axis` innermost (on GPUs the parallel loops then enclose the
+    serial one): the map of x (and of any tensor of x's shape), and that of x without `axis`."""
+    order = [d for d in range(rank) if d != axis] + [axis]  # the x dim of each loop
+    full = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(order.index(d)) for d in range(rank)])
+    return full, build.dims_map(rank, range(rank - 1))
+
+
+# ----------------------------------------------------------------------------- gather, iota
+
+
+def lower_gather(op: ir.OpView, rewriter: Any) -> bool:
+    """gather(x, i) → generic over the result: x[..., clamp(wrap(i[...])), ...] via tensor.extract.
+
+    A negative index wraps once (i + n); an index still outside [0, n) is clamped into it, so
+    the loads stay in bounds whatever the indices hold (the reference clamps the same way)."""
+    (shape, element), (x, indices) = _result(op), op.operands
+    source = build.shape_of(x)
+    axis, count = _attrs(op)["axis"] % len(source), len(build.shape_of(indices))
+    n = source[axis]
+
+    def body(i: ir.Value, _: ir.Value) -> list[ir.Value]:
+        k = arith.index_cast(ir.IndexType.get(), i)  # sign-extends an i32
+        negative = arith.cmpi(arith.CmpIPredicate.slt, k, _index(0))
+        k = arith.select(negative, arith.addi(k, _index(n)), k)
+        k = arith.minsi(arith.maxsi(k, _index(0)), _index(n - 1))
+        before = [_loop(d) for d in range(axis)]
+        after = [_loop(axis + count + d) for d in range(len(source) - axis - 1)]
+        return [tensor.extract(x, [*before, k, *after])]
+
+    maps = [build.dims_map(len(shape), range(axis, axis + count)), ir.AffineMap.get_identity(len(shape))]
+    outputs = [build.empty(shape, element)]
+    rewriter.replace_op(op, build.generic([indices], outputs, maps, [PARALLEL] * len(shape), body))
+    return True
+
+
+def index_to(i: ir.Value, element: ir.Type) -> ir.Value:
+    """An index as `element`: integers truncate (as NumPy's astype), floats round."""
+    if build.is_float(element):
+        return arith.sitofp(element, arith.index_cast(ir.IntegerType.get_signless(64), i))
+    return arith.index_cast(element, i)
+
+
+def lower_iota(op: ir.OpView, rewriter: Any) -> bool:
+    """iota → generic with no inputs yielding `linalg.index axis` converted to the element type."""
+    shape, element = _result(op)
+    axis = _attrs(op)["axis"] % len(shape)
+    maps, iterators = [ir.AffineMap.get_identity(len(shape))], [PARALLEL] * len(shape)
+    outputs = [build.empty(shape, element)]
+    ramp = build.generic([], outputs, maps, iterators, lambda _: [index_to(_loop(axis), element)])
+    rewriter.replace_op(op, ramp)
+    return True
+
+
+# ----------------------------------------------------------------------------- scans
+
+
+def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
+    """reduce_argmax → generic with outputs (running maximum, its index), the axis innermost.
+
+    An element replaces the running maximum only if it is greater (so the first of equal
+    maxima wins) or it is the first NaN (NaN counts as the maximum, as in np.argmax)."""
+    attrs, (shape, i64), x = _attrs(op), _result(op), op.operands[0]
+    source, element = build.shape_of(x), build.element_of(x)
+    rank, axis = len(source), attrs["axis"] % len(source)
+    kept = tuple(d for i, d in enumerate(source) if i != axis)
+    full, reduced = _reduced_last(rank, axis)
+
+    def body(v: ir.Value, best: ir.Value, at: ir.Value) -> list[ir.Value]:
+        if build.is_float(element):
+            greater = arith.cmpf(arith.CmpFPredicate.OGT, v, best)
+            first_nan = arith.andi(
+                arith.cmpf(arith.CmpFPredicate.UNO, v, v), arith.cmpf(arith.CmpFPredicate.ORD, best, best)
+            )
+            take = arith.ori(greater, first_nan)
+        else:
+            take = arith.cmpi(arith.CmpIPredicate.sgt, v, best)
+        here = arith.index_cast(i64, _loop(rank - 1))
+        return [arith.select(take, v, best), arith.select(take, here, at)]
+
+    inits = [build.filled(kept, element, build.lowest(element)), build.filled(kept, i64, 0)]
+    iterators = [PARALLEL] * (rank - 1) + [REDUCTION]
+    _, index = build.generic([x], inits, [full, reduced, reduced], iterators, body)
+    if attrs["keepdims"]:
+        index = build.expand(index, shape, build.keepdims_groups(rank, [axis]))
+    rewriter.replace_op(op, [index])
+    return True
+
+
+def lower_cumsum(op: ir.OpView, rewriter: Any) -> bool:
+    """cumsum → generic with outputs (running sum, result), the axis innermost: each step adds
+    x to the running sum and stores it. f16/bf16 accumulate in f32 and round each output."""
+    (shape, element), x = _result(op), op.operands[0]
+    rank, axis = len(shape), _attrs(op)["axis"] % len(shape)
+    kept = tuple(d for i, d in enumerate(shape) if i != axis)
+    accumulator = ir.F32Type.get() if build.is_float(element) else element
+    full, reduced = _reduced_last(rank, axis)
+
+    def body(v: ir.Value, total: ir.Value, _: ir.Value) -> list[ir.Value]:
+        add = arith.addf if build.is_float(element) else arith.addi
+        total = add(total, build.convert(v, accumulator))
+        return [total, build.convert(total, element)]
+
+    outputs = [build.filled(kept, accumulator, 0.0), build.empty(shape, element)]
+    iterators = [PARALLEL] * (rank - 1) + [REDUCTION]
+    _, y = build.generic([x], outputs, [full, reduced, full], iterators, body)
+    rewriter.replace_op(op, [y])
+    return True
+
+
+# ----------------------------------------------------------------------------- conv_transpose2d
+
+
+def lower_conv_transpose2d(op: ir.OpView, rewriter: Any) -> bool:
+    """conv_transpose2d(x, w) → versa.conv2d(dilate_pad(x), flip(w)), stride 1.
+
+    A transposed convolution is the plain convolution of the input spread out by the stride
+    (stride - 1 zeros between elements), padded by dilation * (k - 1) - padding on each side
+    (plus output_padding at the end; a negative amount crops), with the filter flipped in
+    both spatial dims and its channel dims swapped per group. Written that way it reuses
+    conv2d's lowering: named linalg convs and their codegen strategy rather than a scatter
+    generic, which could be neither vectorized nor tiled by the existing strategies."""
+    attrs, (x, w) = _attrs(op), op.operands
+    (_, c, *size), (_, fg, *kernel) = build.shape_of(x), build.shape_of(w)
+    groups = attrs["groups"]
+    top, left, bottom, right = attrs["padding"]
+    spread = _spread(x, size, kernel, attrs, [(top, bottom), (left, right)])
+    flipped = _flipped_filter(w, c // groups, fg, groups)
+    conv_attrs = {
+        "dilations": ir.DenseI64ArrayAttr.get(attrs["dilations"]),
+        "groups": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), groups),
+    }
+    rewriter.replace_op(op, [dialect.Conv2dOp.build([spread, flipped], conv_attrs, op.results[0].type)])
+    return True
+
+
+def _spread(x: ir.Value, size: list[int], kernel: list[int], attrs: dict, pads: list) -> ir.Value:
+    """x with stride - 1 zeros between elements along H and W, padded (or cropped) so that a
+    stride-1 conv with the dilated kernel gives the transposed conv's output."""
+    (n, c), element = build.shape_of(x)[:2], build.element_of(x)
+    lengths, firsts, counts, offsets = [], [], [], []
+    for i in range(2):
+        stride, span = attrs["strides"][i], attrs["dilations"][i] * (kernel[i] - 1)
+        low = span - pads[i][0]
+        length = low + (size[i] - 1) * stride + 1 + span - pads[i][1] + attrs["output_padding"][i]
+        first = -(-max(0, -low) // stride)  # the first input row that lands at or after 0
+        last = min(size[i] - 1, (length - 1 - low) // stride)  # the last one before the end
+        lengths.append(length)
+        firsts.append(first)
+        counts.append(max(0, last - first + 1))
+        offsets.append(low + first * stride)
+    zeros = build.filled((n, c, *lengths), element, 0.0)
+    if not all(counts):
+        return zeros  # the padding crops every input element away
+    if firsts != [0, 0] or counts != size:
+        rows = ir.RankedTensorType.get((n, c, *counts), element)
+        x = tensor.extract_slice(rows, x, [], [], [], [0, 0, *firsts], [n, c, *counts], [1, 1, 1, 1])
+    strides = [1, 1, *attrs["strides"]]
+    return tensor.insert_slice(x, zeros, [], [], [], [0, 0, *offsets], [n, c, *counts], strides)
+
+
+def _flipped_filter(w: ir.Value, cg: int, fg: int, groups: int) -> ir.Value:
+    """[C, F/groups, KH, KW] → conv2d's [F, C/groups, KH, KW], both spatial dims reversed:
+    out[f, c, i, j] = w[(f floordiv F/groups) * C/groups + c, f mod F/groups, KH-1-i, KW-1-j]."""
+    _, _, kh, kw = build.shape_of(w)
+    f, c, i, j = (ir.AffineDimExpr.get(d) for d in range(4))
+    channel = c if groups == 1 else ir.AffineExpr.get_floor_div(f, fg) * cg + c
+    filter_ = f if groups == 1 else f % fg
+    flip = [ir.AffineConstantExpr.get(kh - 1) - i, ir.AffineConstantExpr.get(kw - 1) - j]
+    maps = [ir.AffineMap.get(4, 0, [channel, filter_, *flip]), ir.AffineMap.get_identity(4)]
+    out = build.empty((fg * groups, cg, kh, kw), build.element_of(w))
+    return build.generic([w], [out], maps, [PARALLEL] * 4, lambda v, _: [v])[0]
+
+
+PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
+    (dialect.GatherOp, lower_gather),
+    (dialect.IotaOp, lower_iota),
+    (dialect.ReduceArgmaxOp, lower_argmax),
+    (dialect.CumsumOp, lower_cumsum),
+    (dialect.ConvTranspose2dOp, lower_conv_transpose2d),
+]

@@ -1,0 +1,1 @@
+"""Frontends: models from other frameworks enter Versa here (PyTorch, ONNX via torch-mlir)."""

@@ -1,0 +1,280 @@
+"""Torch dialect → versa: one walk over the imported function, one rule per torch op.
+
+The rules live in `rules/` (one module per op family, one table, `RULES`). Scalars, lists and
+`None` are read from their defining ops into Python values before a rule sees them, so a rule
+is a small function of Python values and versa tensors:
+
+    @rule("torch.aten.linear")
+    def linear(node, x, weight, bias): ...
+
+Every result is checked against the type torch declared (shape exactly; the element type is
+cast when torch promoted differently). An op without a rule, or a rule that refuses its
+arguments (`Unsupported`), is collected; the conversion then fails with one error listing
+every such op, its count and its source line, and never returns a half-converted module.
+"""
+
+import os
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from versa.diagnostics import CompileError, Diagnostic
+from versa.dialects import builders as vb
+from versa.dialects.versa import ConstantOp
+from versa.mlir import func, ir
+
+from . import types
+from .types import TensorType
+
+Rule = Callable[..., Any]
+RULES: dict[str, Rule] = {}
+
+
+class Unsupported(Exception):
+    """A rule cannot convert this use of its op (an attribute or dtype Versa does not take)."""
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
+        for name in names:
+            RULES[name] = fn
+        return fn
+
+    return register
+
+
+class _Poison:
+    """The value of an op that could not be converted; ops using it are skipped."""
+
+
+POISON = _Poison()
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A result a rule does not compute (e.g. pooling indices only backward needs): using it fails."""
+
+    reason: str
+
+
+@dataclass
+class Node:
+    """What a rule sees of its op: the declared result types and helpers to build constants."""
+
+    op: ir.OpView
+    results: list[TensorType | None]
+
+    @property
+    def out(self) -> TensorType:
+        if self.results[0] is None:
+            raise Unsupported(f"result type {self.op.results[0].type} is not a static tensor")
+        return self.results[0]
+
+    def constant(self, array: np.ndarray | float | int | bool, element: str | None = None) -> ir.Value:
+        """A `versa.constant` of `array` as `element` (default: this op's result element)."""
+        element = element or self.out.element
+        return vb.constant(np.asarray(array, dtype=types.numpy_dtype(element)))
+
+    def scalar_like(self, value: float | int | bool, x: ir.Value) -> ir.Value:
+        """A 0-d constant with `x`'s element type."""
+        return self.constant(value, str(x.type.element_type))
+
+
+@dataclass
+class Conversion:
+    """What one conversion met: the refused ops (with places) and every op's path (coverage)."""
+
+    unsupported: Counter = field(default_factory=Counter)
+    where: dict[str, list[ir.Location]] = field(default_factory=dict)
+    paths: Counter = field(default_factory=Counter)  # (op, dtype, rank, path) -> count
+
+    def refuse(self, name: str, reason: str, location: ir.Location) -> None:
+        key = f"{name}: {reason}" if reason else name
+        self.unsupported[key] += 1
+        self.where.setdefault(key, []).append(location)
+
+    def record(self, op: ir.OpView, name: str, path: str) -> None:
+        tensors = [
+            t for t in map(types.parse_tensor_type, [v.type for v in (*op.operands, *op.results)]) if t
+        ]
+        dtype, rank = (tensors[0].element, len(tensors[0].shape)) if tensors else ("-", 0)
+        self.paths[(name, dtype, rank, path)] += 1
+
+    def error(self) -> CompileError:
+        lines = [
+            f"{count}x {key}{_source(self.where[key])}" for key, count in sorted(self.unsupported.items())
+        ]
+        total = sum(self.unsupported.values())
+        message = f"{total} torch op(s) cannot be converted to versa:\n  " + "\n  ".join(lines)
+        return CompileError([Diagnostic("error", message)])
+
+
+_FRAME = re.compile(r'"([^"]+)":(\d+):\d+')
+
+
+def source_line(location: ir.Location) -> str | None:
+    """`file:line` of the innermost frame outside PyTorch itself: the line in the user's model."""
+    frames = _FRAME.findall(str(location))
+    user = [f for f in frames if f"{os.sep}torch{os.sep}" not in f[0]]
+    file, line = (user or frames or [(None, None)])[0]
+    if file == "-":  # parsed IR text: the line in it
+        return f"line {line}"
+    return f"{file}:{line}" if file else None
+
+
+def _source(locations: list[ir.Location]) -> str:
+    places = list(dict.fromkeys(p for p in map(source_line, locations) if p))
+    more = f", +{len(places) - 3} more" if len(places) > 3 else ""
+    return f" (at {', '.join(places[:3])}{more})" if places else ""
+
+
+_VALUE_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.str")
+
+
+def _python_value(op: ir.OpView, env: dict) -> Any:
+    name = op.operation.name
+    if name in _VALUE_OPS:
+        attr = op.attributes["value"]
+        return {
+            "torch.constant.int": lambda a: ir.IntegerAttr(a).value,
+            "torch.constant.float": lambda a: ir.FloatAttr(a).value,
+            "torch.constant.bool": lambda a: ir.BoolAttr(a).value,
+            "torch.constant.str": lambda a: ir.StringAttr(a).value,
+        }[name](attr)
+    if name in ("torch.constant.none", "torch.constant.device"):
+        return None
+    if name == "torch.prim.ListConstruct":
+        return [env[v] for v in op.operands]
+    raise KeyError(name)
+
+
+def is_none(t: ir.Type) -> bool:
+    """A `!torch.none` result (a backward graph's missing gradient): not part of the versa function."""
+    return str(t) == "!torch.none"
+
+
+def none_results(module: ir.Module) -> list[int]:
+    """Positions of the `!torch.none` results of the module's (last) function."""
+    funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+    return [i for i, t in enumerate(funcs[-1].type.results) if is_none(t)] if funcs else []
+
+
+def convert_module(module: ir.Module) -> ir.Module:
+    """A new versa module (same context) for the torch-dialect `module`'s functions."""
+    out, conversion = survey(module)
+    if conversion.unsupported:
+        raise conversion.error()
+    return out
+
+
+def survey(module: ir.Module) -> tuple[ir.Module, Conversion]:
+    """Convert what converts; the `Conversion` says what did not (and each op's path)."""
+    conversion = Conversion()
+    out = ir.Module.create(ir.Location.unknown(module.context))
+    for op in module.body.operations:
+        if op.operation.name == "func.func":
+            _convert_function(op, out, conversion)
+    return out, conversion
+
+
+def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversion) -> None:
+    arg_types = [types.parse_tensor_type(t) for t in source.type.inputs]
+    result_types = [types.parse_tensor_type(t) for t in source.type.results if not is_none(t)]
+    for t in (*arg_types, *result_types):
+        if t is None or t.element not in types.SUPPORTED:
+            loc = source.location
+            conversion.refuse("function signature", f"tensor type {t or 'dynamic'} is not supported", loc)
+            return
+    with ir.InsertionPoint(out.body), source.location:
+        fn = func.FuncOp(source.name.value, ([t.mlir() for t in arg_types], [t.mlir() for t in result_types]))
+        block = fn.add_entry_block()
+    env: dict[ir.Value, Any] = dict(zip(source.arguments, block.arguments, strict=True))
+    for op in source.regions[0].blocks[0].operations:
+        with ir.InsertionPoint(block), op.location:
+            _convert_op(op, env, conversion)
+
+
+def op_name(op: ir.OpView) -> str:
+    """The torch op's name; ops torch-mlir has no definition for are `torch.operator "name"`."""
+    name = op.operation.name
+    return ir.StringAttr(op.attributes["name"]).value if name == "torch.operator" else name
+
+
+def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
+    name = op_name(op)
+    if name == "func.return":
+        values = [env[v] for v in op.operands if not is_none(v.type)]
+        for value in values:
+            if isinstance(value, Refused):
+                conversion.refuse(name, value.reason, op.location)
+        if not any(v is POISON or isinstance(v, Refused) for v in values):
+            func.ReturnOp(values)
+        return
+    try:
+        env[op.results[0]] = _python_value(op, env)
+        return
+    except KeyError:
+        pass
+    if name not in RULES:  # listed even when its operands are unconverted too
+        conversion.refuse(name, "", op.location)
+        conversion.record(op, name, "unsupported")
+        env.update((r, POISON) for r in op.results)
+        return
+    args = [env[v] for v in op.operands]
+    for arg in args:
+        if isinstance(arg, Refused):
+            conversion.refuse(name, arg.reason, op.location)
+    if any(isinstance(a, Refused) or a is POISON or (isinstance(a, list) and POISON in a) for a in args):
+        env.update((r, POISON) for r in op.results)
+        return
+    node = Node(op, [types.parse_tensor_type(r.type) for r in op.results])
+    try:
+        produced = RULES[name](node, *args)
+    except Unsupported as err:
+        conversion.refuse(name, str(err), op.location)
+        conversion.record(op, name, f"unsupported: {err}")
+        env.update((r, POISON) for r in op.results)
+        return
+    conversion.record(op, name, "versa")
+    if not op.results:  # a run-time check (_assert_tensor_metadata): static shapes already hold
+        return
+    produced = produced if isinstance(produced, list | tuple) else [produced]
+    for result, value, declared in zip(op.results, produced, node.results, strict=True):
+        env[result] = _match_declared(value, declared, op)
+
+
+@rule("torch.vtensor.literal")
+def literal(node: Node) -> ir.Value:
+    """Weights and constants: the dense elements become a `versa.constant` as they are."""
+    value = node.op.attributes["value"]
+    if not isinstance(value, ir.DenseElementsAttr):
+        raise Unsupported(f"a literal of {type(value).__name__} (not dense elements)")
+    if node.out.element == "ui8":  # bytes (bool tensors arrive as uint8): widen, a cast follows
+        return vb.constant(np.array(value).reshape(node.out.shape).astype(np.int32))
+    if str(value.type.element_type) != node.out.element:
+        raise Unsupported(f"a literal of {value.type} for {node.out}")
+    return ConstantOp.build([], {"value": value}, value.type)
+
+
+def _match_declared(value: Any, declared: TensorType | None, op: ir.OpView) -> Any:
+    """`value` with the element type torch declared; a shape that differs is a rule bug."""
+    if declared is None or not isinstance(value, ir.Value) or declared.element not in types.SUPPORTED:
+        return value
+    shape = tuple(value.type.shape)
+    if shape != declared.shape:
+        raise CompileError(
+            [
+                Diagnostic(
+                    "error",
+                    f"internal error: {op.operation.name} gave shape {list(shape)}, "
+                    f"torch declares {list(declared.shape)}",
+                )
+            ]
+        )
+    if str(value.type.element_type) != declared.element:
+        return vb.cast(value, types.element_type(declared.element))
+    return value

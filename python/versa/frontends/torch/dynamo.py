@@ -1,0 +1,77 @@
+"""`torch.compile(model, backend="versa")`: forward (and, in training, backward) graphs to Versa.
+
+AOTAutograd hands us functional ATen graphs: the forward graph, and the backward graph when
+inputs require grad. Each is imported with torch-mlir, converted to versa and JIT-compiled for
+the example inputs' static shapes. A graph with an op Versa cannot take runs eagerly instead,
+after one warning naming the ops. Registered as the `torch_dynamo_backends` entry point
+`versa`, so it works without importing versa first.
+"""
+
+import warnings
+from collections.abc import Sequence
+
+import torch
+from torch._dynamo.backends.common import aot_autograd
+from torch._functorch.aot_autograd import make_boxed_func
+
+from versa import runtime
+from versa.diagnostics import CompileError
+
+from .api import DEFAULT_PIPELINE, to_numpy
+from .convert import convert_module, none_results
+from .decompositions import DECOMPOSITIONS, attention_math
+from .importer import import_graph, make_torch_context
+
+
+class VersaGraph:
+    """One ATen graph compiled by Versa; called (boxed) with a list of tensors."""
+
+    def __init__(self, graph_module: torch.fx.GraphModule, opt_level: int):
+        torch_module = import_graph(graph_module, make_torch_context())
+        self.nones = none_results(torch_module)
+        module = convert_module(torch_module)
+        self.function = runtime.JitFunction(module, pipeline=DEFAULT_PIPELINE.format(opt_level=opt_level))
+
+    def __call__(self, args: list) -> list[torch.Tensor]:
+        inputs = [to_numpy(a) for a in args]
+        args.clear()  # the boxed convention: the callee may free its inputs
+        results: list = [torch.from_numpy(out) for out in self.function(*inputs)]
+        for position in self.nones:
+            results.insert(position, None)
+        return results
+
+
+def _compiler(opt_level: int):
+    def compile_graph(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
+        try:
+            graph = VersaGraph(graph_module, opt_level)
+        except CompileError as err:
+            warnings.warn(f"versa: running this graph eagerly: {err}", stacklevel=2)
+            return make_boxed_func(graph_module.forward)
+        return _boxed(graph)
+
+    return compile_graph
+
+
+def _boxed(graph: VersaGraph):
+    graph._boxed_call = True
+    return graph
+
+
+class _AttentionAsMath(torch.overrides.TorchFunctionMode):
+    """scaled_dot_product_attention → `attention_math` while AOTAutograd traces, also inside
+    library code such as multi_head_attention_forward, before autograd picks a fused kernel."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch._C._nn.scaled_dot_product_attention:
+            return attention_math(*args, **(kwargs or {}))
+        return func(*args, **(kwargs or {}))
+
+
+def backend(graph_module: torch.fx.GraphModule, example_inputs: Sequence, *, opt_level: int = 2):
+    """The `torch.compile` backend: AOTAutograd graphs → Versa."""
+    compiler = _compiler(opt_level)
+    with _AttentionAsMath():
+        return aot_autograd(fw_compiler=compiler, bw_compiler=compiler, decompositions=DECOMPOSITIONS)(
+            graph_module, example_inputs
+        )

@@ -1,0 +1,121 @@
+"""PyTorch → torch dialect, through torch-mlir's FX importer, in a context that also has versa.
+
+High-level ops are kept (`BACKEND_LEGAL_OPS`, no decomposition table): linear, conv, norms,
+softmax and attention arrive whole, which is what the versa conversion and fusion want. Weights
+become `DenseElementsAttr`s built from each tensor's buffer (`_WeightHooks`) instead of torch-mlir's
+default `tolist()` round trip, so large models import in seconds.
+"""
+
+import warnings
+from collections.abc import Sequence
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
+from torch_mlir import fx
+from torch_mlir.compiler_utils import TorchMlirCompilerError
+from torch_mlir.dialects import torch as torch_dialect
+from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
+
+from versa.context import make_context
+from versa.diagnostics import CompileError, Diagnostic
+from versa.mlir import ir
+
+from .types import TORCH_DTYPES
+
+BACKEND_LEGAL_OPS = [
+    "aten.linear",
+    "aten.conv2d",
+    "aten.conv_transpose2d.input",
+    "aten.batch_norm",
+    "aten.layer_norm",
+    "aten.softmax.int",
+    "aten.log_softmax.int",
+    "aten.gelu",
+    "aten.scaled_dot_product_attention",
+    "aten.max_pool2d",
+    "aten.avg_pool2d",
+    "aten.adaptive_avg_pool2d",
+    "aten.flatten.using_ints",
+    "aten.matmul",
+    "aten.silu",
+    "aten.hardswish",
+    "aten.hardsigmoid",
+    "aten.relu6",
+    "aten.hardtanh",
+    "aten.mish",
+    "aten.embedding",
+    "aten.dropout",
+    "aten.group_norm",
+    "aten.instance_norm",
+]
+
+
+class _WeightHooks(FxImporterHooks):
+    """Literal tensors as dense elements straight from the tensor's buffer (no Python lists)."""
+
+    def resolve_literal(self, gni, literal, info):
+        if not isinstance(literal, torch.Tensor) or literal.dtype not in TORCH_DTYPES:
+            return None
+        if literal.dtype == torch.bfloat16 or literal.device.type != "cpu":
+            return None
+        if isinstance(literal, FakeTensor):
+            return None
+        with unset_fake_temporarily():  # torch.compile imports inside FakeTensorMode
+            array = literal.detach().contiguous().numpy()
+        element = TORCH_DTYPES[literal.dtype]
+        dims = ",".join(str(d) for d in array.shape)
+        torch_element = {"i64": "si64", "i32": "si32", "i8": "si8"}.get(element, element)
+        result = ir.Type.parse(f"!torch.vtensor<[{dims}],{torch_element}>")
+        unsigned = {"type": ir.IntegerType.get_unsigned(8)} if element == "ui8" else {}
+        attr = ir.DenseElementsAttr.get(array, signless=True, **unsigned)
+        return ir.Operation.create(
+            "torch.vtensor.literal", results=[result], attributes={"value": attr}
+        ).result
+
+
+def make_torch_context() -> ir.Context:
+    """A context with the versa dialect loaded and the torch dialects registered."""
+    context = make_context()
+    torch_dialect.register_dialect(context)
+    return context
+
+
+def import_program(model, example_inputs: Sequence, context: ir.Context) -> tuple[ir.Module, object]:
+    """`model` (an nn.Module or ExportedProgram) as a torch-dialect module, with its export."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
+            if isinstance(model, torch.export.ExportedProgram):
+                program = model
+            else:
+                program = torch.export.export(model, tuple(example_inputs), strict=False)
+            module = fx.export_and_import(
+                program,
+                output_type="raw",
+                decomposition_table={},
+                backend_legal_ops=BACKEND_LEGAL_OPS,
+                fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
+            )
+    except (ir.MLIRError, TorchMlirCompilerError) as err:
+        raise _import_error(err) from None
+    return module, program
+
+
+def _import_error(err: Exception) -> CompileError:
+    message = str(err).strip().split("For Torch-MLIR developers")[0].strip()
+    return CompileError([Diagnostic("error", f"torch-mlir could not import the graph: {message}")])
+
+
+def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.Module:
+    """An ATen-level FX graph (torch.compile, aot_autograd) as a torch-dialect module."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
+            return fx.stateless_fx_import(
+                graph_module,
+                output_type="raw",
+                fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
+                backend_legal_ops=BACKEND_LEGAL_OPS,
+            )
+    except (ir.MLIRError, TorchMlirCompilerError) as err:
+        raise _import_error(err) from None

@@ -1,0 +1,13 @@
+"""The conversion rules, one module per torch op family; importing them fills `convert.RULES`.
+
+elementwise  arithmetic, activations, comparisons, casts, identities
+shape        views, permutes, slicing, concatenation, padding, factories
+reduce       sums, means, max/min, argmax, variance, norms
+nn           linear/matmul, convolution, normalisation, pooling, softmax, attention, embedding
+backward     training: convolution and max-pool backward, pooling indices
+fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
+"""
+
+from . import backward, elementwise, fused, nn, reduce, shape
+
+__all__ = ["backward", "elementwise", "fused", "nn", "reduce", "shape"]

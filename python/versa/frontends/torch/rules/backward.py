@@ -1,0 +1,192 @@
+"""Training: the ATen ops of backward graphs (and the forward ops only they need) in versa ops.
+
+AOTAutograd's backward graphs are mostly forward ops (mm, sums, selects). The rest is here:
+    convolution_backward      input grad = transposed conv of the output grad with the weights;
+                              weight grad = conv of the input with the output grad as the filter
+                              (batch and channels swapped, stride and dilation exchanged)
+    max_pool2d_with_indices   indices = flat position (h * W + w) of each window's first maximum
+    ..._backward              each window's grad goes to its argmax: one masked, dilated copy per
+                              kernel offset, summed
+"""
+
+import numpy as np
+
+from versa.dialects import builders as vb
+
+from ..convert import Node, Refused, Unsupported, rule
+from . import nn
+from .common import rank, shape, transpose
+
+
+def _windows(x, kernel, stride, pads, out_hw):
+    """For each kernel offset (i, j): x[..., i + s*oh - p, j + s*ow - p] over the output grid."""
+    n, c = shape(x)[:2]
+    padded = vb.pad(x, low=[0, 0, pads[0], pads[1]], high=[0, 0, pads[2], pads[3]], value=-np.inf)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            limits = [n, c, i + (out_hw[0] - 1) * stride[0] + 1, j + (out_hw[1] - 1) * stride[1] + 1]
+            yield (i, j), vb.slice(padded, starts=[0, 0, i, j], limits=limits, strides=[1, 1, *stride])
+
+
+def _flat_positions(node: Node, offset, stride, pads, out_hw, width: int):
+    """The flat input index (h * W + w) that kernel offset `offset` reads at each output point."""
+    rows = np.arange(out_hw[0])[:, None] * stride[0] - pads[0] + offset[0]
+    cols = np.arange(out_hw[1])[None, :] * stride[1] - pads[1] + offset[1]
+    return node.constant(rows * width + cols, "i64")
+
+
+@rule("torch.aten.max_pool2d_with_indices")
+def max_pool2d_with_indices(node: Node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    kernel, stride, pads = nn._pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
+    values = vb.max_pool2d(x, kernel=kernel, strides=stride, padding=pads)
+    out_hw = node.out.shape[2:]
+    windows = list(_windows(x, kernel, stride, pads, out_hw))
+    stacked = vb.concat([vb.reshape(w, [*shape(w), 1]) for _, w in windows], axis=4)
+    which = vb.reduce_argmax(stacked, axis=4)
+    indices = _flat_positions(node, windows[0][0], stride, pads, out_hw, shape(x)[3])
+    for k, (offset, _) in enumerate(windows[1:], start=1):
+        chosen = vb.compare(which, node.constant(k, "i64"), predicate="eq")
+        indices = vb.select(chosen, _flat_positions(node, offset, stride, pads, out_hw, shape(x)[3]), indices)
+    return [values, indices]
+
+
+def _place(x, axis: int, stride: int, offset: int, size: int):
+    """Spread `x` along `axis` so element o lands at o * stride + offset of a length-`size` axis."""
+    dims = list(shape(x))
+    if stride > 1:  # interleave stride - 1 zeros after each element
+        split = dims[: axis + 1] + [1] + dims[axis + 1 :]
+        grown = vb.pad(
+            vb.reshape(x, split),
+            low=[0] * len(split),
+            high=[0] * (axis + 1) + [stride - 1] + [0] * (len(dims) - axis - 1),
+        )
+        dims[axis] *= stride
+        x = vb.reshape(grown, dims)
+    zeros = [0] * len(dims)
+    if offset > 0:
+        x = vb.pad(x, low=[*zeros[:axis], offset, *zeros[axis + 1 :]], high=zeros)
+    elif offset < 0:
+        x = vb.slice(x, starts=[*zeros[:axis], -offset, *zeros[axis + 1 :]], limits=list(shape(x)))
+    length = shape(x)[axis]
+    if length < size:
+        return vb.pad(x, low=zeros, high=[*zeros[:axis], size - length, *zeros[axis + 1 :]])
+    limits = list(shape(x))
+    limits[axis] = size
+    return x if length == size else vb.slice(x, starts=zeros, limits=limits)
+
+
+@rule("torch.aten.max_pool2d_with_indices_backward")
+def max_pool2d_backward(node: Node, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
+    if nn._pairs(dilation) != [1, 1]:
+        raise Unsupported("dilated pooling")
+    kernel = nn._pairs(kernel)
+    stride, pads = nn._pairs(stride) if stride else kernel, nn._pairs(padding)
+    out_hw, (height, width) = shape(grad)[2:], shape(x)[2:]
+    total = None
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            here = _flat_positions(node, (i, j), stride, pads, out_hw, width)
+            mine = vb.select(vb.compare(indices, here, predicate="eq"), grad, node.constant(0.0))
+            placed = _place(_place(mine, 2, stride[0], i - pads[0], height), 3, stride[1], j - pads[1], width)
+            total = placed if total is None else vb.add(total, placed)
+    return total
+
+
+def _grad_weight(x, grad, weight_shape, stride, padding, dilation, groups):
+    """dL/dW: input (channels as batch) convolved with the output grad (batch as channels)."""
+    c, f = shape(x)[1] // groups, shape(grad)[1] // groups
+    parts = []
+    for g in range(groups):
+        xs = (
+            x
+            if groups == 1
+            else vb.slice(x, starts=[0, g * c, 0, 0], limits=[*shape(x)[:1], (g + 1) * c, *shape(x)[2:]])
+        )
+        gs = (
+            grad
+            if groups == 1
+            else vb.slice(
+                grad, starts=[0, g * f, 0, 0], limits=[*shape(grad)[:1], (g + 1) * f, *shape(grad)[2:]]
+            )
+        )  # noqa: E501
+        full = vb.conv2d(
+            transpose(xs, [1, 0, 2, 3]),
+            transpose(gs, [1, 0, 2, 3]),
+            strides=dilation,
+            padding=padding,
+            dilations=stride,
+        )
+        kept = vb.slice(full, starts=[0, 0, 0, 0], limits=[c, f, *weight_shape[2:]])
+        parts.append(transpose(kept, [1, 0, 2, 3]))
+    return parts[0] if groups == 1 else vb.concat(parts, axis=0)
+
+
+def _rows_reached(out: int, kernel: int, stride: int, pad: int, dilation: int) -> int:
+    """Input rows a convolution's output covers; the rest is the transposed conv's output_padding."""
+    return (out - 1) * stride - 2 * pad + dilation * (kernel - 1) + 1
+
+
+@rule("torch.aten.convolution_backward")
+def convolution_backward(
+    node: Node,
+    grad,
+    x,
+    weight,
+    bias_sizes,
+    stride,
+    padding,
+    dilation,
+    transposed,
+    output_padding,
+    groups,
+    output_mask,
+):
+    if transposed or rank(x) != 4:
+        raise Unsupported("the backward of a transposed or non-2-d convolution")
+    stride, dilation, p = nn._pairs(stride), nn._pairs(dilation), nn._pairs(padding)
+    pads = [p[0], p[1], p[0], p[1]]
+    results = []
+    if output_mask[0]:
+        extra = [
+            shape(x)[2 + i]
+            - _rows_reached(shape(grad)[2 + i], shape(weight)[2 + i], stride[i], p[i], dilation[i])
+            for i in range(2)
+        ]
+        results.append(
+            vb.conv_transpose2d(
+                grad,
+                weight,
+                strides=stride,
+                padding=pads,
+                output_padding=extra,
+                dilations=dilation,
+                groups=groups,
+            )
+        )
+    else:
+        results.append(Refused("an input gradient autograd did not ask for"))
+    if output_mask[1]:
+        results.append(_grad_weight(x, grad, shape(weight), stride, pads, dilation, groups))
+    else:
+        results.append(Refused("a weight gradient autograd did not ask for"))
+    results.append(vb.reduce_sum(grad, axes=[0, 2, 3]) if output_mask[2] else Refused("no bias gradient"))
+    return results
+
+
+@rule("torch.aten.embedding_dense_backward")
+def embedding_backward(node: Node, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """Row v of the weight grad sums the output grads of the tokens equal to v: one-hotᵀ · grad
+    (memory grows with tokens x vocabulary; a scatter-add op would avoid that)."""
+    if scale_grad_by_freq:
+        raise Unsupported("embedding backward with scale_grad_by_freq")
+    tokens = int(np.prod(shape(indices)))
+    dim = shape(grad)[-1]
+    flat = vb.reshape(indices, [tokens, 1])
+    vocabulary = node.constant(np.arange(num_weights)[None, :], str(flat.type.element_type))
+    one_hot = vb.cast(vb.compare(flat, vocabulary, predicate="eq"), grad.type.element_type)
+    weight_grad = vb.matmul(transpose(one_hot, [1, 0]), vb.reshape(grad, [tokens, dim]))
+    if padding_idx is not None and 0 <= padding_idx < num_weights:
+        keep = np.ones([num_weights, 1], dtype=bool)
+        keep[padding_idx] = False
+        weight_grad = vb.select(node.constant(keep, "i1"), weight_grad, node.constant(0.0))
+    return weight_grad

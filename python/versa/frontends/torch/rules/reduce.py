@@ -1,0 +1,124 @@
+"""Reductions: sum, mean, max/min (with indices), argmax, variance/std, logsumexp, vector norms."""
+
+from versa.dialects import builders as vb
+
+from ..convert import Node, Unsupported, rule
+from .common import axes, axis, promoted, rank, require_float, shape
+
+
+@rule("torch.aten.sum.dim_IntList", "torch.aten.sum")
+def sum_(node: Node, x, dims=None, keepdim=False, dtype=None):
+    if node.op.operation.name == "torch.aten.sum":
+        dims, keepdim = None, False
+    (x,) = promoted(node, x)
+    return vb.reduce_sum(x, axes=axes(dims, x), keepdims=keepdim)
+
+
+@rule("torch.aten.mean.dim", "torch.aten.mean")
+def mean(node: Node, x, dims=None, keepdim=False, dtype=None):
+    if node.op.operation.name == "torch.aten.mean":
+        dims, keepdim = None, False
+    (x,) = promoted(node, x)
+    return vb.reduce_mean(x, axes=axes(dims, x), keepdims=keepdim)
+
+
+@rule("torch.aten.amax", "torch.aten.max")
+def amax(node: Node, x, dims=None, keepdim=False):
+    return vb.reduce_max(x, axes=axes(dims, x), keepdims=keepdim)
+
+
+@rule("torch.aten.amin", "torch.aten.min")
+def amin(node: Node, x, dims=None, keepdim=False):
+    return vb.neg(vb.reduce_max(vb.neg(x), axes=axes(dims, x), keepdims=keepdim))
+
+
+@rule("torch.aten.max.dim")
+def max_dim(node: Node, x, dim, keepdim=False):
+    d = axis(dim, x)
+    return [vb.reduce_max(x, axes=[d], keepdims=keepdim), vb.reduce_argmax(x, axis=d, keepdims=keepdim)]
+
+
+@rule("torch.aten.min.dim")
+def min_dim(node: Node, x, dim, keepdim=False):
+    d = axis(dim, x)
+    negated = vb.neg(x)
+    values = vb.neg(vb.reduce_max(negated, axes=[d], keepdims=keepdim))
+    return [values, vb.reduce_argmax(negated, axis=d, keepdims=keepdim)]
+
+
+@rule("torch.aten.argmax")
+def argmax(node: Node, x, dim=None, keepdim=False):
+    if dim is None:
+        flat = vb.reshape(x, [max(1, _count(x))])
+        return vb.reshape(vb.reduce_argmax(flat, axis=0), node.out.shape)
+    return vb.reduce_argmax(x, axis=axis(dim, x), keepdims=keepdim)
+
+
+@rule("torch.aten.argmin")
+def argmin(node: Node, x, dim=None, keepdim=False):
+    return argmax(node, vb.neg(x), dim, keepdim)
+
+
+def _count(x, dims=None) -> int:
+    total = 1
+    for d in axes(dims, x) if dims is not None else range(rank(x)):
+        total *= shape(x)[d]
+    return total
+
+
+def _variance(node: Node, x, dims, correction, keepdim):
+    require_float(x, "variance")
+    dims = axes(dims, x)
+    centered = vb.sub(x, vb.reduce_mean(x, axes=dims, keepdims=True))
+    squares = vb.reduce_sum(vb.mul(centered, centered), axes=dims, keepdims=keepdim)
+    count = _count(x, dims) - (1 if correction is None else correction)
+    if count <= 0:
+        raise Unsupported("variance with no degrees of freedom")
+    return vb.div(squares, node.constant(float(count)))
+
+
+@rule("torch.aten.var.correction")
+def var(node: Node, x, dims=None, correction=None, keepdim=False):
+    return _variance(node, x, dims, correction, keepdim)
+
+
+@rule("torch.aten.var.dim")
+def var_dim(node: Node, x, dims=None, unbiased=True, keepdim=False):
+    return _variance(node, x, dims, 1 if unbiased else 0, keepdim)
+
+
+@rule("torch.aten.var_mean.correction")
+def var_mean(node: Node, x, dims=None, correction=None, keepdim=False):
+    mean = vb.reduce_mean(x, axes=axes(dims, x), keepdims=keepdim)
+    return [_variance(node, x, dims, correction, keepdim), mean]
+
+
+@rule("torch.aten.std.correction")
+def std(node: Node, x, dims=None, correction=None, keepdim=False):
+    return vb.sqrt(_variance(node, x, dims, correction, keepdim))
+
+
+@rule("torch.aten.std.dim")
+def std_dim(node: Node, x, dims=None, unbiased=True, keepdim=False):
+    return vb.sqrt(_variance(node, x, dims, 1 if unbiased else 0, keepdim))
+
+
+@rule("torch.aten.logsumexp")
+def logsumexp(node: Node, x, dims, keepdim=False):
+    dims = axes(dims, x)
+    top = vb.reduce_max(x, axes=dims, keepdims=True)
+    total = vb.reduce_sum(vb.exp(vb.sub(x, top)), axes=dims, keepdims=True)
+    out = vb.add(vb.log(total), top)
+    return out if keepdim else vb.reshape(out, node.out.shape)
+
+
+@rule("torch.aten.linalg_vector_norm", "torch.aten.norm.ScalarOpt_dim")
+def vector_norm(node: Node, x, order=2, dims=None, keepdim=False, dtype=None):
+    dims = axes(dims, x)
+    if order == 2:
+        return vb.sqrt(vb.reduce_sum(vb.mul(x, x), axes=dims, keepdims=keepdim))
+    if order == 1:
+        return vb.reduce_sum(vb.abs(x), axes=dims, keepdims=keepdim)
+    if order == float("inf"):
+        return vb.reduce_max(vb.abs(x), axes=dims, keepdims=keepdim)
+    raise Unsupported(f"vector norm of order {order}")

@@ -1,0 +1,257 @@
+"""Views, permutations, slicing, concatenation, padding and tensor factories.
+
+Shapes are static, so every view-like op (view, reshape, flatten, squeeze, unsqueeze,
+unflatten) is one `versa.reshape` to the shape torch declared. Factories with constant
+arguments (zeros, ones, full, arange, tril masks) become `versa.constant`s.
+"""
+
+import numpy as np
+
+from versa.dialects import builders as vb
+
+from ..convert import Node, Unsupported, rule
+from .common import axis, rank, shape, transpose
+
+
+@rule(
+    "torch.aten.view",
+    "torch.aten.reshape",
+    "torch.aten._unsafe_view",
+    "torch.aten.flatten.using_ints",
+    "torch.aten.unflatten.int",
+    "torch.aten.squeeze",
+    "torch.aten.squeeze.dim",
+    "torch.aten.squeeze.dims",
+    "torch.aten.unsqueeze",
+    "torch.aten.view_as",
+    "torch.aten.reshape_as",
+    "torch.prims.squeeze",
+    "torch.prims.collapse",
+)
+def reshape(node: Node, x, *_):
+    return x if shape(x) == node.out.shape else vb.reshape(x, node.out.shape)
+
+
+@rule("torch.aten.permute")
+def permute(node: Node, x, dims):
+    perm = [d % rank(x) for d in dims]
+    return x if perm == sorted(perm) else transpose(x, perm)
+
+
+@rule("torch.aten.transpose.int")
+def transpose_int(node: Node, x, d0, d1):
+    perm = list(range(rank(x)))
+    a, b = axis(d0, x), axis(d1, x)
+    perm[a], perm[b] = perm[b], perm[a]
+    return x if a == b else transpose(x, perm)
+
+
+@rule("torch.aten.t", "torch.aten.numpy_T")
+def t(node: Node, x):
+    return x if rank(x) < 2 else transpose(x, list(range(rank(x)))[::-1])
+
+
+@rule("torch.aten.expand", "torch.aten.expand_as", "torch.aten.broadcast_to")
+def expand(node: Node, x, *_):
+    return x if shape(x) == node.out.shape else vb.broadcast_to(x, node.out.shape)
+
+
+@rule("torch.prims.broadcast_in_dim")
+def broadcast_in_dim(node: Node, x, shape_, dims):
+    """x's dim i becomes result dim dims[i]; the others are broadcast."""
+    spread = [1] * len(node.out.shape)
+    for i, d in enumerate(dims):
+        spread[d] = shape(x)[i]
+    return vb.broadcast_to(vb.reshape(x, spread), node.out.shape)
+
+
+@rule("torch.aten.repeat")
+def repeat(node: Node, x, repeats):
+    """x tiled: each dim d becomes [r, d], broadcast, then merged."""
+    dims = (1,) * (len(repeats) - rank(x)) + shape(x)
+    spread = [s for d in dims for s in (1, d)]
+    tiled = [s for r, d in zip(repeats, dims, strict=True) for s in (r, d)]
+    return vb.reshape(vb.broadcast_to(vb.reshape(x, spread), tiled), node.out.shape)
+
+
+def _bounds(start, end, size: int) -> tuple[int, int]:
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = min(max(start + size if start < 0 else start, 0), size)
+    end = min(max(end + size if end < 0 else end, start), size)
+    return start, end
+
+
+@rule("torch.aten.slice.Tensor")
+def slice_(node: Node, x, dim=0, start=None, end=None, step=1):
+    d = axis(dim, x)
+    lo, hi = _bounds(start, end, shape(x)[d])
+    if (lo, hi, step) == (0, shape(x)[d], 1):
+        return x
+    starts, limits, strides = [0] * rank(x), list(shape(x)), [1] * rank(x)
+    starts[d], limits[d], strides[d] = lo, hi, step
+    return vb.slice(x, starts=starts, limits=limits, strides=strides)
+
+
+@rule("torch.aten.narrow")
+def narrow(node: Node, x, dim, start, length):
+    return slice_(node, x, dim, start, start + length, 1)
+
+
+@rule("torch.aten.select.int")
+def select_int(node: Node, x, dim, index):
+    d = axis(dim, x)
+    index = index % shape(x)[d]
+    starts, limits = [0] * rank(x), list(shape(x))
+    starts[d], limits[d] = index, index + 1
+    return vb.reshape(vb.slice(x, starts=starts, limits=limits), node.out.shape)
+
+
+@rule("torch.aten.cat", "torch.aten.concat")
+def cat(node: Node, tensors, dim=0):
+    tensors = [t for t in tensors if 0 not in shape(t) or rank(t) != 1]  # torch skips legacy empty [0]
+    if len(tensors) == 1:
+        return tensors[0]
+    return vb.concat(tensors, axis=axis(dim, tensors[0]))
+
+
+@rule("torch.aten.stack")
+def stack(node: Node, tensors, dim=0):
+    d = dim % (rank(tensors[0]) + 1)
+    parts = [vb.reshape(t, shape(t)[:d] + (1,) + shape(t)[d:]) for t in tensors]
+    return parts[0] if len(parts) == 1 else vb.concat(parts, axis=d)
+
+
+def _split(x, d: int, sizes: list[int]) -> list:
+    parts, start = [], 0
+    for size in sizes:
+        starts, limits = [0] * rank(x), list(shape(x))
+        starts[d], limits[d] = start, start + size
+        parts.append(vb.slice(x, starts=starts, limits=limits))
+        start += size
+    return parts
+
+
+@rule("torch.aten.split.Tensor")
+def split(node: Node, x, size, dim=0):
+    d = axis(dim, x)
+    n = shape(x)[d]
+    return [_split(x, d, [min(size, n - s) for s in range(0, n, size)])]
+
+
+@rule("torch.aten.split_with_sizes")
+def split_with_sizes(node: Node, x, sizes, dim=0):
+    return [_split(x, axis(dim, x), list(sizes))]
+
+
+@rule("torch.aten.chunk")
+def chunk(node: Node, x, chunks, dim=0):
+    d = axis(dim, x)
+    size = -(-shape(x)[d] // chunks)
+    return split(node, x, size, d)
+
+
+@rule("torch.aten.unbind.int")
+def unbind(node: Node, x, dim=0):
+    d = axis(dim, x)
+    parts = _split(x, d, [1] * shape(x)[d])
+    return [[vb.reshape(p, shape(x)[:d] + shape(x)[d + 1 :]) for p in parts]]
+
+
+@rule("torch.prim.ListUnpack")
+def list_unpack(node: Node, items):
+    return list(items)
+
+
+@rule("torch.aten.__getitem__.t")
+def getitem(node: Node, items, index):
+    return items[index]
+
+
+@rule("torch.aten.constant_pad_nd", "torch.aten.pad")
+def constant_pad(node: Node, x, pads, mode_or_value=0.0, value=None):
+    if isinstance(mode_or_value, str):
+        if mode_or_value != "constant":
+            raise Unsupported(f"padding mode {mode_or_value!r}")
+        mode_or_value = 0.0 if value is None else value
+    low, high = [0] * rank(x), [0] * rank(x)
+    for i in range(len(pads) // 2):  # pairs from the last dim backwards
+        low[rank(x) - 1 - i], high[rank(x) - 1 - i] = pads[2 * i], pads[2 * i + 1]
+    if min(low + high) < 0:
+        raise Unsupported("negative padding")
+    return vb.pad(x, low=low, high=high, value=float(mode_or_value))
+
+
+# ----------------------------------------------------------------------------- factories
+
+
+def _full(node: Node, value) -> object:
+    return node.constant(np.full(node.out.shape, value))
+
+
+@rule(
+    "torch.aten.zeros",
+    "torch.aten.zeros_like",
+    "torch.aten.new_zeros",
+    "torch.aten.empty.memory_format",
+    "torch.aten.empty_like",
+    "torch.aten.new_empty",
+)
+def zeros(node: Node, *_):
+    return _full(node, 0)
+
+
+@rule("torch.aten.ones", "torch.aten.ones_like", "torch.aten.new_ones")
+def ones(node: Node, *_):
+    return _full(node, 1)
+
+
+@rule("torch.aten.full")
+def full(node: Node, size, value, *_):
+    return _full(node, value)
+
+
+@rule("torch.aten.full_like", "torch.aten.new_full")
+def full_like(node: Node, x, value, *_):
+    return _full(node, value)
+
+
+@rule("torch.aten.scalar_tensor")
+def scalar_tensor(node: Node, value, *_):
+    return _full(node, value)
+
+
+@rule("torch.aten.fill.Scalar")
+def fill(node: Node, x, value):
+    return _full(node, value)
+
+
+@rule("torch.aten.arange", "torch.aten.arange.start", "torch.aten.arange.start_step")
+def arange(node: Node, *args):
+    name = node.op.operation.name
+    start = args[0] if name.endswith((".start", ".start_step")) else 0
+    step = args[2] if name.endswith(".start_step") else 1
+    return node.constant(start + step * np.arange(node.out.shape[0]))
+
+
+def _triangle(node: Node, x, diagonal: int, lower: bool):
+    rows, cols = shape(x)[-2:]
+    keep = (
+        np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    )
+    return vb.select(node.constant(keep, "i1"), x, node.constant(0, node.out.element))
+
+
+@rule("torch.aten.tril")
+def tril(node: Node, x, diagonal=0):
+    return _triangle(node, x, diagonal, True)
+
+
+@rule("torch.aten.triu")
+def triu(node: Node, x, diagonal=0):
+    return _triangle(node, x, diagonal, False)
+
+
+@rule("torch.aten.copy")
+def copy(node: Node, x, src, non_blocking=False):
+    return src if shape(src) == node.out.shape else vb.broadcast_to(src, node.out.shape)

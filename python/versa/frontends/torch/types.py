@@ -1,0 +1,92 @@
+"""Torch-dialect types read as text (they have no Python API) and dtype tables.
+
+parse_tensor_type("!torch.vtensor<[4,16],f32>")  →  TensorType((4, 16), "f32")
+"""
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from versa.mlir import ir
+
+_VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d,]*)\],(\w+)>")
+
+# torch-dialect element → builtin element (versa's names); unsigned 8-bit has no versa type
+ELEMENT = {
+    "f32": "f32",
+    "f16": "f16",
+    "bf16": "bf16",
+    "f64": "f64",
+    "si64": "i64",
+    "si32": "i32",
+    "si8": "i8",
+    "i1": "i1",
+    "ui8": "ui8",
+}
+
+# torch.dtype ↔ versa element type names
+TORCH_DTYPES = {
+    torch.float32: "f32",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.float64: "f64",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int8: "i8",
+    torch.bool: "i1",
+    torch.uint8: "ui8",
+}
+
+# c10::ScalarType codes, as `dtype` operands carry them
+SCALAR_TYPES = {0: "ui8", 1: "i8", 3: "i32", 4: "i64", 5: "f16", 6: "f32", 7: "f64", 11: "i1", 15: "bf16"}
+
+# the element types a compiled Versa function takes and returns
+SUPPORTED = ("f32", "f16", "bf16", "i64", "i32", "i8", "i1")
+
+
+@dataclass(frozen=True)
+class TensorType:
+    shape: tuple[int, ...]
+    element: str  # versa name: "f32", "i64", ...
+
+    def mlir(self) -> ir.RankedTensorType:
+        return ir.RankedTensorType.get(self.shape, element_type(self.element))
+
+    def __str__(self) -> str:
+        return f"{self.element}{list(self.shape)}"
+
+
+def parse_tensor_type(t: ir.Type) -> TensorType | None:
+    """The shape and element of a `!torch.vtensor`, or None for another type (or a dynamic one)."""
+    match = _VTENSOR.fullmatch(str(t))
+    if not match or "-" in match.group(1):
+        return None
+    dims = tuple(int(d) for d in match.group(1).split(",") if d)
+    return TensorType(dims, ELEMENT.get(match.group(2), match.group(2)))
+
+
+def element_type(name: str) -> ir.Type:
+    if name in ("i1", "i8", "i32", "i64"):
+        return ir.IntegerType.get_signless(int(name[1:]))
+    return ir.Type.parse(name)
+
+
+def is_float(name: str) -> bool:
+    return name in ("f32", "f16", "bf16", "f64")
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    return np.dtype(
+        {
+            "f32": np.float32,
+            "f16": np.float16,
+            "f64": np.float64,
+            "i64": np.int64,
+            "i32": np.int32,
+            "i8": np.int8,
+            "i1": np.bool_,
+            "ui8": np.uint8,
+        }[name]
+    )

@@ -1,0 +1,141 @@
+"""The model families of the PyTorch frontend, end to end: versa.compile and torch.compile
+(backend="versa") against eager, and training steps that must end with eager's weights.
+
+Tolerance (fp32): |out - ref| <= 1e-5 * max|ref| + 1e-4 * |ref|, elementwise.
+"""
+
+import copy
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "torch"))
+import models  # noqa: E402
+import versa  # noqa: E402
+
+
+def assert_close(got: torch.Tensor, ref: torch.Tensor) -> None:
+    assert got.shape == ref.shape and got.dtype == ref.dtype
+    bound = 1e-5 * ref.abs().max() + 1e-4 * ref.abs()
+    excess = ((got - ref).abs() - bound).max().item()
+    assert excess <= 0, f"max |got - ref| = {(got - ref).abs().max().item():.3g} exceeds the tolerance"
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+@pytest.mark.parametrize("name", models.NAMES)
+def test_versa_compile_matches_eager(name: str, batch: int) -> None:
+    model, inputs = models.build(name, batch)
+    compiled = versa.compile(model, inputs)
+    with torch.no_grad():
+        assert_close(compiled(*inputs), model(*inputs))
+
+
+@pytest.mark.parametrize("name", models.NAMES)
+def test_torch_compile_backend_matches_eager(name: str) -> None:
+    model, inputs = models.build(name, 2)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="versa")
+    with torch.no_grad():  # -W error: a fallback warning would fail the test
+        assert_close(compiled(*inputs), model(*inputs))
+
+
+def _sgd_steps(model: torch.nn.Module, inputs, steps: int = 3) -> None:
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        model(*inputs).float().pow(2).mean().backward()
+        optimizer.step()
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn", "resnet_basic", "gpt2_block"])
+def test_training_steps_end_with_eagers_weights(name: str) -> None:
+    model, inputs = models.build(name, 4)
+    model.train()
+    twin = copy.deepcopy(model)
+    torch._dynamo.reset()
+    _sgd_steps(model, inputs)
+    _sgd_steps(torch.compile(twin, backend="versa"), inputs)  # forward and backward graphs compiled
+    for (key, want), got in zip(model.named_parameters(), twin.parameters(), strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-6, msg=f"parameter {key}")
+
+
+def test_gradients_match_eager_through_loss_backward() -> None:
+    model, (x,) = models.build("cnn", 2)
+    twin = copy.deepcopy(model)
+    torch._dynamo.reset()
+    model(x).sum().backward()
+    torch.compile(twin, backend="versa")(x).sum().backward()
+    for want, got in zip(model.parameters(), twin.parameters(), strict=True):
+        torch.testing.assert_close(got.grad, want.grad, rtol=1e-4, atol=1e-6)
+
+
+class TwoHeads(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x, y):
+        return {"sum": self.fc(x) + y, "pair": (torch.relu(x), [y * 2])}
+
+
+def test_output_structure_and_shape_cache() -> None:
+    torch.manual_seed(0)
+    model = TwoHeads().eval()
+    compiled = versa.compile(model, (torch.randn(3, 8), torch.randn(3, 4)))
+    for rows in (3, 5, 3):  # a new shape compiles again; the old one comes from the cache
+        x, y = torch.randn(rows, 8), torch.randn(rows, 4)
+        got, want = compiled(x, y), model(x, y)
+        assert (
+            set(got) == {"sum", "pair"}
+            and isinstance(got["pair"], tuple)
+            and isinstance(got["pair"][1], list)
+        )
+        with torch.no_grad():
+            for g, w in zip(
+                torch.utils._pytree.tree_leaves(got), torch.utils._pytree.tree_leaves(want), strict=True
+            ):
+                assert_close(g, w)
+    assert len(compiled._compiled) == 2
+
+
+def test_numpy_inputs_give_numpy_outputs() -> None:
+    model, (x,) = models.build("mlp", 2)
+    out = versa.compile(model, (x,))(x.numpy())
+    assert isinstance(out, np.ndarray)
+    with torch.no_grad():
+        assert_close(torch.from_numpy(out), model(x))
+
+
+def test_import_torch_gives_a_versa_module() -> None:
+    model, inputs = models.build("resnet_basic", 1)
+    text = str(versa.import_torch(model, inputs))
+    assert '"versa.conv2d"' in text and '"versa.batch_norm"' in text and "torch." not in text
+
+
+class Unsupported(torch.nn.Module):
+    def forward(self, x):
+        y = torch.sort(x, dim=-1).values  # line A
+        return torch.cumprod(y, dim=0) + torch.sort(x * 2, dim=-1).values  # line B
+
+
+def test_unsupported_ops_fail_with_one_error_listing_all_of_them() -> None:
+    with pytest.raises(versa.CompileError) as info:
+        versa.import_torch(Unsupported(), (torch.randn(4, 4),))
+    message = str(info.value)
+    assert "2x torch.aten.sort" in message and "1x torch.aten.cumprod" in message
+    assert f"{Path(__file__).name}:" in message  # the user's source line
+
+
+def test_torch_compile_falls_back_to_eager_with_one_warning() -> None:
+    torch._dynamo.reset()
+    x = torch.randn(4, 4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = torch.compile(Unsupported(), backend="versa")(x)
+    messages = [str(w.message) for w in caught if "versa" in str(w.message)]
+    assert len(messages) == 1 and "torch.aten.sort" in messages[0]
+    torch.testing.assert_close(out, Unsupported()(x))

@@ -1,0 +1,63 @@
+"""versa-import: models from other frameworks as versa IR.
+
+    versa-import model.onnx -o model.mlir        # ONNX, through torch-mlir's importer
+    versa-import torch.mlir                      # torch-dialect IR (torch-mlir's output)
+    versa-import model.onnx --coverage           # each (op, dtype, rank) and the path it takes
+
+Unsupported ops fail with one error listing every one of them, their counts and places.
+"""
+
+import argparse
+
+from versa.compiler import decode
+from versa.diagnostics import from_mlir_error
+from versa.mlir import ir
+from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_output
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = ArgumentParser(prog="versa-import", description=__doc__.splitlines()[0])
+    parser.add_argument("input", nargs="?", default="-", help=".onnx, or torch-dialect .mlir ('-': stdin)")
+    parser.add_argument("-o", dest="output", default="-", help="output file ('-': stdout, the default)")
+    parser.add_argument("--coverage", action="store_true", help="list each op's path instead of converting")
+    return parser.parse_args(argv)
+
+
+def _torch_module(name: str, data: bytes) -> ir.Module:
+    from versa.frontends import onnx as onnx_frontend
+    from versa.frontends.torch.importer import make_torch_context
+
+    context = make_torch_context()
+    if name.endswith(".onnx") or not data.lstrip()[:1].isascii() or b"\x00" in data[:64]:
+        return onnx_frontend.onnx_to_torch(onnx_frontend.load(data), context)
+    try:
+        return ir.Module.parse(decode(data), context)
+    except ir.MLIRError as err:
+        raise from_mlir_error(err) from None
+
+
+def run(argv: list[str]) -> int:
+    args = parse_args(argv)
+    name, data = read_input(args.input)
+    if args.output != "-" and args.output == args.input:
+        raise ToolError("the output file would overwrite the input")
+    try:
+        from versa.frontends.torch import rules  # noqa: F401  (fills the rule table)
+        from versa.frontends.torch.convert import convert_module
+        from versa.frontends.torch.coverage import coverage_of, format_coverage
+    except ImportError as err:
+        raise ToolError(f"the frontends need torch and onnx (pip install 'versa[onnx]'): {err}") from None
+    module = _torch_module(name, data)
+    if args.coverage:
+        write_output(args.output, format_coverage(coverage_of(module)))
+        return 0
+    write_output(args.output, str(convert_module(module)))
+    return 0
+
+
+def main() -> None:
+    tool_main(run)
+
+
+if __name__ == "__main__":
+    main()
