@@ -141,6 +141,16 @@ CASES = {
         lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.3),
         [x(1, 2, 4, 8), x(1, 2, 4, 8), x(1, 2, 4, 8), x(4, 4)],
     ),
+    "upsample_nearest": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"), [x(1, 2, 3, 3)]),
+    # no versa rule: torch-mlir's linalg lowering inside the same module
+    "linalg_fallback": (
+        lambda a: torch.sin(a)
+        + torch.floor(a * 3)
+        + torch.flip(a, [1])
+        + torch.roll(a, 1, 0)
+        + a.remainder(0.7),
+        [x(4, 5)],
+    ),
     "embedding_index_select": (
         lambda ids, w: F.embedding(ids, w) + w.index_select(0, ids.flatten()).view(2, 3, 4),
         [ints(2, 3, high=6), x(6, 4)],
@@ -173,3 +183,11 @@ def test_weights_do_not_go_through_python_lists() -> None:
     module = versa.import_torch(layer, (torch.randn(1, 4096),))
     assert time.perf_counter() - start < 20
     assert '"versa.matmul"' in module.operation.get_asm(large_elements_limit=16)
+
+
+def test_coverage_names_each_path() -> None:
+    model = Wrap(lambda a: torch.sort(torch.sin(a.relu()), dim=-1).values)
+    rows = {(r.op, r.path) for r in versa.coverage(model, (torch.randn(3, 4),))}
+    assert ("torch.aten.relu", "versa") in rows
+    assert ("torch.aten.sin", "linalg fallback") in rows
+    assert ("torch.aten.sort", "unsupported") in rows

@@ -27,7 +27,7 @@ from versa.dialects import builders as vb
 from versa.dialects.versa import ConstantOp
 from versa.mlir import func, ir
 
-from . import types
+from . import fallback, types
 from .types import TensorType
 
 Rule = Callable[..., Any]
@@ -91,6 +91,7 @@ class Conversion:
     unsupported: Counter = field(default_factory=Counter)
     where: dict[str, list[ir.Location]] = field(default_factory=dict)
     paths: Counter = field(default_factory=Counter)  # (op, dtype, rank, path) -> count
+    copies: fallback.Fallback = field(default_factory=fallback.Fallback)
 
     def refuse(self, name: str, reason: str, location: ir.Location) -> None:
         key = f"{name}: {reason}" if reason else name
@@ -103,6 +104,15 @@ class Conversion:
         ]
         dtype, rank = (tensors[0].element, len(tensors[0].shape)) if tensors else ("-", 0)
         self.paths[(name, dtype, rank, path)] += 1
+
+    def retag(self, name: str, old: str, new: str) -> None:
+        """One op `name` recorded with path `old` takes path `new` (a fallback that failed)."""
+        for key in list(self.paths):
+            if key[0] == name and key[3] == old:
+                self.paths[key] -= 1
+                self.paths[key[:3] + (new,)] += 1
+                self.paths += Counter()  # drop zero counts
+                return
 
     def error(self) -> CompileError:
         lines = [
@@ -178,7 +188,26 @@ def survey(module: ir.Module) -> tuple[ir.Module, Conversion]:
     for op in module.body.operations:
         if op.operation.name == "func.func":
             _convert_function(op, out, conversion)
+    if conversion.copies.copied:
+        _lower_fallback(out, conversion)
     return out, conversion
+
+
+def _lower_fallback(out: ir.Module, conversion: Conversion) -> None:
+    try:
+        remaining = fallback.lower(out)
+    except ir.MLIRError as err:
+        remaining = []
+        first = next((d.message for d in err.error_diagnostics), str(err)).splitlines()[0]
+        for name in conversion.copies.copied:
+            conversion.refuse(name, f"torch-mlir's linalg lowering failed ({first})", out.operation.location)
+            conversion.retag(name, "linalg fallback", "unsupported")
+    for op in remaining:
+        name = op_name(op)
+        conversion.refuse(
+            name, "neither a versa rule nor torch-mlir's linalg lowering converts it", op.location
+        )
+        conversion.retag(name, "linalg fallback", "unsupported")
 
 
 def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversion) -> None:
@@ -207,12 +236,11 @@ def op_name(op: ir.OpView) -> str:
 def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
     name = op_name(op)
     if name == "func.return":
-        values = [env[v] for v in op.operands if not is_none(v.type)]
-        for value in values:
-            if isinstance(value, Refused):
-                conversion.refuse(name, value.reason, op.location)
-        if not any(v is POISON or isinstance(v, Refused) for v in values):
-            func.ReturnOp(values)
+        operands = [v for v in op.operands if not is_none(v.type)]
+        for value in operands:
+            if isinstance(env[value], Refused):
+                conversion.refuse(name, env[value].reason, op.location)
+        func.ReturnOp([_or_placeholder(env[v], v) for v in operands])
         return
     try:
         env[op.results[0]] = _python_value(op, env)
@@ -220,9 +248,7 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
     except KeyError:
         pass
     if name not in RULES:  # listed even when its operands are unconverted too
-        conversion.refuse(name, "", op.location)
-        conversion.record(op, name, "unsupported")
-        env.update((r, POISON) for r in op.results)
+        _try_fallback(op, name, env, conversion, "")
         return
     args = [env[v] for v in op.operands]
     for arg in args:
@@ -235,9 +261,7 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
     try:
         produced = RULES[name](node, *args)
     except Unsupported as err:
-        conversion.refuse(name, str(err), op.location)
-        conversion.record(op, name, f"unsupported: {err}")
-        env.update((r, POISON) for r in op.results)
+        _try_fallback(op, name, env, conversion, str(err))
         return
     conversion.record(op, name, "versa")
     if not op.results:  # a run-time check (_assert_tensor_metadata): static shapes already hold
@@ -258,6 +282,25 @@ def literal(node: Node) -> ir.Value:
     if str(value.type.element_type) != node.out.element:
         raise Unsupported(f"a literal of {value.type} for {node.out}")
     return ConstantOp.build([], {"value": value}, value.type)
+
+
+def _or_placeholder(value: Any, source: ir.Value) -> ir.Value:
+    """`value`, or a placeholder when it was not converted (the module is an error by then)."""
+    if isinstance(value, ir.Value):
+        return value
+    return fallback.placeholder(types.parse_tensor_type(source.type))
+
+
+def _try_fallback(op: ir.OpView, name: str, env: dict, conversion: Conversion, why: str) -> None:
+    """Hand `op` to torch-mlir's linalg lowering (see `fallback`), or record it as unsupported."""
+    try:
+        env.update(zip(op.results, conversion.copies.copy(op, env), strict=True))
+        conversion.record(op, name, "linalg fallback")
+    except fallback.CannotCopy as err:
+        reason = why or str(err)
+        conversion.refuse(name, reason, op.location)
+        conversion.record(op, name, f"unsupported: {reason}")
+        env.update((r, POISON) for r in op.results)
 
 
 def _match_declared(value: Any, declared: TensorType | None, op: ir.OpView) -> Any:

@@ -20,6 +20,7 @@ from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ir
 
+from .fallback import load_torch_c
 from .types import TORCH_DTYPES
 
 BACKEND_LEGAL_OPS = [
@@ -74,9 +75,10 @@ class _WeightHooks(FxImporterHooks):
 
 
 def make_torch_context() -> ir.Context:
-    """A context with the versa dialect loaded and the torch dialects registered."""
+    """A context with the versa dialect loaded and the torch dialects registered (torch_c loaded)."""
     context = make_context()
     torch_dialect.register_dialect(context)
+    load_torch_c(context)
     return context
 
 

@@ -74,6 +74,16 @@ def repeat(node: Node, x, repeats):
     return vb.reshape(vb.broadcast_to(vb.reshape(x, spread), tiled), node.out.shape)
 
 
+@rule("torch.aten.upsample_nearest2d", "torch.aten.upsample_nearest2d.vec")
+def upsample_nearest(node: Node, x, *_):
+    """Nearest upsampling by whole factors: each pixel repeated, as reshape + broadcast + reshape."""
+    (n, c, h, w), (oh, ow) = shape(x), node.out.shape[2:]
+    if oh % h or ow % w:
+        raise Unsupported("nearest upsampling by a fractional factor")
+    spread = vb.reshape(x, [n, c, h, 1, w, 1])
+    return vb.reshape(vb.broadcast_to(spread, [n, c, h, oh // h, w, ow // w]), node.out.shape)
+
+
 def _bounds(start, end, size: int) -> tuple[int, int]:
     start = 0 if start is None else start
     end = size if end is None else end
