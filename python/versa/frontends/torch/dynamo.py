@@ -31,6 +31,7 @@ class VersaGraph:
         self.nones = none_results(torch_module)
         module = convert_module(torch_module)
         self.function = runtime.JitFunction(module, pipeline=DEFAULT_PIPELINE.format(opt_level=opt_level))
+        self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
 
     def __call__(self, args: list) -> list[torch.Tensor]:
         inputs = [to_numpy(a) for a in args]
@@ -48,14 +49,9 @@ def _compiler(opt_level: int):
         except CompileError as err:
             warnings.warn(f"versa: running this graph eagerly: {err}", stacklevel=2)
             return make_boxed_func(graph_module.forward)
-        return _boxed(graph)
+        return graph
 
     return compile_graph
-
-
-def _boxed(graph: VersaGraph):
-    graph._boxed_call = True
-    return graph
 
 
 class _AttentionAsMath(torch.overrides.TorchFunctionMode):
