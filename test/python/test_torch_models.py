@@ -34,9 +34,10 @@ def test_versa_compile_matches_eager(name: str, batch: int) -> None:
         assert_close(compiled(*inputs), model(*inputs))
 
 
+@pytest.mark.parametrize("batch", [1, 4])
 @pytest.mark.parametrize("name", models.NAMES)
-def test_torch_compile_backend_matches_eager(name: str) -> None:
-    model, inputs = models.build(name, 2)
+def test_torch_compile_backend_matches_eager(name: str, batch: int) -> None:
+    model, inputs = models.build(name, batch)
     torch._dynamo.reset()
     compiled = torch.compile(model, backend="versa")
     with torch.no_grad():  # -W error: a fallback warning would fail the test
@@ -100,6 +101,13 @@ def test_output_structure_and_shape_cache() -> None:
             ):
                 assert_close(g, w)
     assert len(compiled._compiled) == 2
+
+
+def test_exported_program_compiles() -> None:
+    model, inputs = models.build("resnet_bottleneck", 2)
+    program = torch.export.export(model, inputs)
+    with torch.no_grad():
+        assert_close(versa.compile(program, inputs)(*inputs), model(*inputs))
 
 
 def test_numpy_inputs_give_numpy_outputs() -> None:
