@@ -35,8 +35,10 @@ def _import(model, example_inputs: Sequence) -> tuple[ir.Module, object]:
 
 
 def _signature(leaves: list) -> tuple:
+    """Shapes and dtypes (torch and NumPy spell them alike here) and the non-tensor values."""
     return tuple(
-        (tuple(x.shape), str(x.dtype)) if hasattr(x, "shape") else ("const", repr(x)) for x in leaves
+        (tuple(x.shape), str(x.dtype).removeprefix("torch.")) if hasattr(x, "shape") else ("const", repr(x))
+        for x in leaves
     )
 
 
@@ -60,12 +62,11 @@ class CompiledModule:
         self._compile(tuple(example_inputs))
 
     def _compile(self, args: tuple) -> tuple[runtime.JitFunction, object]:
-        args = pytree.tree_map(lambda a: torch.from_numpy(a) if isinstance(a, np.ndarray) else a, args)
-        leaves = pytree.tree_leaves(args)
-        key = _signature(leaves)
+        """The compiled function and output structure for `args`' signature (compiled once)."""
+        key = _signature(pytree.tree_leaves(args))
         if key not in self._compiled:
+            args = pytree.tree_map(lambda a: torch.from_numpy(a) if isinstance(a, np.ndarray) else a, args)
             module, program = _import(self.model, args)
-            self.module_text = str(module)
             function = runtime.JitFunction(module, pipeline=DEFAULT_PIPELINE.format(opt_level=self.opt_level))
             self._compiled[key] = (function, program.call_spec.out_spec)
         return self._compiled[key]

@@ -26,6 +26,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.dialects import builders as vb
 from versa.dialects.versa import ConstantOp
 from versa.mlir import func, ir
+from versa.reference import numpy_dtype
 
 from . import fallback, types
 from .types import TensorType
@@ -77,11 +78,7 @@ class Node:
     def constant(self, array: np.ndarray | float | int | bool, element: str | None = None) -> ir.Value:
         """A `versa.constant` of `array` as `element` (default: this op's result element)."""
         element = element or self.out.element
-        return vb.constant(np.asarray(array, dtype=types.numpy_dtype(element)))
-
-    def scalar_like(self, value: float | int | bool, x: ir.Value) -> ir.Value:
-        """A 0-d constant with `x`'s element type."""
-        return self.constant(value, str(x.type.element_type))
+        return vb.constant(np.asarray(array, dtype=numpy_dtype(types.element_type(element))))
 
 
 @dataclass
@@ -142,24 +139,16 @@ def _source(locations: list[ir.Location]) -> str:
     return f" (at {', '.join(places[:3])}{more})" if places else ""
 
 
-_VALUE_OPS = ("torch.constant.int", "torch.constant.float", "torch.constant.bool", "torch.constant.str")
-
-
-def _python_value(op: ir.OpView, env: dict) -> Any:
-    name = op.operation.name
-    if name in _VALUE_OPS:
-        attr = op.attributes["value"]
-        return {
-            "torch.constant.int": lambda a: ir.IntegerAttr(a).value,
-            "torch.constant.float": lambda a: ir.FloatAttr(a).value,
-            "torch.constant.bool": lambda a: ir.BoolAttr(a).value,
-            "torch.constant.str": lambda a: ir.StringAttr(a).value,
-        }[name](attr)
-    if name in ("torch.constant.none", "torch.constant.device"):
-        return None
-    if name == "torch.prim.ListConstruct":
-        return [env[v] for v in op.operands]
-    raise KeyError(name)
+# ops whose result is a Python value for the rules: attribute → value, or built from operands
+_VALUE_OPS = {
+    "torch.constant.int": lambda op, env: ir.IntegerAttr(op.attributes["value"]).value,
+    "torch.constant.float": lambda op, env: ir.FloatAttr(op.attributes["value"]).value,
+    "torch.constant.bool": lambda op, env: ir.BoolAttr(op.attributes["value"]).value,
+    "torch.constant.str": lambda op, env: ir.StringAttr(op.attributes["value"]).value,
+    "torch.constant.none": lambda op, env: None,
+    "torch.constant.device": lambda op, env: None,
+    "torch.prim.ListConstruct": lambda op, env: [env[v] for v in op.operands],
+}
 
 
 def is_none(t: ir.Type) -> bool:
@@ -242,11 +231,9 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
                 conversion.refuse(name, env[value].reason, op.location)
         func.ReturnOp([_or_placeholder(env[v], v) for v in operands])
         return
-    try:
-        env[op.results[0]] = _python_value(op, env)
+    if name in _VALUE_OPS:
+        env[op.results[0]] = _VALUE_OPS[name](op, env)
         return
-    except KeyError:
-        pass
     if name not in RULES:  # listed even when its operands are unconverted too
         _try_fallback(op, name, env, conversion, "")
         return

@@ -21,7 +21,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ir
 
 from .fallback import load_torch_c
-from .types import TORCH_DTYPES
+from .types import TORCH_DTYPES, TORCH_ELEMENT
 
 BACKEND_LEGAL_OPS = [
     "aten.linear",
@@ -65,8 +65,7 @@ class _WeightHooks(FxImporterHooks):
             array = literal.detach().contiguous().numpy()
         element = TORCH_DTYPES[literal.dtype]
         dims = ",".join(str(d) for d in array.shape)
-        torch_element = {"i64": "si64", "i32": "si32", "i8": "si8"}.get(element, element)
-        result = ir.Type.parse(f"!torch.vtensor<[{dims}],{torch_element}>")
+        result = ir.Type.parse(f"!torch.vtensor<[{dims}],{TORCH_ELEMENT[element]}>")
         unsigned = {"type": ir.IntegerType.get_unsigned(8)} if element == "ui8" else {}
         attr = ir.DenseElementsAttr.get(array, signless=True, **unsigned)
         return ir.Operation.create(

@@ -6,7 +6,6 @@ parse_tensor_type("!torch.vtensor<[4,16],f32>")  →  TensorType((4, 16), "f32")
 import re
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from versa.mlir import ir
@@ -25,6 +24,8 @@ ELEMENT = {
     "i1": "i1",
     "ui8": "ui8",
 }
+
+TORCH_ELEMENT = {versa: torch_name for torch_name, versa in ELEMENT.items()}  # versa → torch-dialect
 
 # torch.dtype ↔ versa element type names
 TORCH_DTYPES = {
@@ -75,18 +76,3 @@ def element_type(name: str) -> ir.Type:
 
 def is_float(name: str) -> bool:
     return name in ("f32", "f16", "bf16", "f64")
-
-
-def numpy_dtype(name: str) -> np.dtype:
-    return np.dtype(
-        {
-            "f32": np.float32,
-            "f16": np.float16,
-            "f64": np.float64,
-            "i64": np.int64,
-            "i32": np.int32,
-            "i8": np.int8,
-            "i1": np.bool_,
-            "ui8": np.uint8,
-        }[name]
-    )

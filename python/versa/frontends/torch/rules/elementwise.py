@@ -228,8 +228,6 @@ def log2(node: Node, x):
 
 # ----------------------------------------------------------------------------- comparisons, selection
 
-_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
-
 
 def _compare(predicate: str):
     def convert(node: Node, a, b):
@@ -240,7 +238,7 @@ def _compare(predicate: str):
         rule(f"torch.aten.{predicate}.{suffix}")(convert)
 
 
-for _predicate in _PREDICATES:
+for _predicate in ("eq", "ne", "lt", "le", "gt", "ge"):
     _compare(_predicate)
 
 

@@ -31,9 +31,9 @@ def _bias(x, bias, channel_axis: int):
 
 @rule("torch.aten.linear")
 def linear(node: Node, x, weight, bias=None):
-    out = vb.matmul(x, transpose(weight, [1, 0])) if rank(weight) == 2 else None
-    if out is None:
+    if rank(weight) != 2:
         raise Unsupported("linear with a 1-d weight")
+    out = vb.matmul(x, transpose(weight, [1, 0]))
     return out if bias is None else vb.add(out, bias)
 
 

@@ -6,20 +6,18 @@ from ..convert import Node, Unsupported, rule
 from .common import axes, axis, promoted, rank, require_float, shape
 
 
-@rule("torch.aten.sum.dim_IntList", "torch.aten.sum")
-def sum_(node: Node, x, dims=None, keepdim=False, dtype=None):
-    if node.op.operation.name == "torch.aten.sum":
-        dims, keepdim = None, False
-    (x,) = promoted(node, x)
-    return vb.reduce_sum(x, axes=axes(dims, x), keepdims=keepdim)
+def _sum_or_mean(build):
+    def convert(node: Node, x, dims=None, keepdim=False, dtype=None):
+        if node.op.operation.name in ("torch.aten.sum", "torch.aten.mean"):  # (x, dtype): every axis
+            dims, keepdim = None, False
+        (x,) = promoted(node, x)
+        return build(x, axes=axes(dims, x), keepdims=keepdim)
+
+    return convert
 
 
-@rule("torch.aten.mean.dim", "torch.aten.mean")
-def mean(node: Node, x, dims=None, keepdim=False, dtype=None):
-    if node.op.operation.name == "torch.aten.mean":
-        dims, keepdim = None, False
-    (x,) = promoted(node, x)
-    return vb.reduce_mean(x, axes=axes(dims, x), keepdims=keepdim)
+rule("torch.aten.sum.dim_IntList", "torch.aten.sum")(_sum_or_mean(vb.reduce_sum))
+rule("torch.aten.mean.dim", "torch.aten.mean")(_sum_or_mean(vb.reduce_mean))
 
 
 @rule("torch.aten.amax", "torch.aten.max")
