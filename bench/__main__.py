@@ -26,7 +26,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=None, help="threads per system (default: all cores)")
     parser.add_argument("--rows", metavar="REGEX", help="only rows whose name matches (re.search)")
     parser.add_argument("--repeat", type=int, default=None, help="timed rounds R (default 10, --quick 5)")
-    parser.add_argument("--versa-pipeline", default="lower-to-llvm", help="Versa's JitFunction pipeline")
+    parser.add_argument(
+        "--versa-pipeline",
+        default="versa-canonicalize,versa-fuse,lower-to-llvm",
+        help="Versa's JitFunction pipeline (default: versa.compile's)",
+    )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown report path")
     parser.add_argument("--plot", type=Path, default=HERE / "ratios.png", help="ratio plot path")
     args = parser.parse_args(argv)

@@ -12,7 +12,9 @@ from .gpu_matmul import VersaGpuMatmul
 from .gpu_reduce import VersaGpuReduce
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
+from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
+from .row_kernels import VersaRowKernels
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
@@ -21,6 +23,7 @@ PASSES: dict[str, type[Pass]] = {
     for p in (
         VersaCanonicalize,
         VersaFuse,
+        VersaRowKernels,
         ConvertVersaToLinalg,
         VersaVectorize,
         VersaCodegen,
@@ -28,6 +31,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaReadonlyArguments,
         VersaDistinctResults,
         VersaLowerMemrefCopy,
+        VersaPlanBuffers,
         VersaFastMath,
         VersaGpuMap,
         VersaGpuMatmul,

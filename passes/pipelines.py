@@ -19,16 +19,19 @@ from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
 from .gpu_reduce import VersaGpuReduce
 from .lower_memref_copy import VersaLowerMemrefCopy
+from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
+from .row_kernels import VersaRowKernels
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
 
-def buffer_steps() -> Iterator[str | Pass]:
+def buffer_steps(plan: bool = False) -> Iterator[str | Pass]:
     """Tensors → buffers, for every target: one allocation per tensor, results written into
     caller-provided buffers (out-params), so the entry point takes only memrefs and returns
     nothing. Inits that cse merged are split again first: shared, bufferization would copy
-    them. Inputs are the caller's: bufferization copies an argument rather than write into it."""
+    them. Inputs are the caller's: bufferization copies an argument rather than write into it.
+    With `plan` (CPU), intermediates live in one static arena instead of per-call mallocs."""
     yield VersaUnshareInits()
     yield VersaReadonlyArguments()
     yield VersaDistinctResults()
@@ -45,6 +48,8 @@ def buffer_steps() -> Iterator[str | Pass]:
     # No memref.copy may reach finalize-memref-to-llvm unless it is a plain memcpy: the strided
     # ones would call the C runner library's memrefCopy, which does not ship.
     yield VersaLowerMemrefCopy()
+    if plan:
+        yield VersaPlanBuffers()
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,12 @@ class LowerToLLVM(Pipeline):
         if not 0 <= self.opt_level <= 3:
             raise PassError(f"'lower-to-llvm' opt-level {self.opt_level} is not one of 0, 1, 2, 3")
         threads = self.thread_count()
-        # Tensor level: versa ops become linalg; folding tidies what the lowering produced.
+        # Tensor level: softmax and layer_norm become row kernels (one read of each row, not
+        # five passes), inlined; the other versa ops become linalg; folding tidies the result.
+        if self.opt_level > 0:
+            yield VersaRowKernels(threads=threads, target=self.target)
+            yield "inline"
+            yield "symbol-dce"
         yield ConvertVersaToLinalg()
         yield "canonicalize"
         yield "cse"
@@ -121,10 +131,10 @@ class LowerToLLVM(Pipeline):
             yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.
         if self.opt_level > 0:
-            yield VersaVectorize(width=target.lanes(32))
+            yield VersaVectorize(width=target.lanes(32), threads=threads)
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
-        yield from buffer_steps()
+        yield from buffer_steps(plan=True)
         # Threads: the strategies' scf.forall loops become OpenMP parallel loops.
         if threads > 1:
             yield "scf-forall-to-parallel"

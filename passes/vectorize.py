@@ -13,6 +13,7 @@ memory, while a `memref<8xi1>` holds a byte per element: a vector load would mis
   → scf.for ... { scf.for ... step 8 { vector.transfer_read ... math.exp ... : vector<1x8xf32> } }
 """
 
+import math
 from dataclasses import dataclass
 
 from versa import targets
@@ -33,28 +34,50 @@ module attributes {{transform.with_named_sequence}} {{
 }}
 """
 
-_TILE = """
+_MATCH = """
     %g{key} = transform.structured.match ops{{["linalg.generic"]}} attributes{{{tag} = "{key}"}} in %root : (!transform.any_op) -> !transform.any_op
-    %t{key}, %l{key}:{rank} = transform.structured.tile_using_for %g{key} tile_sizes [{sizes}] : (!transform.any_op) -> (!transform.any_op{loops})
+"""
+_SPLIT = """
+    %p{key}, %f{key} = transform.structured.tile_using_forall %g{key} tile_sizes [{sizes}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+"""
+_TILE = """
+    %t{key}, %l{key}:{rank} = transform.structured.tile_using_for {op} tile_sizes [{sizes}] : (!transform.any_op) -> (!transform.any_op{loops})
 """
 _VECTORIZE = """
     transform.structured.vectorize %t{key} vector_sizes [{sizes}] : !transform.any_op
 """
 
 
+# Elements below which a loop nest stays on one thread: an OpenMP fork and join costs a few
+# microseconds, the time to stream ~32K floats.
+MIN_PARALLEL_ELEMENTS = 1 << 15
+
+
 @dataclass(frozen=True)
 class _Tiling:
-    """How one group of generics is tiled: its rank and innermost tile size."""
+    """How one group of generics is tiled: its rank, innermost tile size, and the extent of
+    the outermost dim per thread (0: one thread)."""
 
     rank: int
     tile: int
+    chunk: int = 0
 
     @property
     def key(self) -> str:
-        return f"r{self.rank}t{self.tile}"
+        return f"r{self.rank}t{self.tile}c{self.chunk}"
 
 
-def _tiling(op: ir.Operation, width: int) -> _Tiling | None:
+def _chunk(shape: list[int], tile: int, threads: int) -> int:
+    """The outermost dim's extent per thread, or 0 where threads do not pay or do not split it."""
+    if threads < 2 or math.prod(shape) < MIN_PARALLEL_ELEMENTS or shape[0] < 2:
+        return 0
+    step = tile if len(shape) == 1 else 1  # a rank-1 chunk stays whole vectors
+    chunk = -(-shape[0] // threads)
+    chunk = -(-chunk // step) * step
+    return chunk if chunk < shape[0] else 0
+
+
+def _tiling(op: ir.Operation, width: int, threads: int = 1) -> _Tiling | None:
     """The tiling of an all-parallel generic on static tensors, else None."""
     if op.name != "linalg.generic":
         return None
@@ -68,10 +91,11 @@ def _tiling(op: ir.Operation, width: int) -> _Tiling | None:
         return None
     if not all(_gathers_nothing(ir.AffineMapAttr(m).value) for m in op.attributes["indexing_maps"]):
         return None  # e.g. a flipped or grouped read (kh - 1 - d2): the vectorizer refuses them
-    inner = op.results[0].type.shape[-1] if op.results[0].type.rank else 0
-    if inner == 0:
+    shape = list(op.results[0].type.shape)
+    if not shape or shape[-1] == 0:
         return None
-    return _Tiling(len(iterators), min(width, inner))
+    tile = min(width, shape[-1])
+    return _Tiling(len(iterators), tile, _chunk(shape, tile, threads))
 
 
 def _gathers_nothing(m: ir.AffineMap) -> bool:
@@ -87,13 +111,14 @@ class VersaVectorize(Pass):
     name = "versa-vectorize"
     summary = "Tile elementwise linalg.generic ops to the vector width and vectorize them"
     width: int = 0  # vector lanes; 0 = the host's f32 lanes
+    threads: int = 1  # > 1: large loop nests split their outermost dim across threads (scf.forall)
 
     def run(self, module: ir.Operation) -> None:
         width = self.width or targets.host().lanes(32)
         tilings: dict[str, _Tiling] = {}
 
         def tag(op: ir.Operation) -> ir.WalkResult:
-            tiling = _tiling(op, width)
+            tiling = _tiling(op, width, self.threads)
             if tiling:
                 op.attributes[_TAG] = ir.StringAttr.get(tiling.key)
                 tilings[tiling.key] = tiling
@@ -109,8 +134,13 @@ def _script(tilings: list[_Tiling]) -> str:
     body = ""
     for t in tilings:
         sizes = ", ".join(["1"] * (t.rank - 1) + [str(t.tile)])
+        body += _MATCH.format(key=t.key, tag=_TAG)
+        op = f"%g{t.key}"
+        if t.chunk:
+            body += _SPLIT.format(key=t.key, sizes=", ".join([str(t.chunk)] + ["0"] * (t.rank - 1)))
+            op = f"%p{t.key}"
         body += _TILE.format(
-            key=t.key, rank=t.rank, tag=_TAG, sizes=sizes, loops=', !transform.op<"scf.for">' * t.rank
+            key=t.key, op=op, rank=t.rank, sizes=sizes, loops=', !transform.op<"scf.for">' * t.rank
         )
         body += _VECTORIZE.format(key=t.key, sizes=sizes)
     return _SCRIPT.format(body=body)

@@ -62,6 +62,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--fuse", action="store_true", help="run versa-fuse before lowering")
     parser.add_argument("--check", action="store_true", help="compare with the NumPy reference")
     parser.add_argument("--repeat", type=int, default=0, help="time N calls, print the median")
+    parser.add_argument(
+        "--memory", action="store_true", help="print the peak bytes of the compiled function (CPU)"
+    )
     return parser.parse_args(argv)
 
 
@@ -199,6 +202,8 @@ def execute(args: argparse.Namespace, text: str) -> int:
         raise
     results = jit(*inputs)
     report(args, results)
+    if args.memory and hasattr(jit, "memory"):
+        print(jit.memory.summary())
     status = 0
     if expected is not None:
         status = check(results, expected)

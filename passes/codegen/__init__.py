@@ -12,8 +12,10 @@ from versa.targets import Target
 from .conv import ConvStrategy
 from .epilogue import EpilogueStrategy
 from .matmul import MatmulStrategy
+from .pool import PoolStrategy
 from .reduction import ReductionStrategy
 from .strategy import Strategy
+from .transpose import TransposeStrategy
 
 # In order: the first strategy that accepts an op handles it.
 FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
@@ -21,6 +23,8 @@ FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
     MatmulStrategy.for_op,
     ConvStrategy.for_op,
     ReductionStrategy.for_op,
+    TransposeStrategy.for_op,
+    PoolStrategy.for_op,
 )
 
 

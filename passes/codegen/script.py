@@ -152,6 +152,21 @@ class Script:
         self._emit(f"{lower}, {upper} = transform.split_handle {both} : ({ANY}) -> ({ANY}, {ANY})")
         return lower, upper
 
+    def generalize(self, op: str) -> str:
+        """A named linalg op as the equivalent `linalg.generic`."""
+        (h,) = self._fresh()
+        self._emit(f"{h} = transform.structured.generalize {op} : ({ANY}) -> {ANY}")
+        return h
+
+    def interchange(self, op: str, order: Sequence[int]) -> str:
+        """A generic's loops permuted: loop i of the result is loop `order[i]` of `op`."""
+        (h,) = self._fresh()
+        self._emit(
+            f"{h} = transform.structured.interchange {op} iterator_interchange = [{_ints(order)}] "
+            f": ({ANY}) -> {ANY}"
+        )
+        return h
+
     def decompose(self, op: str) -> str:
         (h,) = self._fresh()
         self._emit(f"{h} = transform.structured.decompose {op} : ({ANY}) -> {ANY}")

@@ -6,6 +6,7 @@ descriptor pointer per input and then one per result. The wrapper checks that co
 lowered signature rather than assuming it.
 """
 
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from versa import compiler, openmp
 from versa.diagnostics import CompileError, Diagnostic
 from versa.memref import PackedCall
 from versa.mlir import ExecutionEngine, func, ir
+from versa.passes.plan_buffers import arena_bytes
 from versa.reference import numpy_dtype
 from versa.symbols import check_external_symbols
 
@@ -46,6 +48,90 @@ def find_function(module: ir.Module, name: str | None) -> func.FuncOp:
         raise CompileError([Diagnostic("error", "the module has no func.func to run")])
     known = ", ".join(named) or "none"
     raise CompileError([Diagnostic("error", f"no function '{name}' in the module (have: {known})")])
+
+
+@dataclass(frozen=True)
+class MemoryUse:
+    """The bytes a compiled function touches per call. Intermediates live in one arena planned
+    at compile time (`versa-plan-buffers`), allocated once per compiled function; allocations
+    the plan could not take (dynamic sizes, buffers inside loops) are counted, not sized."""
+
+    inputs: int
+    outputs: int
+    arena: int
+    heap_allocations: int  # malloc calls left in the code (each call runs them)
+
+    @property
+    def peak(self) -> int:
+        """Inputs + results + the arena: the most the function holds at once, heap aside."""
+        return self.inputs + self.outputs + self.arena
+
+    def summary(self) -> str:
+        heap = f", {self.heap_allocations} heap allocation(s) not planned" if self.heap_allocations else ""
+        return (
+            f"memory: peak {self.peak} bytes (inputs {self.inputs}, results {self.outputs}, "
+            f"intermediates {self.arena} in the arena{heap})"
+        )
+
+
+def _memory_use(
+    module: ir.Module, name: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
+) -> MemoryUse:
+    nbytes = lambda specs: sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in specs)  # noqa: E731
+    mallocs = 0
+
+    def count(op: ir.Operation) -> ir.WalkResult:
+        nonlocal mallocs
+        if op.name == "llvm.call" and "callee" in op.attributes:
+            mallocs += str(op.attributes["callee"]) in ("@malloc", "@aligned_alloc")
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(count)
+    return MemoryUse(nbytes(inputs), nbytes(outputs), arena_bytes(module).get(name, 0), mallocs)
+
+
+def _ready(array: object, spec: TensorSpec) -> bool:
+    """Whether `array` can be passed as it is: an ndarray of the spec, C-contiguous."""
+    return (
+        type(array) is np.ndarray
+        and array.shape == spec.shape
+        and array.dtype == spec.dtype
+        and array.flags.c_contiguous
+    )
+
+
+class OutputPool:
+    """The result arrays a function hands out, reused once nobody else holds them.
+
+    NumPy takes large arrays straight from mmap, so a fresh result array costs a page fault per
+    4 KiB on first write (~30% of a large memory-bound kernel). A pooled array is reused when its
+    reference count shows that only the pool holds it (a view, a torch tensor or a memoryview of
+    it keeps it alive), so results already handed out are never overwritten. Two per result let
+    `y = f(x)` in a loop alternate between them; more held results get fresh arrays."""
+
+    KEEP = 2
+
+    def __init__(self, specs: Sequence[TensorSpec]):
+        self._specs = list(specs)
+        self._arrays: list[list[np.ndarray]] = [[] for _ in specs]
+
+    def take(self) -> list[np.ndarray]:
+        return [self._take(i) for i in range(len(self._specs))]
+
+    def _take(self, index: int) -> np.ndarray:
+        kept = self._arrays[index]
+        for slot in range(len(kept)):
+            # References: the list slot and getrefcount's argument.
+            if sys.getrefcount(kept[slot]) <= 2:
+                return kept[slot]
+        spec = self._specs[index]
+        array = np.empty(spec.shape, spec.dtype)
+        if len(kept) < self.KEEP:
+            kept.append(array)
+        else:  # every kept array is held: the oldest goes to its holders alone
+            kept.pop(0)
+            kept.append(array)
+        return array
 
 
 class JitFunction:
@@ -79,6 +165,8 @@ class JitFunction:
                 [Diagnostic("error", f"JIT compilation failed: no code for '_mlir_ciface_{self.name}'")]
             )
         self.module = module
+        self.memory = _memory_use(module, self.name, self.inputs, self.outputs)
+        self._pool = OutputPool(self.outputs)
         self._call = PackedCall(address, [s.shape for s in (*self.inputs, *self.outputs)])
 
     def _check_signature(self, module: ir.Module) -> None:
@@ -100,12 +188,22 @@ class JitFunction:
                 return
         raise CompileError([Diagnostic("error", f"lowered module has no '{wrapper}'")])
 
-    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+    def __call__(
+        self, *arrays: np.ndarray, out: Sequence[np.ndarray] | np.ndarray | None = None
+    ) -> list[np.ndarray]:
+        """Run on `arrays`; results go into `out` (arrays of the result types, returned as
+        given) or into arrays the function owns: one is reused once the caller has dropped it,
+        so a steady-state loop never touches fresh pages."""
         if len(arrays) != len(self.inputs):
             raise ValueError(f"{self.name} takes {len(self.inputs)} inputs, got {len(arrays)}")
-        ins = [self._coerce(a, s, i) for i, (a, s) in enumerate(zip(arrays, self.inputs, strict=True))]
-        outs = [np.empty(spec.shape, spec.dtype) for spec in self.outputs]
-        self._call([*ins, *outs])
+        for array, spec in zip(arrays, self.inputs, strict=True):
+            if not _ready(array, spec):  # the common case costs one check per argument
+                arrays = tuple(
+                    self._coerce(a, s, i) for i, (a, s) in enumerate(zip(arrays, self.inputs, strict=True))
+                )
+                break
+        outs = self._pool.take() if out is None else self._check_out(out, arrays)
+        self._call([*arrays, *outs])
         return outs
 
     def _coerce(self, array: np.ndarray, spec: TensorSpec, index: int) -> np.ndarray:
@@ -116,6 +214,23 @@ class JitFunction:
                 f"got {array.dtype}{list(array.shape)}"
             )
         return np.ascontiguousarray(array)
+
+    def _check_out(
+        self, out: Sequence[np.ndarray] | np.ndarray, inputs: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        outs = [out] if isinstance(out, np.ndarray) else list(out)
+        if len(outs) != len(self.outputs):
+            raise ValueError(f"{self.name} has {len(self.outputs)} results, got {len(outs)} out= arrays")
+        for i, (array, spec) in enumerate(zip(outs, self.outputs, strict=True)):
+            if not _ready(array, spec) or not array.flags.writeable:
+                raise ValueError(
+                    f"out[{i}] must be a writeable C-contiguous {spec.dtype}{list(spec.shape)} ndarray, "
+                    f"got {getattr(array, 'dtype', type(array).__name__)}{list(np.shape(array))}"
+                )
+            others = [*inputs, *outs[:i]]
+            if any(np.may_share_memory(array, other) for other in others):
+                raise ValueError(f"out[{i}] overlaps an input or another result")
+        return outs
 
     def time(self, arrays: Sequence[np.ndarray], repeat: int) -> list[float]:
         """Wall-clock seconds of `repeat` calls (after one warm-up call)."""

@@ -185,3 +185,46 @@ func.func @negative_ragged_row(%x: tensor<64x30xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+// -----
+
+// transpose: 16x16 register tiles (full-line reads and writes), transposed by a shuffle
+// network; rows of tiles across the two threads.
+// CHECK-LABEL: func.func @transpose
+//       CHECK:   scf.forall
+//       CHECK:     vector.transfer_read {{.*}} vector<16x16xf32>
+//       CHECK:     vector.shuffle
+//       CHECK:     vector.transfer_write {{.*}} : vector<16x16xf32>
+//   CHECK-NOT:   linalg.transpose
+// SERIAL-LABEL: func.func @transpose
+//   SERIAL-NOT:   scf.forall
+//       SERIAL:   vector.shuffle
+func.func @transpose(%x: tensor<256x128xf32>) -> tensor<128x256xf32> {
+  %e = tensor.empty() : tensor<128x256xf32>
+  %0 = linalg.transpose ins(%x : tensor<256x128xf32>) outs(%e : tensor<128x256xf32>) permutation = [1, 0]
+  return %0 : tensor<128x256xf32>
+}
+
+// -----
+
+// max pooling: the window loops move outside the output column (interchange), so the
+// innermost loop streams a row; batches across threads.
+// CHECK-LABEL: func.func @max_pool
+//       CHECK:   scf.forall
+//       CHECK:     linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
+// CHECK-LABEL: func.func @negative_transpose_keeps_rows
+//       CHECK:   linalg.transpose
+func.func @max_pool(%x: tensor<8x16x64x64xf32>) -> tensor<8x16x32x32xf32> {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8x16x32x32xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<8x16x32x32xf32>) -> tensor<8x16x32x32xf32>
+  %0 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %w : tensor<8x16x64x64xf32>, tensor<2x2xf32>) outs(%f : tensor<8x16x32x32xf32>) -> tensor<8x16x32x32xf32>
+  return %0 : tensor<8x16x32x32xf32>
+}
+func.func @negative_transpose_keeps_rows(%x: tensor<64x8x32xf32>) -> tensor<8x64x32xf32> {
+  %e = tensor.empty() : tensor<8x64x32xf32>
+  %0 = linalg.transpose ins(%x : tensor<64x8x32xf32>) outs(%e : tensor<8x64x32xf32>) permutation = [1, 0, 2]
+  return %0 : tensor<8x64x32xf32>
+}

@@ -1,4 +1,5 @@
 // RUN: versa-opt %s --split-input-file --versa-vectorize=width=8 | FileCheck %s
+// RUN: versa-opt %s --split-input-file --versa-vectorize="width=8 threads=2" | FileCheck %s --check-prefix=THREADS
 
 // An elementwise generic is tiled to 1 x 8 and each tile becomes masked vector code.
 // CHECK-LABEL: func.func @exp_2d
@@ -37,4 +38,39 @@ func.func @negative_reduction(%a: tensor<16xf32>, %init: tensor<f32>) -> tensor<
     linalg.yield %s : f32
   } -> tensor<f32>
   return %0 : tensor<f32>
+}
+
+// -----
+
+// With threads, a large nest first splits its outermost dim across them (scf.forall, whole
+// vectors per chunk); a small one stays on one thread.
+// CHECK-LABEL: func.func @relu_threads
+// THREADS-LABEL: func.func @relu_threads
+//       THREADS:   scf.forall (%{{.*}}) in (2)
+//       THREADS:     scf.for {{.*}} step %{{.+}}
+//       THREADS:       arith.maximumf {{.*}} : vector<8xf32>
+// THREADS-LABEL: func.func @negative_small_stays_serial
+//   THREADS-NOT:   scf.forall
+#map = affine_map<(d0) -> (d0)>
+func.func @relu_threads(%a: tensor<65536xf32>) -> tensor<65536xf32> {
+  %e = tensor.empty() : tensor<65536xf32>
+  %z = arith.constant 0.0 : f32
+  %0 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%a : tensor<65536xf32>) outs(%e : tensor<65536xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %z : f32
+    linalg.yield %y : f32
+  } -> tensor<65536xf32>
+  return %0 : tensor<65536xf32>
+}
+func.func @negative_small_stays_serial(%a: tensor<4096xf32>) -> tensor<4096xf32> {
+  %e = tensor.empty() : tensor<4096xf32>
+  %z = arith.constant 0.0 : f32
+  %0 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%a : tensor<4096xf32>) outs(%e : tensor<4096xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %z : f32
+    linalg.yield %y : f32
+  } -> tensor<4096xf32>
+  return %0 : tensor<4096xf32>
 }

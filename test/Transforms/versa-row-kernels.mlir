@@ -1,0 +1,59 @@
+// RUN: versa-opt --versa-row-kernels="threads=2 target=x86-64" --inline --symbol-dce %s | FileCheck %s
+// RUN: versa-opt --versa-row-kernels %s | FileCheck %s --check-prefix=CALL
+
+// Softmax over the last axis: one online pass for max and sum (exp of the shifted row and the
+// rescale of the running sum), a masked step for the ragged tail, then one write pass; rows
+// in two chunks across threads.
+// CHECK-LABEL: func.func @softmax
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: math.exp
+// CHECK: math.exp
+// CHECK: math.fma
+// CHECK: vector.constant_mask [8] : vector<16xi1>
+// CHECK: arith.select %{{.*}} : vector<16xi1>, vector<16xf32>
+// CHECK: vector.reduction <maximumf>
+// CHECK: vector.reduction <add>
+// CHECK: scf.for {{.*}} -> (tensor<?x1000xf32>)
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true]}
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c992] : vector<16xf32>, tensor<?x1000xf32>
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: versa.softmax
+// CALL-LABEL: func.func @softmax
+// CALL: call @versa_softmax_0(%{{.*}}) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  return %0 : tensor<64x1000xf32>
+}
+
+// layer_norm over the two trailing axes: rows of 2x48 collapsed to 96, three passes over each
+// cached row (mean, variance, the normalised write); gamma and beta collapsed alike.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x2x48xf32> into tensor<4x96xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<2x48xf32> into tensor<96xf32>
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: math.sqrt
+// CHECK: math.fma
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 2, 48]
+func.func @layer_norm(%x: tensor<4x2x48xf32>, %g: tensor<2x48xf32>, %b: tensor<2x48xf32>) -> tensor<4x2x48xf32> {
+  %0 = "versa.layer_norm"(%x, %g, %b) {axis = 1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<4x2x48xf32>, tensor<2x48xf32>, tensor<2x48xf32>) -> tensor<4x2x48xf32>
+  return %0 : tensor<4x2x48xf32>
+}
+
+// Not a trailing-axis softmax, and not f32: left for convert-versa-to-linalg.
+// CHECK-LABEL: func.func @negative_leading_axis
+// CHECK: versa.softmax
+func.func @negative_leading_axis(%x: tensor<6x5xf32>) -> tensor<6x5xf32> {
+  %0 = "versa.softmax"(%x) {axis = 0 : i64} : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  return %0 : tensor<6x5xf32>
+}
+
+// CHECK-LABEL: func.func @negative_f16
+// CHECK: versa.softmax
+func.func @negative_f16(%x: tensor<6x32xf16>) -> tensor<6x32xf16> {
+  %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<6x32xf16>) -> tensor<6x32xf16>
+  return %0 : tensor<6x32xf16>
+}

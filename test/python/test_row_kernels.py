@@ -1,0 +1,93 @@
+"""The row kernels (versa-row-kernels): softmax and layer_norm over trailing axes, against the
+NumPy reference, at every optimisation level that uses them and with threads: rows a vector
+divides and ragged ones, rows shorter than a vector, fewer rows than threads, 1-D to 4-D, and
+the IEEE edge cases of softmax (-inf entries, a row of -inf is NaN as in NumPy and PyTorch).
+Tolerance: 2e-6 relative (the polynomial exp is within 2 ulp of expf) + an absolute 1e-7 for
+softmax's probabilities and 1e-6 for layer_norm's O(1) outputs (x - mean cancels: the rounding
+of the mean, ~1e-7 * |x|, is scaled by 1/std)."""
+
+import numpy as np
+import pytest
+from conftest import Compiled, reference
+
+LEVELS = [
+    "lower-to-llvm{opt-level=1}",
+    "lower-to-llvm{opt-level=3 threads=2}",
+    "lower-to-llvm{opt-level=3 threads=3}",
+]
+SHAPES = [(7,), (3, 16), (5, 1000), (2, 3, 37), (1, 2, 2, 48), (130, 64)]
+
+
+def _type(shape: tuple[int, ...]) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def _softmax(shape: tuple[int, ...]) -> str:
+    t = _type(shape)
+    return f"""
+func.func @main(%x: {t}) -> {t} {{
+  %0 = "versa.softmax"(%x) {{axis = -1 : i64}} : ({t}) -> {t}
+  return %0 : {t}
+}}"""
+
+
+def _layer_norm(shape: tuple[int, ...], axis: int) -> str:
+    t, p = _type(shape), _type(shape[axis:])
+    return f"""
+func.func @main(%x: {t}, %g: {p}, %b: {p}) -> {t} {{
+  %0 = "versa.layer_norm"(%x, %g, %b) {{axis = {axis} : i64, epsilon = 1.0e-05 : f32}}
+      : ({t}, {p}, {p}) -> {t}
+  return %0 : {t}
+}}"""
+
+
+def _check(text: str, pipeline: str, inputs: list[np.ndarray] | None = None, atol: float = 1e-7) -> None:
+    compiled = Compiled(text, pipeline)
+    inputs = inputs if inputs is not None else [3 * x for x in compiled.random_inputs()]
+    (got,) = compiled.jit(*inputs)
+    np.testing.assert_allclose(got, reference(text, inputs)[0], rtol=2e-6, atol=atol)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_softmax(shape: tuple[int, ...], pipeline: str) -> None:
+    _check(_softmax(shape), pipeline)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((7,), 0), ((5, 1000), 1), ((2, 3, 37), 1), ((2, 3, 37), 2), ((4, 2, 48), 0)]
+)
+def test_layer_norm(shape: tuple[int, ...], axis: int, pipeline: str) -> None:
+    _check(_layer_norm(shape, axis), pipeline, atol=1e-6)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS[:2])
+def test_softmax_infinities(pipeline: str) -> None:
+    x = np.random.default_rng(0).standard_normal((4, 37)).astype(np.float32)
+    x[0, ::3] = -np.inf  # masked entries: exactly 0
+    x[1, :] = -np.inf  # a fully masked row: NaN, as in NumPy and PyTorch
+    x[2, 36] = -np.inf  # in the ragged tail
+    compiled = Compiled(_softmax((4, 37)), pipeline)
+    (got,) = compiled.jit(x)
+    with np.errstate(invalid="ignore"):
+        want = reference(_softmax((4, 37)), [x])[0]
+    assert np.isnan(got[1]).all() and np.isnan(want[1]).all()
+    keep = [0, 2, 3]
+    np.testing.assert_allclose(got[keep], want[keep], rtol=2e-6, atol=1e-7)
+    assert (got[0, ::3] == 0).all()
+
+
+def test_large_logits_do_not_overflow() -> None:
+    x = np.array([[1000.0, 999.0, -1000.0] * 11], np.float32)
+    _check(_softmax(x.shape), LEVELS[0], [x])
+
+
+def test_unsupported_forms_keep_the_decomposition() -> None:
+    """A softmax over a leading axis or in f16 is left to convert-versa-to-linalg and still runs."""
+    text = """
+func.func @main(%x: tensor<6x5xf32>) -> tensor<6x5xf32> {
+  %0 = "versa.softmax"(%x) {axis = 0 : i64} : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  return %0 : tensor<6x5xf32>
+}"""
+    _check(text, LEVELS[1])
