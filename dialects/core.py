@@ -44,6 +44,7 @@ class VersaOp(Versa.Operation):
     @classmethod
     def verify_invariants(cls, op: ir.OpView) -> bool:
         try:
+            check_arity(cls, op)
             cls.check(op)
         except RuleError as err:
             op.location.emit_error(f"'{cls.OPERATION_NAME}' op {err}")
@@ -138,6 +139,23 @@ class VersaOp(Versa.Operation):
             ip=ip,
         )
         return op.result
+
+
+_DEFS = {"operand": ext.OperandDef, "result": ext.ResultDef, "region": ext.RegionDef}
+
+
+def check_arity(cls: type, op: ir.OpView) -> None:
+    """Operand, result and region counts against the op's fields: IRDL checks them only after
+    this verifier has run, and the shape rules index operands and results."""
+    for kind, values in (("operand", op.operands), ("result", op.results), ("region", op.regions)):
+        fields = [f for f in cls._fields if isinstance(f, _DEFS[kind])]
+        single = sum(f.variadicity == ext.Variadicity.single for f in fields)
+        more = len(fields) > single  # a variadic or optional field
+        count = len(values)
+        shapes.require(
+            count == single or (more and count > single),
+            f"expects {'at least' if more else 'exactly'} {single} {kind}s, but got {count}",
+        )
 
 
 def rank_of(types: list[ir.Type]) -> int:

@@ -4,10 +4,13 @@
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from typing import NoReturn
 
 from versa.diagnostics import CompileError
+
+TRACEBACK_ENV = "VERSA_TRACEBACK"
 
 
 class ToolError(Exception):
@@ -69,9 +72,18 @@ def tool_main(run: Callable[[list[str]], int]) -> None:
         sys.stderr.write(f"{prog}: error: {err}\n")
         code = 1
     except CompileError as err:
-        sys.stderr.write(err.format("<input>") + "\n")
+        sys.stderr.write(err.format(prog) + "\n")
+        code = 1
+    except MemoryError:
+        sys.stderr.write(f"{prog}: error: out of memory\n")
         code = 1
     except KeyboardInterrupt:
         code = 130
+    except Exception as err:  # a bug in Versa, not in the input: still no traceback
+        sys.stderr.write(f"{prog}: error: internal error: {type(err).__name__}: {err}\n")
+        sys.stderr.write(f"{prog}: note: please report it with its input ({TRACEBACK_ENV}=1: traceback)\n")
+        if os.environ.get(TRACEBACK_ENV):
+            traceback.print_exc()
+        code = 1
     sys.stdout.flush()
     sys.exit(code)

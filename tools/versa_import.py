@@ -8,9 +8,10 @@ Unsupported ops fail with one error listing every one of them, their counts and 
 """
 
 import argparse
+import sys
 
-from versa.compiler import decode
-from versa.diagnostics import from_mlir_error
+from versa.compiler import Chunk, decode, parse_module
+from versa.diagnostics import CompileError
 from versa.mlir import ir
 from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_output
 
@@ -28,12 +29,10 @@ def _torch_module(name: str, data: bytes) -> ir.Module:
     from versa.frontends.torch.importer import make_torch_context
 
     context = make_torch_context()
-    if name.endswith(".onnx") or not data.lstrip()[:1].isascii() or b"\x00" in data[:64]:
+    text = data.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()  # a UTF-8 byte order mark is text
+    if name.endswith(".onnx") or not text[:1].isascii() or b"\x00" in data[:64]:
         return onnx_frontend.onnx_to_torch(onnx_frontend.load(data), context)
-    try:
-        return ir.Module.parse(decode(data), context)
-    except ir.MLIRError as err:
-        raise from_mlir_error(err) from None
+    return parse_module(Chunk(decode(data), 1), context)
 
 
 def run(argv: list[str]) -> int:
@@ -47,11 +46,13 @@ def run(argv: list[str]) -> int:
         from versa.frontends.torch.coverage import coverage_of, format_coverage
     except ImportError as err:
         raise ToolError(f"the frontends need torch and onnx (pip install 'versa[onnx]'): {err}") from None
-    module = _torch_module(name, data)
-    if args.coverage:
-        write_output(args.output, format_coverage(coverage_of(module)))
-        return 0
-    write_output(args.output, str(convert_module(module)))
+    try:
+        module = _torch_module(name, data)
+        output = format_coverage(coverage_of(module)) if args.coverage else str(convert_module(module))
+    except CompileError as err:
+        sys.stderr.write(err.format(name) + "\n")
+        return 1
+    write_output(args.output, output)
     return 0
 
 

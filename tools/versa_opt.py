@@ -4,18 +4,20 @@
     versa-opt in.mlir --pass-pipeline='builtin.module(versa-fuse,canonicalize,lower-to-llvm)'
 
 Every pass flag (Versa or upstream, `--name` or `--name=opt=val`) runs in the order given.
+A pass that fails on valid input (a bug) leaves a reproducer (`versa.reproducer`): its path is in
+the error, and `versa-opt --run-reproducer FILE` replays it.
 """
 
 import argparse
 import sys
 
-from versa import compiler, targets
+from versa import compiler, reproducer, targets
 from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic, from_mlir
 from versa.dialects.versa import irdl_text
 from versa.mlir import ir
 from versa.passes import PASSES, PIPELINES
-from versa.tools.common import ArgumentParser, read_input, tool_main, write_output
+from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_output
 from versa.verify_diagnostics import check, expectations
 
 TOOL_FLAGS = {
@@ -24,6 +26,9 @@ TOOL_FLAGS = {
     "--split-input-file",
     "--verify-diagnostics",
     "--mlir-print-ir-after-all",
+    "--mlir-print-ir-after-failure",
+    "--mlir-reproducer-dir",
+    "--run-reproducer",
     "--mlir-timing",
     "--list-passes",
     "--list-targets",
@@ -44,7 +49,7 @@ def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
             elements.append(name[2:] + ("{" + value.strip("'\"") + "}" if value else ""))
         else:
             tool_args.append(arg)
-            if arg in ("-o", "--pass-pipeline", "--target") and i + 1 < len(argv):
+            if arg in ("-o", "--pass-pipeline", "--target", "--mlir-reproducer-dir") and i + 1 < len(argv):
                 tool_args.append(argv[i + 1])
                 i += 1
         i += 1
@@ -60,6 +65,17 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--split-input-file", action="store_true")
     parser.add_argument("--verify-diagnostics", action="store_true")
     parser.add_argument("--mlir-print-ir-after-all", action="store_true")
+    parser.add_argument(
+        "--mlir-print-ir-after-failure", action="store_true", help="print the IR a pass failed on"
+    )
+    parser.add_argument(
+        "--mlir-reproducer-dir",
+        default=None,
+        help="where reproducers of failing passes go (default: temp dir)",
+    )
+    parser.add_argument(
+        "--run-reproducer", action="store_true", help="run the pipeline that the input reproducer names"
+    )
     parser.add_argument("--mlir-timing", action="store_true")
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument("--list-targets", action="store_true", help="the targets --target accepts")
@@ -81,10 +97,27 @@ def process_chunk(
     chunk: compiler.Chunk, elements: list, args: argparse.Namespace, context: ir.Context
 ) -> str:
     module = compiler.parse_module(chunk, context)
-    compiler.run_passes(
-        module, elements, print_ir_after_all=args.mlir_print_ir_after_all, timing=args.mlir_timing
-    )
+    try:
+        compiler.run_passes(
+            module,
+            elements,
+            keep_input=True,
+            print_ir_after_all=args.mlir_print_ir_after_all,
+            print_ir_after_failure=args.mlir_print_ir_after_failure,
+            timing=args.mlir_timing,
+        )
+    except compiler.PassFailure as failure:
+        failure.diagnostics.append(save_reproducer(failure, elements, args.mlir_reproducer_dir))
+        raise
     return str(module)
+
+
+def save_reproducer(failure: compiler.PassFailure, elements: list, directory: str | None) -> Diagnostic:
+    """A note naming the reproducer of `failure`, or why none could be written."""
+    try:
+        return reproducer.note(reproducer.write(directory, failure, elements))
+    except OSError as err:
+        return Diagnostic("note", f"could not write a reproducer to '{directory}': {err.strerror}")
 
 
 def run(argv: list[str]) -> int:
@@ -101,6 +134,10 @@ def run(argv: list[str]) -> int:
     filename, data = read_input(args.input)
     try:
         text = compiler.decode(data)
+        if args.run_reproducer:
+            if args.pass_pipeline or flag_elements:
+                raise ToolError("--run-reproducer takes its pipeline from the reproducer, not from flags")
+            args.pass_pipeline = reproducer.read_pipeline(text)
         elements = compiler.parse_pipeline(args.pass_pipeline, args.target) if args.pass_pipeline else []
         for element in flag_elements:
             elements += compiler.parse_pipeline(element, args.target)

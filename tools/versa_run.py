@@ -13,15 +13,14 @@ import statistics
 import sys
 
 import numpy as np
-from versa import compiler, targets
+from versa import compiler, targets, tolerance
 from versa.context import make_context
 from versa.diagnostics import error_at
-from versa.mlir import func
+from versa.mlir import func, ir
 from versa.reference import interpret
 from versa.runtime import JitFunction, TensorSpec, find_function
 from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main
 
-RTOL, ATOL = 1e-4, 1e-5
 MAX_BUFFER_ENV = "VERSA_MAX_BUFFER_BYTES"
 DEFAULT_MAX_BUFFER_BYTES = 4 << 30  # 4 GiB per argument or result buffer
 NPZ_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip's first member, or an empty zip
@@ -97,17 +96,39 @@ def human_bytes(n: int) -> str:
 
 
 def check_buffer_sizes(function: func.FuncOp, limit: int) -> None:
-    """Refuse an argument or result too large to allocate, before allocating or compiling."""
+    """Refuse an argument, result or intermediate tensor too large to allocate, before
+    allocating or compiling: JIT code would get NULL from malloc, `--check` a MemoryError."""
     for kind, types in (("arg", function.type.inputs), ("result", function.type.results)):
         for i, t in enumerate(types):
             spec = TensorSpec.of(t)
-            size = math.prod(spec.shape) * spec.dtype.itemsize
-            if size > limit:
-                raise error_at(
-                    function.location,
-                    f"{kind}{i} ({t}) needs {size} bytes ({human_bytes(size)}), more than the limit of "
-                    f"{limit} bytes (set {MAX_BUFFER_ENV} to raise it)",
-                )
+            _refuse_over(
+                function.location, f"{kind}{i} ({t})", math.prod(spec.shape) * spec.dtype.itemsize, limit
+            )
+    for op in _ops_in(function.operation):
+        for value in op.results:
+            if isinstance(value.type, ir.ShapedType) and value.type.has_static_shape:
+                what = f"a result of '{op.name}' ({value.type})"
+                _refuse_over(op.location, what, _tensor_bytes(value.type), limit)
+
+
+def _refuse_over(location, what: str, size: int, limit: int) -> None:
+    if size > limit:
+        raise error_at(
+            location,
+            f"{what} needs {size} bytes ({human_bytes(size)}), more than the limit of "
+            f"{limit} bytes (set {MAX_BUFFER_ENV} to raise it)",
+        )
+
+
+def _ops_in(op: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+    op.walk(lambda o: found.append(o) or ir.WalkResult.ADVANCE)
+    return found
+
+
+def _tensor_bytes(t: ir.ShapedType) -> int:
+    width = getattr(t.element_type, "width", 64)  # complex, index, ...: at most 8 bytes each
+    return math.prod(t.shape) * max(1, width // 8)
 
 
 def read_npz(path: str, names: list[str]) -> list[np.ndarray]:
@@ -118,16 +139,31 @@ def read_npz(path: str, names: list[str]) -> list[np.ndarray]:
             magic = f.read(4)
         if magic not in NPZ_MAGIC:
             raise ToolError(f"could not read inputs '{path}': not an .npz file (no zip header)")
-        with np.load(path, allow_pickle=False) as data:
+        with open(path, "rb") as f, np.load(f, allow_pickle=False) as data:  # closed on bad zips too
             missing = [name for name in names if name not in data]
             if missing:
                 raise ToolError(f"'{path}' lacks {', '.join(missing)}")
+            for name in names:  # NumPy allocates the declared shape before it reads the data
+                _refuse_over(None, f"'{path}': {name}", _declared_bytes(data, name), max_buffer_bytes())
             return [np.asarray(data[name]) for name in names]
+    except compiler.CompileError as err:
+        raise ToolError(err.diagnostics[0].message) from None
     except ToolError:
         raise
     except Exception as err:  # BadZipFile, EOFError, zlib.error, ValueError (pickles), MemoryError, ...
         reason = str(err) or type(err).__name__
         raise ToolError(f"could not read inputs '{path}': {reason}") from None
+
+
+def _declared_bytes(data, name: str) -> int:
+    """The size of the array `name` of an open .npz, from its .npy header alone."""
+    with data.zip.open(f"{name}.npy") as member:
+        version = np.lib.format.read_magic(member)
+        read_header = (
+            np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        )
+        shape, _, dtype = read_header(member)
+    return math.prod(shape) * dtype.itemsize
 
 
 def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.ndarray]:
@@ -138,6 +174,8 @@ def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.nd
                 raise ToolError(
                     f"'{args.inputs}': arg{i} has shape {list(a.shape)}, the function takes {list(s.shape)}"
                 )
+            if not np.can_cast(a.dtype, s.dtype, casting="same_kind"):
+                raise ToolError(f"'{args.inputs}': arg{i} has dtype {a.dtype}, the function takes {s.dtype}")
         return [a.astype(s.dtype) for a, s in zip(arrays, specs, strict=True)]
     if args.random or not specs:
         rng = np.random.default_rng(args.seed)
@@ -191,10 +229,13 @@ def run(argv: list[str]) -> int:
 def execute(args: argparse.Namespace, text: str) -> int:
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
     function = find_function(module, args.entry)
+    if not function.regions[0].blocks:
+        raise error_at(function.location, f"'{function.name.value}' is a declaration: it has no body to run")
     specs = [TensorSpec.of(t) for t in function.type.inputs]
     check_buffer_sizes(function, max_buffer_bytes())
     inputs = load_inputs(args, specs)
     expected = interpret(function, inputs) if args.check else None
+    tolerances = tolerance.for_function(function) if args.check else []  # before lowering
     try:
         jit = load(args, module)
     except compiler.CompileError as err:
@@ -206,7 +247,7 @@ def execute(args: argparse.Namespace, text: str) -> int:
         print(jit.memory.summary())
     status = 0
     if expected is not None:
-        status = check(results, expected)
+        status = check(results, expected, tolerances)
     if args.repeat > 0:
         times = jit.time(inputs, args.repeat)
         print(f"median time over {args.repeat} runs: {statistics.median(times) * 1e3:.4f} ms")
@@ -223,15 +264,17 @@ def report(args: argparse.Namespace, results: list[np.ndarray]) -> None:
         print(np.array2string(r, threshold=64, precision=6))
 
 
-def check(results: list[np.ndarray], expected: list[np.ndarray]) -> int:
+def check(
+    results: list[np.ndarray], expected: list[np.ndarray], tolerances: list[tolerance.Tolerance]
+) -> int:
+    """Compare with the reference under the one tolerance policy (`versa.tolerance`)."""
     status = 0
-    for i, (got, want) in enumerate(zip(results, expected, strict=True)):
-        ok = np.allclose(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
-        diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
-        worst = float(np.nanmax(diff)) if diff.size else 0.0
+    for i, (got, want, tol) in enumerate(zip(results, expected, tolerances, strict=True)):
+        ok = tolerance.check(got, want, tol) is None
+        worst = tolerance.max_abs_error(got, want)
         print(
             f"check result{i}: {'OK' if ok else 'MISMATCH'} (max abs error {worst:.3g}, "
-            f"rtol {RTOL}, atol {ATOL})"
+            f"rtol {tol.rtol:.3g}, atol {tol.atol:.3g})"
         )
         status |= 0 if ok else 1
     return status

@@ -10,14 +10,16 @@ needs only libc and libm); input already in the llvm dialect is translated as it
 
 import argparse
 import importlib
+import math
 import os
 import sys
 
 from versa import aot, compiler, targets, translate
 from versa.context import make_context
-from versa.diagnostics import CompileError, Diagnostic
+from versa.diagnostics import CompileError, Diagnostic, error_at
 from versa.mlir import ir
 from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_binary, write_output
+from versa.tools.versa_run import MAX_BUFFER_ENV, human_bytes, max_buffer_bytes
 
 MODES = {
     "--mlir-to-llvmir": "LLVM IR text",
@@ -81,6 +83,7 @@ def run(argv: list[str]) -> int:
     filename, data = read_input(args.input)
     try:
         module = compiler.parse_module(compiler.Chunk(compiler.decode(data), 1), make_context())
+        check_constant_sizes(module, max_buffer_bytes())
         if target.kind == "gpu":
             emit_gpu(module, target, args)
         else:
@@ -89,6 +92,29 @@ def run(argv: list[str]) -> int:
         sys.stderr.write(err.format(filename) + "\n")
         return 1
     return 0
+
+
+def check_constant_sizes(module: ir.Module, limit: int) -> None:
+    """Refuse a constant over the buffer limit: it would be embedded in the code, and LLVM
+    aborts the process on one of 2^32 elements or more."""
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        for name in op.attributes:
+            attr = op.attributes[name]
+            if isinstance(attr, ir.DenseElementsAttr) and attr.type.has_static_shape:
+                width = getattr(attr.type.element_type, "width", 64)
+                sizes.append((math.prod(attr.type.shape) * max(1, width // 8), op.location))
+        return ir.WalkResult.ADVANCE
+
+    sizes: list[tuple[int, ir.Location]] = []
+    module.operation.walk(visit)
+    for size, location in sizes:
+        if size > limit:
+            raise error_at(
+                location,
+                f"a constant of {size} bytes ({human_bytes(size)}) is over the limit of {limit} bytes "
+                f"for code (set {MAX_BUFFER_ENV} to raise it)",
+            )
 
 
 def emit_cpu(module: ir.Module, target: targets.Target, args: argparse.Namespace, source: str) -> None:

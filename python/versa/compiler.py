@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic, from_mlir_error
 from versa.mlir import PassManager, ir
@@ -19,6 +21,13 @@ from versa.passes.base import Pass, PassError
 
 Element = str | Pass
 _SPLIT_MARKER = re.compile(r"^// -----", re.MULTILINE)
+# MLIR's parser recurses per nesting level and overflows the C stack (a segfault) at a few
+# thousand levels; real models nest a few dozen deep.
+MAX_NESTING = 500
+# Text that holds no nesting: strings, comments, and the `>` of `->`, `>=`, `<=`.
+_NOT_NESTING = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|[<>]=')
+_OPEN, _CLOSE = (np.array([ord(c) for c in chars], np.uint32) for chars in ("([{<", ")]}>"))
+_BARE_VERSA_OP = re.compile(r"(?<![\w.$#!@%^])versa\.\w+")
 
 
 @dataclass(frozen=True)
@@ -53,16 +62,46 @@ def split_input(text: str, split: bool) -> list[Chunk]:
     return chunks
 
 
+def _error_at(chunk: Chunk, offset: int, message: str) -> CompileError:
+    before = chunk.text[:offset]
+    line, col = before.count("\n") + chunk.first_line, offset - (before.rfind("\n") + 1) + 1
+    return CompileError([Diagnostic("error", message, line, col)])
+
+
+def check_nesting(chunk: Chunk) -> None:
+    """Refuse brackets nested deeper than MAX_NESTING before MLIR's parser overflows its stack."""
+    text = _NOT_NESTING.sub(lambda m: " " * len(m.group()), chunk.text)  # offsets unchanged
+    if sum(text.count(c) for c in "([{<") <= MAX_NESTING:
+        return
+    codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
+    depth = np.cumsum(np.isin(codes, _OPEN).astype(np.int64) - np.isin(codes, _CLOSE))
+    if depth.max() > MAX_NESTING:
+        offset = int(np.argmax(depth > MAX_NESTING))
+        raise _error_at(chunk, offset, f"nesting deeper than {MAX_NESTING} levels is not supported")
+
+
 def parse_module(chunk: Chunk, context: ir.Context) -> ir.Module:
     """Parse and verify one chunk; line numbers refer to the whole file."""
     if "\x00" in chunk.text:
-        before = chunk.text[: chunk.text.index("\x00")]
-        line, col = before.count("\n") + chunk.first_line, len(before) - (before.rfind("\n") + 1) + 1
-        raise CompileError([Diagnostic("error", "input contains a NUL byte", line, col)])
+        raise _error_at(chunk, chunk.text.index("\x00"), "input contains a NUL byte")
+    check_nesting(chunk)
     try:
         return ir.Module.parse("\n" * (chunk.first_line - 1) + chunk.text, context)
     except ir.MLIRError as err:
-        raise from_mlir_error(err) from None
+        if err.error_diagnostics:
+            raise from_mlir_error(err) from None
+        raise _unlocated_parse_error(chunk) from None
+
+
+def _unlocated_parse_error(chunk: Chunk) -> CompileError:
+    """MLIR gives no diagnostic when a `dialects.ext` op is written in custom form: find one."""
+    text = _NOT_NESTING.sub(lambda m: " " * len(m.group()), chunk.text)
+    match = _BARE_VERSA_OP.search(text)
+    if match is None:
+        return CompileError([Diagnostic("error", "could not parse the input as MLIR")])
+    name = match.group()
+    message = f"'{name}' must be written in the generic form: \"{name}\"(operands) : (types) -> type"
+    return _error_at(chunk, match.start(), message)
 
 
 def _top_level_items(text: str) -> list[str]:
@@ -107,13 +146,23 @@ def make_pass(name: str, options: str = "", target: str | None = None) -> list[E
         raise CompileError([Diagnostic("error", str(err))]) from None
 
 
-def _python_pass(p: Pass):
+class PassFailure(CompileError):
+    """A pass failed on verified IR other than by refusing it (PassError): a bug in Versa or
+    upstream MLIR. `before` is the module before the pipeline, when it was kept."""
+
+    def __init__(self, diagnostics: list[Diagnostic], before: ir.Operation | None = None):
+        super().__init__(diagnostics)
+        self.before = before
+
+
+def _python_pass(p: Pass, refusals: list[str]):
     def run(op: ir.Operation, pass_) -> None:
         try:
             with op.context, op.location:
                 p.run(op)
         except PassError as err:
             (err.location or op.location).emit_error(str(err))
+            refusals.append(p.name)
             pass_.signal_pass_failure()
         except Exception as err:  # a bug in a pass: a diagnostic, never a traceback
             op.location.emit_error(f"pass '{p.name}' failed: {type(err).__name__}: {err}")
@@ -128,36 +177,53 @@ def build_pass_manager(
     context: ir.Context,
     *,
     print_ir_after_all: bool = False,
+    print_ir_after_failure: bool = False,
     timing: bool = False,
+    refusals: list[str] | None = None,
 ) -> PassManager:
-    """A PassManager over `elements` that verifies the IR after every pass."""
+    """A PassManager over `elements` that verifies the IR after every pass. The names of Versa
+    passes that refuse their input (PassError) are appended to `refusals`."""
     pm = PassManager("builtin.module", context)
     pm.enable_verifier(True)
+    refusals = [] if refusals is None else refusals
     for element in elements:
         try:
             if isinstance(element, Pass):
-                pm.add(_python_pass(element), name=element.name, argument=element.name)
+                pm.add(_python_pass(element, refusals), name=element.name, argument=element.name)
             else:
                 pm.add(element)
         except ValueError as err:
             raise CompileError(
                 [Diagnostic("error", f"invalid pipeline element '{element}': {str(err).strip()}")]
             ) from None
-    if print_ir_after_all:
-        pm.enable_ir_printing(print_after_all=True, print_module_scope=True)
+    if print_ir_after_all or print_ir_after_failure:  # both: only on failure, as mlir-opt
+        pm.enable_ir_printing(
+            print_after_all=True, print_after_failure=print_ir_after_failure, print_module_scope=True
+        )
     if timing:
         pm.enable_timing()
     return pm
 
 
-def run_passes(module: ir.Module, elements: Sequence[Element], **options) -> None:
-    """Verify `module` (PassManager does not), then run `elements` on it in place."""
+def run_passes(
+    module: ir.Module, elements: Sequence[Element], *, keep_input: bool = False, **options
+) -> None:
+    """Verify `module` (PassManager does not), then run `elements` on it in place. A failure
+    that no Versa pass reported as a refusal of its input raises PassFailure, carrying a copy of
+    the module from before the pipeline if `keep_input` (for a reproducer)."""
     try:
         module.operation.verify()
-        if elements:
-            build_pass_manager(elements, module.context, **options).run(module.operation)
     except ir.MLIRError as err:
         raise from_mlir_error(err) from None
+    if not elements:
+        return
+    before = module.operation.clone() if keep_input else None
+    refusals: list[str] = []
+    try:
+        build_pass_manager(elements, module.context, refusals=refusals, **options).run(module.operation)
+    except ir.MLIRError as err:
+        error = from_mlir_error(err)
+        raise (error if refusals else PassFailure(error.diagnostics, before)) from None
 
 
 def compile_text(text: str, pipeline: str | Sequence[Element]) -> ir.Module:
@@ -171,6 +237,7 @@ def compile_text(text: str, pipeline: str | Sequence[Element]) -> ir.Module:
 __all__ = [
     "Chunk",
     "CompileError",
+    "PassFailure",
     "compile_text",
     "decode",
     "make_pass",

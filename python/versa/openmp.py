@@ -5,6 +5,10 @@ of LLVM's/Intel's OpenMP runtime (GNU libgomp, also the one inside torch, lacks 
 depends on the `intel-openmp` wheel, which installs `libiomp5.so` into `<prefix>/lib`; LLVM's
 `libomp.so` (Debian `libomp5`) works too. The library is handed to the ExecutionEngine as a
 shared library; without one, pipelines fall back to one thread (serial code).
+
+This is the JIT's allowlist of shared libraries (SECURITY.md): the ExecutionEngine loads only
+`shared_libraries()`, a file of one of ALLOWED_NAMES in one of ALLOWED_DIRS, never a path taken
+from the IR, the environment (LD_LIBRARY_PATH) or the working directory.
 """
 
 import ctypes
@@ -12,19 +16,31 @@ import sys
 from functools import cache
 from pathlib import Path
 
-_NAMES = ("libiomp5.so", "libomp.so", "libomp.so.5")
-_DIRS = (Path(sys.prefix) / "lib", Path(sys.base_prefix) / "lib", Path("/usr/lib/x86_64-linux-gnu"))
+ALLOWED_NAMES = ("libiomp5.so", "libomp.so", "libomp.so.5")
+ALLOWED_DIRS = (Path(sys.prefix) / "lib", Path(sys.base_prefix) / "lib", Path("/usr/lib/x86_64-linux-gnu"))
 
 
 @cache
 def runtime_library() -> str | None:
     """Path of an OpenMP runtime with the `__kmpc_*` entry points, or None."""
-    for folder in _DIRS:
-        for name in _NAMES:
+    for folder in ALLOWED_DIRS:
+        for name in ALLOWED_NAMES:
             path = folder / name
             if path.is_file() and _has_kmpc(path):
                 return str(path)
     return None
+
+
+def shared_libraries() -> list[str]:
+    """Every shared library the JIT may hand to the ExecutionEngine (at most the runtime)."""
+    path = runtime_library()
+    return [path] if path else []
+
+
+def is_allowed(path: str) -> bool:
+    """Whether `path` is a library of the allowlist (its folder compared by real location)."""
+    folder = Path(path).parent.resolve()
+    return Path(path).name in ALLOWED_NAMES and any(folder == d.resolve() for d in ALLOWED_DIRS)
 
 
 @cache

@@ -154,7 +154,7 @@ class JitFunction:
         compiler.run_passes(module, elements)
         self._check_signature(module)
         check_external_symbols(module, openmp.provides)
-        libraries = [openmp.runtime_library()] if openmp.runtime_library() else []
+        libraries = openmp.shared_libraries()  # the allowlist (SECURITY.md)
         try:
             self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libraries)
             address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")

@@ -1,0 +1,1 @@
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {  %0 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>  retur n %0 : tensor<4xf32>}

@@ -1,0 +1,6 @@
+// grow.py mutated of @reshape: replace '(' on line 1 -> 'return'
+func.func @reshapereturn%x: tensor<2x3x4xf32>) -> tensor<24xf32> {
+  %0 = "versa.reshape"(%x) : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %1 = "versa.reshape"(%0) : (tensor<6x4xf32>) -> tensor<24xf32>
+  return %1 : tensor<24xf32>
+}

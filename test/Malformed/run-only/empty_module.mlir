@@ -1,0 +1,3 @@
+// a module without functions
+module {
+}

@@ -1,0 +1,6 @@
+// small in and out, 372 GiB in between
+func.func @f(%a: tensor<1xf32>) -> tensor<1xf32> {
+  %0 = "versa.broadcast_to"(%a) : (tensor<1xf32>) -> tensor<100000000000xf32>
+  %1 = "versa.reduce_sum"(%0) {axes = array<i64: 0>, keepdims = true} : (tensor<100000000000xf32>) -> tensor<1xf32>
+  return %1 : tensor<1xf32>
+}

@@ -1,0 +1,2 @@
+// words, not IR
+hello world

@@ -1,0 +1,5 @@
+// argument %a twice
+func.func @f(%a: tensor<4xf32>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

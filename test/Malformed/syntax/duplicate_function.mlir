@@ -1,0 +1,9 @@
+// two functions named @f
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

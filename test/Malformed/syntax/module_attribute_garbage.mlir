@@ -1,0 +1,3 @@
+// attribute without a value on the module
+module attributes {x = } {
+}

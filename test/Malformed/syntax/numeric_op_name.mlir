@@ -1,0 +1,5 @@
+// an op name without a dialect
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "123"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

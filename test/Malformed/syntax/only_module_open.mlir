@@ -1,0 +1,2 @@
+// module never closed
+module {

@@ -1,0 +1,5 @@
+// loc( never closed
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32> loc(
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,5 @@
+// %a used with another type than its definition
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.relu"(%a) : (tensor<8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

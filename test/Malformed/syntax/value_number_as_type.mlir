@@ -1,0 +1,5 @@
+// an SSA value where a type belongs
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.relu"(%a) : (%a) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

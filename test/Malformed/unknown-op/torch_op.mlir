@@ -1,0 +1,5 @@
+// no op 'torch.aten.relu'
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "torch.aten.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,6 @@
+// Verifier rule, from invalid.mlir.
+func.func @attr_kind_strides_not_dense_array(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{'versa.conv2d' op attribute 'strides' must be an array<i64: ...>, got [1, 1]}}
+  %0 = "versa.conv2d"(%x, %w) {strides = [1, 1]} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}

@@ -1,0 +1,6 @@
+// Verifier rule, from invalid.mlir.
+func.func @batch_norm_param_rank(%x: tensor<2x3x4x4xf32>, %p: tensor<3xf32>, %m: tensor<1x3xf32>) -> tensor<2x3x4x4xf32> {
+  // expected-error @+1 {{'versa.batch_norm' op mean shape [1, 3] must be [3] (the channel dim of NCHW)}}
+  %0 = "versa.batch_norm"(%x, %p, %p, %m, %p) {epsilon = 1.0e-05 : f32} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<1x3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
+  return %0 : tensor<2x3x4x4xf32>
+}

@@ -1,0 +1,6 @@
+// Verifier rule, from invalid.mlir.
+func.func @batch_norm_param_shape_nhwc(%x: tensor<2x3x4x4xf32>, %p: tensor<3xf32>) -> tensor<2x3x4x4xf32> {
+  // expected-error @+1 {{'versa.batch_norm' op scale shape [3] must be [4] (the channel dim of NHWC)}}
+  %0 = "versa.batch_norm"(%x, %p, %p, %p, %p) {epsilon = 1.0e-05 : f32, layout = "NHWC"} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
+  return %0 : tensor<2x3x4x4xf32>
+}
