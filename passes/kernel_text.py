@@ -1,0 +1,194 @@
+"""Writing vector kernels on tensors as MLIR text: fresh SSA names, index constants, loops
+over rows (split across threads with `scf.forall`) and along a row in full vectors plus one
+masked tail step. Used by the row kernels (`row_kernels.py`); text rather than builders so a
+kernel reads like the IR it becomes."""
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+class Text:
+    """A kernel being written: its lines, fresh SSA names, and the index constants it uses
+    (emitted once at the function entry)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.constants: set[int] = set()
+        self._count = 0
+
+    def c(self, value: int) -> str:
+        self.constants.add(value)
+        return f"%c{value}"
+
+    def fresh(self, stem: str) -> str:
+        self._count += 1
+        return f"%{stem}{self._count}"
+
+    def __call__(self, line: str) -> None:
+        self.lines.append("  " + line)
+
+    def function(self, header: str) -> str:
+        consts = [f"  %c{v} = arith.constant {v} : index" for v in sorted(self.constants)]
+        return "\n".join([header, *consts, *self.lines, "}"])
+
+
+@dataclass(frozen=True)
+class RowShape:
+    """A row kernel's shapes: R rows of N elements, V lanes, T threads."""
+
+    rows: int
+    length: int
+    lanes: int
+    threads: int
+
+    @property
+    def vec(self) -> str:
+        return f"vector<{self.lanes}xf32>"
+
+    @property
+    def main(self) -> int:
+        """Elements of a row covered by full vectors."""
+        return self.length // self.lanes * self.lanes
+
+    def broadcast(self, t: Text, scalar: str) -> str:
+        v = t.fresh("b")
+        t(f"{v} = vector.broadcast {scalar} : f32 to {self.vec}")
+        return v
+
+
+RowBody = Callable[[Text, str, str, str, str], str]  # (text, x rows, acc, row, tensor type)
+
+
+def over_rows(t: Text, k: RowShape, x: str, out: str, row_body: RowBody) -> str:
+    """Loops over the rows of `x` (a chunk of rows per thread, then one row at a time), each
+    row written into the loop's copy of `out` by `row_body`; returns the result's name."""
+    rows, n = k.rows, k.length
+    whole = f"tensor<{rows}x{n}xf32>"
+    chunk = -(-rows // k.threads)
+    if chunk == rows:
+        t(f"%y = scf.for %r = {t.c(0)} to {t.c(rows)} step {t.c(1)} iter_args(%acc = {out}) -> ({whole}) {{")
+        t(f"  scf.yield {row_body(t, x, '%acc', '%r', whole)} : {whole}")
+        t("}")
+        return "%y"
+    part = f"tensor<?x{n}xf32>"
+    t(f"%y = scf.forall (%th) in ({-(-rows // chunk)}) shared_outs(%o = {out}) -> ({whole}) {{")
+    t(f"  %r0 = arith.muli %th, {t.c(chunk)} : index")
+    t(f"  %r1 = arith.addi %r0, {t.c(chunk)} : index")
+    t(f"  %r2 = arith.minui %r1, {t.c(rows)} : index")
+    t("  %count = arith.subi %r2, %r0 : index")
+    t(f"  %xs = tensor.extract_slice {x}[%r0, 0] [%count, {n}] [1, 1] : {whole} to {part}")
+    t(f"  %os = tensor.extract_slice %o[%r0, 0] [%count, {n}] [1, 1] : {whole} to {part}")
+    t(f"  %part = scf.for %r = {t.c(0)} to %count step {t.c(1)} iter_args(%acc = %os) -> ({part}) {{")
+    t(f"    scf.yield {row_body(t, '%xs', '%acc', '%r', part)} : {part}")
+    t("  }")
+    t("  scf.forall.in_parallel {")
+    t(f"    tensor.parallel_insert_slice %part into %o[%r0, 0] [%count, {n}] [1, 1] : {part} into {whole}")
+    t("  }")
+    t("}")
+    return "%y"
+
+
+Step = Callable[[Text, str, str | None, list[str]], list[str]]  # (text, column, mask, carried)
+
+
+def along_row(t: Text, k: RowShape, inits: list[str], types: list[str], step: Step) -> list[str]:
+    """One pass along a row: full vectors in a loop, then a masked step for the tail. `step`
+    emits the work for the vector at a column (mask None for a full vector) on the carried
+    values and returns their new values; returns the values after the pass."""
+    values, joined = inits, ", ".join(types)
+    if k.main:
+        carried = [t.fresh("a") for _ in inits]
+        loop, column = t.fresh("l"), t.fresh("j")
+        args = ", ".join(f"{c} = {v}" for c, v in zip(carried, values, strict=True))
+        t(
+            f"{loop}:{len(inits)} = scf.for {column} = {t.c(0)} to {t.c(k.main)} step {t.c(k.lanes)} "
+            f"iter_args({args}) -> ({joined}) {{"
+        )
+        t(f"  scf.yield {', '.join(step(t, column, None, carried))} : {joined}")
+        t("}")
+        values = [f"{loop}#{i}" for i in range(len(inits))]
+    if k.length % k.lanes:
+        mask = t.fresh("mask")
+        t(f"{mask} = vector.create_mask {t.c(k.length - k.main)} : vector<{k.lanes}xi1>")
+        values = step(t, t.c(k.main), mask, values)
+    return values
+
+
+def read(t: Text, k: RowShape, source: str, index: str, pad: str, mask: str | None, type_: str) -> str:
+    """A vector of `source` at `index`; a tail read (mask given) is bounds-checked, padded."""
+    v = t.fresh("v")
+    in_bounds = "false" if mask else "true"
+    t(f"{v} = vector.transfer_read {source}[{index}], {pad} {{in_bounds = [{in_bounds}]}} : {type_}, {k.vec}")
+    return v
+
+
+def write_vector(
+    t: Text, k: RowShape, value: str, dest: str, index: str, mask: str | None, type_: str
+) -> str:
+    out = t.fresh("w")
+    in_bounds = "false" if mask else "true"
+    t(
+        f"{out} = vector.transfer_write {value}, {dest}[{index}] {{in_bounds = [{in_bounds}]}}"
+        f" : {k.vec}, {type_}"
+    )
+    return out
+
+
+def emit(t: Text, k: RowShape, text: str, type_: str | None = None) -> str:
+    v = t.fresh("t")
+    t(f"{v} = {text} : {type_ or k.vec}")
+    return v
+
+
+def reduce(t: Text, k: RowShape, kind: str, vector: str) -> str:
+    v = t.fresh("red")
+    t(f"{v} = vector.reduction <{kind}>, {vector} : {k.vec} into f32")
+    return v
+
+
+def reshapes(shape: list[int], lead: int, rows: int, length: int) -> tuple[list[str], list[str]]:
+    """Ops (templates with `{}` for the operand) taking the function's tensor to rows x length
+    and back: collapse the `lead` leading and the other axes, or add a unit row axis."""
+    full = f"tensor<{'x'.join(map(str, shape))}xf32>"
+    mat = f"tensor<{rows}x{length}xf32>"
+    if lead and len(shape) - lead:
+        if len(shape) == 2:
+            return [], []
+        groups = f"[{list(range(lead))}, {list(range(lead, len(shape)))}]"
+        dims = ", ".join(map(str, shape))
+        return (
+            [f"tensor.collapse_shape {{}} {groups} : {full} into {mat}"],
+            [f"tensor.expand_shape {{}} {groups} output_shape [{dims}] : {mat} into {full}"],
+        )
+    flat = f"tensor<{length}xf32>"
+    to_flat = (
+        []
+        if len(shape) == 1
+        else [f"tensor.collapse_shape {{}} [{list(range(len(shape)))}] : {full} into {flat}"]
+    )
+    from_flat = (
+        []
+        if len(shape) == 1
+        else [
+            f"tensor.expand_shape {{}} [{list(range(len(shape)))}] "
+            f"output_shape [{', '.join(map(str, shape))}] : {flat} into {full}"
+        ]
+    )
+    return (
+        [*to_flat, f"tensor.expand_shape {{}} [[0, 1]] output_shape [1, {length}] : {flat} into {mat}"],
+        [f"tensor.collapse_shape {{}} [[0, 1]] : {mat} into {flat}", *from_flat],
+    )
+
+
+def f32_literal(value: float) -> str:
+    """An exact f32 literal (hex bits: no decimal rounding on the way through the parser)."""
+    return "0x" + struct.pack(">f", value).hex().upper()
+
+
+def chain(t: Text, value: str, ops: list[str]) -> str:
+    for op in ops:
+        out = t.fresh("s")
+        t(f"{out} = {op.format(value)}")
+        value = out
+    return value
