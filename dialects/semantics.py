@@ -333,6 +333,8 @@ def _slice(
 
 @_op("pad")
 def _pad(x: np.ndarray, *, low: Sequence[int], high: Sequence[int], value: float = 0.0) -> np.ndarray:
+    if x.ndim == 0:  # np.pad rejects an empty width list; a 0-d tensor has nothing to pad
+        return x.copy()
     return np.pad(x, list(zip(low, high, strict=True)), constant_values=value)
 
 

@@ -1,0 +1,58 @@
+"""Deterministic inputs for a program, chosen so that its NumPy reference is well conditioned.
+
+The inputs follow from the IR alone (so a saved regression file, `versa-bisect` and a replay
+see exactly what the campaign saw): floats uniform in [-1, 1], integers in [-5, 5], booleans
+fair coins, except arguments read directly where a positive value is needed (log, sqrt and
+rsqrt inputs, divisors, pow bases, variances), which are drawn from [0.5, 2] (integers
+[1, 5]). Programs that need positivity deeper inside (the generator's) condition it in IR.
+"""
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from versa.mlir import func, ir
+from versa.reference import numpy_dtype
+
+POSITIVE_OPERANDS = {
+    "versa.log": 0,
+    "versa.sqrt": 0,
+    "versa.rsqrt": 0,
+    "versa.div": 1,
+    "versa.pow": 0,
+    "versa.batch_norm": 4,
+}
+
+
+def positive_arguments(function: func.FuncOp) -> set[int]:
+    """Indices of the arguments that an op reads where only positive values are sensible."""
+    block = function.regions[0].blocks[0]
+    positions = {arg: i for i, arg in enumerate(block.arguments)}
+    positive = set()
+    for op in block.operations:
+        index = POSITIVE_OPERANDS.get(op.operation.name)
+        if index is not None and index < len(op.operands) and op.operands[index] in positions:
+            positive.add(positions[op.operands[index]])
+    return positive
+
+
+def draw(shape: Sequence[int], dtype: np.dtype, positive: bool, rng: np.random.Generator) -> np.ndarray:
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(1 if positive else -5, 6, shape).astype(dtype)
+    low, high = (0.5, 2.0) if positive else (-1.0, 1.0)
+    return rng.uniform(low, high, shape).astype(dtype)
+
+
+def for_function(function: func.FuncOp, seed: int = 0) -> list[np.ndarray]:
+    """One array per argument of `function`, from `seed` and the function's name."""
+    name = function.attributes["sym_name"].value
+    rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+    positive = positive_arguments(function)
+    arrays = []
+    for i, t in enumerate(function.type.inputs):
+        assert isinstance(t, ir.RankedTensorType)
+        arrays.append(draw(tuple(t.shape), numpy_dtype(t.element_type), i in positive, rng))
+    return arrays
