@@ -21,7 +21,7 @@ from versa.mlir import ir
 
 from .base import Pass
 from .codegen.script import run_script
-from .codegen.strategy import vector_body
+from .codegen.strategy import MIN_PARALLEL_ELEMENTS, vector_body
 
 _TAG = "versa.vectorize"
 
@@ -46,11 +46,6 @@ _TILE = """
 _VECTORIZE = """
     transform.structured.vectorize %t{key} vector_sizes [{sizes}] : !transform.any_op
 """
-
-
-# Elements below which a loop nest stays on one thread: an OpenMP fork and join costs a few
-# microseconds, the time to stream ~32K floats.
-MIN_PARALLEL_ELEMENTS = 1 << 15
 
 
 @dataclass(frozen=True)

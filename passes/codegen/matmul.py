@@ -61,9 +61,10 @@ class MatmulStrategy(Strategy):
         thread_dim, thread_tile = 0, 0
         for dim, extent, multiple in candidates:
             per_thread = round_up(-(-extent // threads), multiple)
-            # The last thread's chunk must be whole register tiles too: a shorter one (M = 9
-            # split 8 + 1 with 8-row tiles) is a dynamic tile that vectorization refuses.
-            if threads > 1 and per_thread < extent and extent % per_thread % multiple == 0:
+            # The last thread's chunk must hold a whole register tile: a shorter one (M = 9 split
+            # 8 + 1 with 8-row tiles) is a dynamic tile that vectorization refuses.
+            rest = extent % per_thread
+            if threads > 1 and per_thread < extent and (rest == 0 or rest >= multiple):
                 thread_dim, thread_tile = dim, per_thread
                 break
         return MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, (mc, nc, kc), (mr, nr, kr))

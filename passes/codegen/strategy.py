@@ -31,6 +31,11 @@ LOWER_CONTRACT = (
 )
 
 
+# Elements below which a loop nest stays on one thread: an OpenMP fork and join costs a few
+# microseconds, the time to stream ~32K floats.
+MIN_PARALLEL_ELEMENTS = 1 << 15
+
+
 def round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 

@@ -22,9 +22,7 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import Strategy
-
-_MIN_PARALLEL_ELEMENTS = 1 << 15  # below this an OpenMP fork costs more than it saves
+from .strategy import MIN_PARALLEL_ELEMENTS, Strategy
 
 
 def _lowering(lanes: int) -> str:
@@ -64,7 +62,7 @@ class TransposeStrategy(Strategy):
         tile = [1] * rank
         tile[inner] = tile[fed] = lanes
         thread_tile = 0
-        if threads > 1 and math.prod(shape) >= _MIN_PARALLEL_ELEMENTS:
+        if threads > 1 and math.prod(shape) >= MIN_PARALLEL_ELEMENTS:
             thread_tile = _even_chunk(shape[0], tile[0], threads)
         return TransposeStrategy(tuple(tile), thread_tile, _lowering(lanes))
 
