@@ -57,8 +57,9 @@ def _static_f32(value: ir.Value) -> list[int] | None:
     return list(t.shape)
 
 
-def _row_split(op: ir.Operation) -> tuple[int, int] | None:
-    """(rows, row length) when `op` normalises the trailing axes of a static f32 tensor."""
+def _lead_axes(op: ir.Operation) -> int | None:
+    """How many leading axes index rows, when `op` normalises the trailing axes of a static f32
+    tensor (gamma and beta, if any, one row each); None when the op is left to the lowering."""
     shape = _static_f32(op.operands[0])
     if not shape:
         return None
@@ -66,8 +67,8 @@ def _row_split(op: ir.Operation) -> tuple[int, int] | None:
     if op.name == "versa.softmax" and axis != len(shape) - 1:
         return None
     if op.name == "versa.layer_norm" and any(_static_f32(p) != shape[axis:] for p in op.operands[1:]):
-        return None  # gamma and beta must be one row each
-    return math.prod(shape[:axis]), math.prod(shape[axis:])
+        return None
+    return axis
 
 
 def _softmax(k: RowShape, t: Text, x: str, acc: str, r: str, type_: str) -> str:
@@ -181,11 +182,10 @@ class VersaRowKernels(Pass):
         lanes = targets.get(self.target).lanes(32)
         body = module.regions[0].blocks[0]
         ops = collect(
-            module, lambda op: op.name in ("versa.softmax", "versa.layer_norm") and bool(_row_split(op))
+            module, lambda op: op.name in ("versa.softmax", "versa.layer_norm") and _lead_axes(op) is not None
         )
         for count, op in enumerate(ops):
-            shape = list(ir.RankedTensorType(op.operands[0].type).shape)
-            lead = ir.IntegerAttr(op.attributes["axis"]).value % len(shape)
+            shape, lead = _static_f32(op.operands[0]), _lead_axes(op)
             kind = op.name.split(".")[1]
             eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
             name = f"versa_{kind}_{count}"

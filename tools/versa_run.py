@@ -101,9 +101,7 @@ def check_buffer_sizes(function: func.FuncOp, limit: int) -> None:
     for kind, types in (("arg", function.type.inputs), ("result", function.type.results)):
         for i, t in enumerate(types):
             spec = TensorSpec.of(t)
-            _refuse_over(
-                function.location, f"{kind}{i} ({t})", math.prod(spec.shape) * spec.dtype.itemsize, limit
-            )
+            _refuse_over(function.location, f"{kind}{i} ({t})", spec.nbytes, limit)
     for op in _ops_in(function.operation):
         for value in op.results:
             if isinstance(value.type, ir.ShapedType) and value.type.has_static_shape:

@@ -6,6 +6,7 @@ descriptor pointer per input and then one per result. The wrapper checks that co
 lowered signature rather than assuming it.
 """
 
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from versa import compiler, openmp
 from versa.diagnostics import CompileError, Diagnostic
 from versa.memref import PackedCall
 from versa.mlir import ExecutionEngine, func, ir
+from versa.passes.base import collect
 from versa.passes.plan_buffers import arena_bytes
 from versa.reference import numpy_dtype
 from versa.symbols import check_external_symbols
@@ -26,6 +28,10 @@ from versa.symbols import check_external_symbols
 class TensorSpec:
     shape: tuple[int, ...]
     dtype: np.dtype
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
 
     @staticmethod
     def of(t: ir.Type) -> "TensorSpec":
@@ -77,17 +83,18 @@ class MemoryUse:
 def _memory_use(
     module: ir.Module, name: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
 ) -> MemoryUse:
-    nbytes = lambda specs: sum(int(np.prod(s.shape)) * s.dtype.itemsize for s in specs)  # noqa: E731
-    mallocs = 0
-
-    def count(op: ir.Operation) -> ir.WalkResult:
-        nonlocal mallocs
-        if op.name == "llvm.call" and "callee" in op.attributes:
-            mallocs += str(op.attributes["callee"]) in ("@malloc", "@aligned_alloc")
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(count)
-    return MemoryUse(nbytes(inputs), nbytes(outputs), arena_bytes(module).get(name, 0), mallocs)
+    mallocs = collect(
+        module.operation,
+        lambda op: op.name == "llvm.call"
+        and "callee" in op.attributes
+        and str(op.attributes["callee"]) in ("@malloc", "@aligned_alloc"),
+    )
+    return MemoryUse(
+        sum(s.nbytes for s in inputs),
+        sum(s.nbytes for s in outputs),
+        arena_bytes(module).get(name, 0),
+        len(mallocs),
+    )
 
 
 def _ready(array: object, spec: TensorSpec) -> bool:
