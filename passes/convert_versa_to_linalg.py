@@ -5,7 +5,7 @@ each, built from the scalar emitters in `scalar_emitters.SCALAR`, with NumPy bro
 the indexing maps. Contractions and windows use named linalg ops where one fits (matmul,
 batch_matmul, conv_2d_*, pooling_*); padding is a fill plus a copy into the interior; data
 movement is tensor ops. softmax and layer_norm decompose into versa ops, lowered in turn;
-other fused groups are inlined and lowered op by op.
+other fused groups are lowered by `lower_fused`.
 
     %y = "versa.add"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 
@@ -33,13 +33,13 @@ import numpy as np
 from versa.dialects import shapes
 from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, linalg, tensor
-from versa.mlir import math as mmath
 
 from . import linalg_builders as build
 from . import lower_indexing
 from .base import Pass, PassError
+from .lower_fused import lower_fused, reduce_generic
 from .rewrite import Pattern, apply_greedily
-from .scalar_emitters import SCALAR
+from .scalar_emitters import SCALAR, batch_norm_scalar
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -75,73 +75,6 @@ def lower_elementwise(op: ir.OpView, rewriter: Any) -> bool:
     y = build.elementwise(list(op.operands), shape, [element], lambda *xs: [emit(xs, element, attrs)])
     rewriter.replace_op(op, y)
     return True
-
-
-def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
-    """fused{elementwise} → one linalg.generic; fused{epilogue, reduction} → its ops, inlined."""
-    *body, terminator = op.regions[0].blocks[0].operations
-    if _attrs(op)["kind"] == "elementwise":
-        rewriter.replace_op(op, _fused_generic(op, body, terminator))
-        return True
-    env: dict[ir.Value, ir.Value] = {}  # region results → their clones; captures stay
-    for inner in body:
-        clone = inner.operation.clone().operation
-        for old in inner.operands:
-            if old in env:
-                clone.replace_uses_of_with(old, env[old])
-        env.update(zip(inner.results, clone.results, strict=True))
-    rewriter.replace_op(op, [env.get(v, v) for v in terminator.operands])
-    return True
-
-
-def _fused_generic(op: ir.OpView, body: list[ir.OpView], terminator: ir.OpView) -> list[ir.Value]:
-    """The region's ops evaluated per point of the results' shape; dense constants are inputs."""
-    shape = _result(op)[0]
-    sources = _captured([*body, terminator])
-    inputs = list(sources)
-    for inner in body:
-        _check_fusable(inner, shape)
-        if _name(inner) == "constant" and not inner.attributes["value"].is_splat:
-            sources.append(inner.results[0])
-            inputs.append(arith.constant(inner.results[0].type, inner.attributes["value"]))
-
-    def evaluate(*scalars: ir.Value) -> list[ir.Value]:
-        env = dict(zip(sources, scalars, strict=True))
-        for inner in body:
-            if inner.results[0] not in env:
-                env[inner.results[0]] = _scalar_op(inner, [env[v] for v in inner.operands])
-        return [env[v] for v in terminator.operands]
-
-    elements = [ir.RankedTensorType(r.type).element_type for r in op.results]
-    return build.elementwise(inputs, shape, elements, evaluate)
-
-
-def _captured(ops: list[ir.OpView]) -> list[ir.Value]:
-    """Values the region's ops read from the enclosing block, in first-use order."""
-    defined = {r for inner in ops for r in inner.results}
-    captured: list[ir.Value] = []
-    for inner in ops:
-        captured += [v for v in inner.operands if v not in defined and v not in captured]
-    return captured
-
-
-def _check_fusable(inner: ir.OpView, shape: build.Shape) -> None:
-    name, own = _name(inner), build.shape_of(inner.results[0])
-    if name not in SCALAR and name != "constant":
-        raise PassError(f"'versa.fused' of kind \"elementwise\" cannot hold '{inner.name}'", inner.location)
-    if len(own) > len(shape) or shapes.broadcast(own, shape) != shape:
-        raise PassError(
-            f"'{inner.name}' result shape {list(own)} does not broadcast to the "
-            f"fused result shape {list(shape)}",
-            inner.location,
-        )
-
-
-def _scalar_op(inner: ir.OpView, args: list[ir.Value]) -> ir.Value:
-    element = build.element_of(inner.results[0])
-    if _name(inner) == "constant":
-        return build.scalar(element, inner.attributes["value"].get_splat_value().value)
-    return SCALAR[_name(inner)](args, element, _attrs(inner))
 
 
 # ----------------------------------------------------------------------------- contractions
@@ -211,21 +144,9 @@ def lower_pool2d(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_reduce(op: ir.OpView, rewriter: Any) -> bool:
     """reduce_sum → generic{addf} over fill(0); reduce_max: maximumf over fill(-inf); mean: / n."""
-    attrs, (shape, element), x, name = _attrs(op), _result(op), op.operands[0], _name(op)
-    source = build.shape_of(x)
-    axes = sorted(a % len(source) for a in attrs["axes"])
-    kept = tuple(d for i, d in enumerate(source) if i not in axes)
-    combine = SCALAR["max" if name == "reduce_max" else "add"]
-    init = build.filled(
-        kept, element, build.lowest(element) if name == "reduce_max" else build.scalar(element, 0)
-    )
-    y = build.reduce(x, axes, init, lambda v, acc: combine([v, acc], element, {}))
-    if name == "reduce_mean":
-        count = build.scalar(element, float(np.prod([source[a] for a in axes])))
-        y = build.elementwise([y], kept, [element], lambda v: [arith.divf(v, count)])[0]
-    if attrs["keepdims"]:
-        y = build.expand(y, shape, build.keepdims_groups(len(source), axes))
-    rewriter.replace_op(op, [y])
+    lowered: dict[ir.Value, ir.Value] = {}
+    reduce_generic([], op, lowered)
+    rewriter.replace_op(op, [lowered[op.results[0]]])
     return True
 
 
@@ -260,13 +181,9 @@ def lower_batch_norm(op: ir.OpView, rewriter: Any) -> bool:
     channel = shapes.spatial_dims(attrs["layout"])[0]
     identity = ir.AffineMap.get_identity(4)
     maps = [identity, *[build.dims_map(4, [channel])] * 4, identity]
-    eps = build.scalar(element, attrs["epsilon"])
 
-    def body(
-        x: ir.Value, scale: ir.Value, bias: ir.Value, mean: ir.Value, var: ir.Value, _: ir.Value
-    ) -> list[ir.Value]:
-        normed = arith.divf(arith.subf(x, mean), mmath.sqrt(arith.addf(var, eps)))
-        return [arith.addf(arith.mulf(normed, scale), bias)]
+    def body(*scalars: ir.Value) -> list[ir.Value]:
+        return [batch_norm_scalar(scalars[:5], element, attrs["epsilon"])]
 
     outputs = [build.empty(shape, element)]
     rewriter.replace_op(op, build.generic(list(op.operands), outputs, maps, [build.PARALLEL] * 4, body))

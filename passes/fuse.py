@@ -1,81 +1,152 @@
-"""versa-fuse: group elementwise producer→consumer chains into `versa.fused` regions.
+"""versa-fuse: group ops into `versa.fused` regions, each computed as one loop nest.
 
-    %0 = "versa.add"(%a, %b) ...            %f = "versa.fused"() ({
-    %1 = "versa.relu"(%0) ...        →        %0 = "versa.add"(%a, %b) ...
-    return %1                                 %1 = "versa.relu"(%0) ...
-                                              "versa.yield"(%1)
-                                            }) {kind = "elementwise"}
+    %0 = "versa.matmul"(%a, %w) ...          %f = "versa.fused"() ({
+    %1 = "versa.add"(%0, %bias) ...    →        %0 = "versa.matmul"(%a, %w) ...
+    %2 = "versa.relu"(%1) ...                   %1 = "versa.add"(%0, %bias) ...
+    return %2                                   %2 = "versa.relu"(%1) ...
+                                                "versa.yield"(%2)
+                                              }) {kind = "epilogue"}
 
-A producer joins its consumer's group only when the consumer is its only user (fusing a
-producer with other users would compute it twice) and it has the consumer's result shape (every
-intermediate then has the group's iteration space, so one loop nest computes the group and no
-intermediate is stored). Operands may still broadcast into the group.
+Kinds (`fusion_rules.py` has the table): "epilogue" (matmul or conv2d and the elementwise ops
+after it: bias, activation, scale, residual add; computed on the output tile), "reduction"
+(reduce_* or batch_norm with the elementwise ops that feed it and, after batch_norm, follow
+it), "elementwise" (chains without an anchor).
+
+The rules, in the order they are applied:
+1. A cheap producer (one instruction per element: add, mul, relu, ...) whose every user could
+   compute it inside its own loop nest is duplicated, one copy per user (at most
+   `duplicate-limit` users): recomputing it costs less than storing and re-reading it. An
+   expensive op (exp, tanh, erf, div, a contraction, ...) with several users is never duplicated,
+   and it stays out of the groups of its users.
+2. A producer joins its consumer's group only when the consumer is its only user (anything
+   else would compute it twice or store it anyway) and it is in the same block.
+3. A shape change stops fusion: a consumer joins only with its producer's shape; a producer of
+   a smaller (broadcast) shape joins only when every op of its group is cheap, since the group
+   is recomputed at every point of the larger nest. A reduce_* ends its group (its consumers
+   run over the reduced shape: another loop nest), and a contraction's producers stay out (it
+   reads its operands many times).
+4. A group holds at most one anchor and at most `max-ops` ops.
 """
 
 from dataclasses import dataclass
 
-from versa.dialects.versa import OPS, FusedOp, YieldOp
+from versa.dialects.versa import FusedOp, YieldOp
 from versa.mlir import ir
 
+from . import fusion_rules as rules
 from .base import Pass
 
 
-def _is_elementwise(op: ir.Operation) -> bool:
-    cls = OPS.get(op.name)
-    return cls is not None and cls.ELEMENTWISE
-
-
 class _Groups:
-    """Union-find over the ops of one block; the representative is the group's last op."""
+    """Union-find over the ops of one block, with each group's size and anchor."""
 
     def __init__(self) -> None:
         self.parent: dict[ir.Operation, ir.Operation] = {}
+        self.members: dict[ir.Operation, list[ir.Operation]] = {}
+
+    def add(self, op: ir.Operation) -> None:
+        self.members[op] = [op]
 
     def find(self, op: ir.Operation) -> ir.Operation:
         while self.parent.get(op, op) != op:
             op = self.parent[op]
         return op
 
-    def merge(self, producer: ir.Operation, consumer: ir.Operation) -> None:
-        self.parent[self.find(producer)] = self.find(consumer)
+    def anchor(self, op: ir.Operation) -> ir.Operation | None:
+        return next((m for m in self.members[self.find(op)] if rules.is_anchor(m)), None)
+
+    def all_cheap(self, op: ir.Operation) -> bool:
+        return all(rules.is_cheap(m) for m in self.members[self.find(op)])
+
+    def merge(self, producer: ir.Operation, consumer: ir.Operation, max_ops: int) -> None:
+        a, b = self.find(producer), self.find(consumer)
+        if a == b or len(self.members[a]) + len(self.members[b]) > max_ops:
+            return
+        if self.anchor(a) is not None and self.anchor(b) is not None:
+            return
+        self.parent[a] = b
+        self.members[b] += self.members.pop(a)
 
 
-def _fusible_producer(value: ir.Value, consumer: ir.Operation) -> ir.Operation | None:
+def _single_user(value: ir.Value, block: ir.Block) -> ir.Operation | None:
+    uses = list(value.uses)
+    if len(uses) != 1:
+        return None
+    user = uses[0].owner
+    user = user.operation if hasattr(user, "operation") else user
+    return user if user.block == block else None
+
+
+def _producer(value: ir.Value, block: ir.Block) -> ir.Operation | None:
     if not isinstance(value, ir.OpResult):
         return None
-    producer = value.owner.operation
-    if producer.block != consumer.block or not _is_elementwise(producer):
-        return None
-    uses = list(value.uses)
-    if len(uses) != 1 or value.type.shape != consumer.results[0].type.shape:
-        return None
-    return producer
+    op = value.owner.operation
+    return op if op.block == block and len(op.results) == 1 else None
 
 
-def _groups_of(block: ir.Block) -> list[list[ir.Operation]]:
-    groups = _Groups()
-    ops = [op.operation for op in block.operations]
-    for op in ops:
-        if not _is_elementwise(op):
+def _fusible(op: ir.Operation) -> bool:
+    return (rules.is_elementwise(op) or rules.is_anchor(op)) and all(
+        rules.static_tensor(v) for v in (*op.operands, *op.results)
+    )
+
+
+def duplicate_cheap_producers(block: ir.Block, limit: int) -> None:
+    """Rule 1: one copy of a cheap multi-user producer per user, when every user can fuse it."""
+    for op in reversed([op.operation for op in block.operations]):
+        if not (rules.is_cheap(op) and _fusible(op)) or len(op.results) != 1:
             continue
-        for value in op.operands:
-            producer = _fusible_producer(value, op)
-            if producer is not None:
-                groups.merge(producer, op)
+        uses = [
+            (u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number)
+            for u in op.results[0].uses
+        ]
+        if not 1 < len(uses) <= limit:
+            continue
+        if not all(u.block == block and _fusible(u) and rules.producer_fits(op, u, i) for u, i in uses):
+            continue
+        for user, index in uses[1:]:
+            clone = op.clone(ir.InsertionPoint(op))
+            user.operands[index] = clone.results[0]
+
+
+def groups_of(block: ir.Block, max_ops: int) -> list[list[ir.Operation]]:
+    """The groups of `block` (rules 2-4), each in block order, its root last."""
+    groups = _Groups()
+    ops = [op.operation for op in block.operations if _fusible(op.operation)]
+    fusible = set(ops)
+    for op in ops:
+        groups.add(op)
+    for consumer in ops:
+        for index, value in enumerate(consumer.operands):
+            producer = _producer(value, block)
+            if producer is None or producer not in fusible:
+                continue
+            user = _single_user(value, block)
+            if user is None or user != consumer:
+                continue
+            if rules.is_anchor(producer):
+                fits = rules.consumer_fits(producer, consumer)
+            elif rules.is_elementwise(producer):
+                fits = rules.producer_fits(producer, consumer, index)
+                broadcast = rules.shape(value) != rules.nest_shape(consumer)
+                fits = fits and (not broadcast or groups.all_cheap(producer))
+            else:
+                fits = False
+            if fits and groups.find(producer) != groups.find(consumer):
+                groups.merge(producer, consumer, max_ops)
     members: dict[ir.Operation, list[ir.Operation]] = {}
     for op in ops:
-        if _is_elementwise(op):
-            members.setdefault(groups.find(op), []).append(op)
-    return [group for group in members.values() if len(group) > 1]
+        members.setdefault(groups.find(op), []).append(op)
+    return [g for g in members.values() if len(g) > 1]
 
 
-def fuse_group(group: list[ir.Operation]) -> None:
+def fuse_group(group: list[ir.Operation]) -> ir.Operation:
     """Replace `group` (in block order, last op = root) by one `versa.fused` op."""
     root = group[-1]
+    anchor = next((op for op in group if rules.is_anchor(op)), None)
     fused = ir.Operation.create(
         FusedOp.OPERATION_NAME,
         results=[root.results[0].type],
-        attributes={"kind": ir.StringAttr.get("elementwise")},
+        attributes={"kind": ir.StringAttr.get(rules.kind_of(anchor))},
         regions=1,
         loc=root.location,
         ip=ir.InsertionPoint(root),
@@ -96,17 +167,32 @@ def fuse_group(group: list[ir.Operation]) -> None:
     root.results[0].replace_all_uses_with(fused.results[0])
     for op in reversed(group):
         op.erase()
+    return fused
+
+
+def unfuse(fused: ir.Operation) -> None:
+    """The inverse of `fuse_group`: the region's ops back in the enclosing block (tools that
+    work on plain versa ops, such as versa-bisect's one-op cuts, undo the grouping first)."""
+    *body, terminator = fused.regions[0].blocks[0].operations
+    for op in body:
+        op.operation.move_before(fused)
+    for result, value in zip(fused.results, terminator.operands, strict=True):
+        result.replace_all_uses_with(value)
+    fused.erase()
 
 
 @dataclass(frozen=True)
 class VersaFuse(Pass):
     name = "versa-fuse"
-    summary = "Group elementwise producer-consumer chains into versa.fused regions"
+    summary = "Group elementwise chains, contraction epilogues and reductions into versa.fused regions"
+    max_ops: int = 32  # ops per group: bounds the size of one loop body
+    duplicate_limit: int = 4  # users a cheap producer may be copied to
 
     def run(self, module: ir.Operation) -> None:
         for function in module.regions[0].blocks[0].operations:
             if function.operation.name != "func.func":
                 continue
             for block in function.regions[0].blocks:
-                for group in _groups_of(block):
+                duplicate_cheap_producers(block, self.duplicate_limit)
+                for group in groups_of(block, max(1, self.max_ops)):
                     fuse_group(group)

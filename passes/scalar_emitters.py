@@ -101,6 +101,14 @@ def _not(x: ir.Value) -> ir.Value:
     return arith.xori(x, build.scalar(x.type, -1))
 
 
+def batch_norm_scalar(xs: Sequence[ir.Value], out: ir.Type, epsilon: float) -> ir.Value:
+    """(x - mean) / sqrt(var + eps) * scale + bias, from the scalars (x, scale, bias, mean, var)
+    (not in SCALAR: its operands broadcast along the channel dim, not NumPy-style)."""
+    x, scale, bias, mean, var = xs
+    normed = arith.divf(arith.subf(x, mean), mmath.sqrt(arith.addf(var, build.scalar(out, epsilon))))
+    return arith.addf(arith.mulf(normed, scale), bias)
+
+
 # op name → scalar computation from the operands' scalars, the result element type, the attrs
 SCALAR: dict[str, Scalar] = {
     "add": _typed(arith.addf, arith.addi),

@@ -64,19 +64,166 @@ func.func @negative_fuse_broadcast_producer(%a: tensor<4x8xf32>, %b: tensor<8xf3
 
 // -----
 
-// Non-elementwise ops are not fused in this kind of group.
-// CHECK-LABEL: func.func @negative_fuse_matmul
+// A matmul with its bias, activation and residual add: one "epilogue" group.
+// CHECK-LABEL: func.func @epilogue_matmul_bias_relu_residual
+//       CHECK:   "versa.fused"() ({
+//  CHECK-NEXT:     "versa.matmul"
+//  CHECK-NEXT:     "versa.add"
+//  CHECK-NEXT:     "versa.relu"
+//  CHECK-NEXT:     "versa.add"
+//  CHECK-NEXT:     "versa.yield"
+//  CHECK-NEXT:   }) {kind = "epilogue"}
 //   CHECK-NOT:   "versa.fused"
-func.func @negative_fuse_matmul(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
-  %0 = "versa.matmul"(%a, %b) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
-  %1 = "versa.relu"(%0) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+func.func @epilogue_matmul_bias_relu_residual(%a: tensor<4x8xf32>, %w: tensor<8x2xf32>, %bias: tensor<2xf32>, %r: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %0 = "versa.matmul"(%a, %w) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %1 = "versa.add"(%0, %bias) : (tensor<4x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
+  %2 = "versa.relu"(%1) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %3 = "versa.add"(%2, %r) : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %3 : tensor<4x2xf32>
+}
+
+// -----
+
+// conv2d + bias + relu; the relu's other user keeps the matmul-like op out of a second group.
+// CHECK-LABEL: func.func @epilogue_conv_bias_relu
+//       CHECK:   "versa.fused"() ({
+//  CHECK-NEXT:     "versa.conv2d"
+//  CHECK-NEXT:     "versa.add"
+//  CHECK-NEXT:     "versa.relu"
+//  CHECK-NEXT:     "versa.yield"
+//  CHECK-NEXT:   }) {kind = "epilogue"}
+func.func @epilogue_conv_bias_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32> {
+  %0 = "versa.conv2d"(%x, %w) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %1 = "versa.add"(%0, %b) : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %2 = "versa.relu"(%1) : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %2 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// A contraction's producers stay out: the contraction reads each operand element many times.
+// CHECK-LABEL: func.func @negative_epilogue_producer
+//       CHECK:   "versa.exp"
+//   CHECK-NOT:   "versa.fused"
+func.func @negative_epilogue_producer(%a: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  %0 = "versa.exp"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = "versa.matmul"(%0, %w) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
   return %1 : tensor<4x2xf32>
+}
+
+// -----
+
+// A matmul with two users is expensive: it is computed once, and neither user joins it.
+// CHECK-LABEL: func.func @negative_epilogue_multi_use
+//       CHECK:   %[[M:.+]] = "versa.matmul"
+//   CHECK-NOT:   "versa.fused"
+//       CHECK:   "versa.relu"(%[[M]])
+//       CHECK:   "versa.tanh"(%[[M]])
+func.func @negative_epilogue_multi_use(%a: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %0 = "versa.matmul"(%a, %w) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %1 = "versa.relu"(%0) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %2 = "versa.tanh"(%0) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %1, %2 : tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// A shape change stops fusion: the reshape between matmul and relu ends the group.
+// CHECK-LABEL: func.func @negative_epilogue_reshape
+//   CHECK-NOT:   "versa.fused"
+func.func @negative_epilogue_reshape(%a: tensor<4x8xf32>, %w: tensor<8x2xf32>) -> tensor<8xf32> {
+  %0 = "versa.matmul"(%a, %w) : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %1 = "versa.reshape"(%0) : (tensor<4x2xf32>) -> tensor<8xf32>
+  %2 = "versa.relu"(%1) : (tensor<8xf32>) -> tensor<8xf32>
+  return %2 : tensor<8xf32>
+}
+
+// -----
+
+// A reduction with the elementwise ops feeding it: sum(x * x) in one reducing loop nest.
+// CHECK-LABEL: func.func @reduction_with_producers
+//       CHECK:   "versa.fused"() ({
+//  CHECK-NEXT:     "versa.mul"
+//  CHECK-NEXT:     "versa.reduce_sum"
+//  CHECK-NEXT:     "versa.yield"
+//  CHECK-NEXT:   }) {kind = "reduction"}
+//       CHECK:   "versa.sqrt"
+func.func @reduction_with_producers(%x: tensor<16x32xf32>) -> tensor<16xf32> {
+  %0 = "versa.mul"(%x, %x) : (tensor<16x32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
+  %1 = "versa.reduce_sum"(%0) {axes = array<i64: 1>} : (tensor<16x32xf32>) -> tensor<16xf32>
+  %2 = "versa.sqrt"(%1) : (tensor<16xf32>) -> tensor<16xf32>
+  return %2 : tensor<16xf32>
+}
+
+// -----
+
+// batch_norm at inference with the residual add before it and the relu after it.
+// CHECK-LABEL: func.func @reduction_batch_norm_relu
+//       CHECK:   "versa.fused"() ({
+//  CHECK-NEXT:     "versa.add"
+//  CHECK-NEXT:     "versa.batch_norm"
+//  CHECK-NEXT:     "versa.relu"
+//  CHECK-NEXT:     "versa.yield"
+//  CHECK-NEXT:   }) {kind = "reduction"}
+func.func @reduction_batch_norm_relu(%x: tensor<2x4x8x8xf32>, %r: tensor<2x4x8x8xf32>, %p: tensor<4xf32>) -> tensor<2x4x8x8xf32> {
+  %0 = "versa.add"(%x, %r) : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %1 = "versa.batch_norm"(%0, %p, %p, %p, %p) {epsilon = 1.0e-05 : f32} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
+  %2 = "versa.relu"(%1) : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  return %2 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+// A cheap producer with two fusible users is duplicated into both groups; an expensive one
+// (exp, in @negative_fuse_multi_use_producer) is not.
+// CHECK-LABEL: func.func @duplicate_cheap_producer
+//       CHECK:   "versa.fused"() ({
+//  CHECK-NEXT:     "versa.mul"
+//  CHECK-NEXT:     "versa.exp"
+//       CHECK:   "versa.fused"() ({
+//  CHECK-NEXT:     "versa.mul"
+//  CHECK-NEXT:     "versa.tanh"
+func.func @duplicate_cheap_producer(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = "versa.mul"(%a, %a) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %1 = "versa.exp"(%0) : (tensor<8xf32>) -> tensor<8xf32>
+  %2 = "versa.tanh"(%0) : (tensor<8xf32>) -> tensor<8xf32>
+  return %1, %2 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A cheap broadcast producer is recomputed in the larger nest.
+// CHECK-LABEL: func.func @broadcast_cheap_producer
+//       CHECK:   "versa.fused"() ({
+//  CHECK-NEXT:     "versa.mul"{{.*}}tensor<8xf32>
+//  CHECK-NEXT:     "versa.add"{{.*}}tensor<4x8xf32>
+func.func @broadcast_cheap_producer(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = "versa.mul"(%b, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %1 = "versa.add"(%a, %0) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// `max-ops` bounds a group: a chain of four ops with max-ops=2 gives two groups.
+// RUN: versa-opt %s --split-input-file --versa-fuse="max-ops=2" | FileCheck %s --check-prefix=MAX
+// MAX-LABEL: func.func @max_ops
+//       MAX:   "versa.fused"
+//       MAX:   "versa.fused"
+//   MAX-NOT:   "versa.fused"
+func.func @max_ops(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = "versa.exp"(%a) : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = "versa.tanh"(%0) : (tensor<8xf32>) -> tensor<8xf32>
+  %2 = "versa.exp"(%1) : (tensor<8xf32>) -> tensor<8xf32>
+  %3 = "versa.tanh"(%2) : (tensor<8xf32>) -> tensor<8xf32>
+  return %3 : tensor<8xf32>
 }
 
 // -----
 
 // Two independent chains give two groups.
 // CHECK-LABEL: func.func @two_groups
+//   MAX-LABEL: func.func @two_groups
 //       CHECK:   "versa.fused"
 //       CHECK:   "versa.transpose"
 //       CHECK:   "versa.fused"

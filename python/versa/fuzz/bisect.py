@@ -28,7 +28,8 @@ from versa.diagnostics import CompileError
 from versa.dialects.versa import OPS
 from versa.memref import PackedCall
 from versa.mlir import ExecutionEngine, func, ir
-from versa.passes.base import Pass
+from versa.passes.base import Pass, collect
+from versa.passes.fuse import unfuse
 from versa.reference import interpret, interpret_op
 from versa.runtime import TensorSpec, find_function
 
@@ -168,6 +169,8 @@ def smallest_failing_op(
 ) -> tuple[str | None, list[np.ndarray] | None]:
     """The smallest one-op program cut from `text` that drifts through `rest`."""
     module = parse(text)
+    for fused in collect(module.operation, lambda op: op.name == "versa.fused"):
+        unfuse(fused)
     function = find_function(module, None)
     program = from_function(function)
     if program is None:

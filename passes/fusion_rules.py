@@ -1,0 +1,108 @@
+"""What `versa-fuse` may put in one group: the op classes and the legality of one merge.
+
+A group is one loop nest. It has at most one *anchor*, the op whose loops the group runs:
+
+    anchor                       kind          producers join   consumers join
+    matmul, conv2d               "epilogue"    no (read K times)  yes: bias, activation, residual, scale
+    reduce_sum/max/mean          "reduction"   yes               no (the reduced shape is another nest)
+    batch_norm                   "reduction"   yes               yes (per-channel, same shape)
+
+softmax and layer_norm are not anchors: each is one kernel of its own that reads its input once
+(versa-row-kernels); computing producers or consumers inside those kernels is not done yet.
+Without an anchor a group is kind "elementwise". Elementwise ops join when the loop nest allows
+it: a consumer has the shape of the group's nest, a producer has that shape or is cheap and
+broadcast (recomputed per point: one more instruction, one buffer less).
+"""
+
+from versa.dialects.versa import OPS
+from versa.mlir import ir
+
+EPILOGUE_ANCHORS = ("versa.matmul", "versa.conv2d")
+REDUCTION_ANCHORS = (
+    "versa.reduce_sum",
+    "versa.reduce_max",
+    "versa.reduce_mean",
+    "versa.batch_norm",
+)
+# Anchors whose result has the loop nest's shape: elementwise consumers run in the same nest.
+TAKES_CONSUMERS = (*EPILOGUE_ANCHORS, "versa.batch_norm")
+# Anchors that read every operand element once per result point of their own shape: an
+# elementwise producer of that operand can be computed on the fly (a contraction re-reads its
+# operands K times, so its producers are never fused).
+TAKES_PRODUCERS = REDUCTION_ANCHORS
+
+# One instruction per element, no libm-class math: worth recomputing instead of storing.
+CHEAP = (
+    "versa.add",
+    "versa.sub",
+    "versa.mul",
+    "versa.max",
+    "versa.min",
+    "versa.neg",
+    "versa.abs",
+    "versa.relu",
+    "versa.clamp",
+    "versa.cast",
+    "versa.compare",
+    "versa.select",
+    "versa.and",
+    "versa.or",
+    "versa.not",
+)
+
+
+def is_elementwise(op: ir.Operation) -> bool:
+    cls = OPS.get(op.name)
+    return cls is not None and cls.ELEMENTWISE
+
+
+def is_anchor(op: ir.Operation) -> bool:
+    return op.name in EPILOGUE_ANCHORS or op.name in REDUCTION_ANCHORS
+
+
+def is_cheap(op: ir.Operation) -> bool:
+    return op.name in CHEAP
+
+
+def kind_of(anchor: ir.Operation | None) -> str:
+    if anchor is None:
+        return "elementwise"
+    return "epilogue" if anchor.name in EPILOGUE_ANCHORS else "reduction"
+
+
+def shape(value: ir.Value) -> list[int]:
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def nest_shape(op: ir.Operation) -> list[int]:
+    """The iteration space an op contributes to a group: its first operand's shape for a
+    reduction anchor (the reduced dims are loops too), else its result's shape."""
+    if op.name in REDUCTION_ANCHORS:
+        return shape(op.operands[0])
+    return shape(op.results[0])
+
+
+def static_tensor(value: ir.Value) -> bool:
+    t = value.type
+    return isinstance(t, ir.RankedTensorType) and t.has_static_shape
+
+
+def producer_fits(producer: ir.Operation, consumer: ir.Operation, operand: int) -> bool:
+    """Whether `producer` (elementwise) may be computed inside `consumer`'s loop nest."""
+    if consumer.name in EPILOGUE_ANCHORS:
+        return False
+    if is_anchor(consumer) and (consumer.name not in TAKES_PRODUCERS or operand != 0):
+        return False  # normalisation parameters are per-channel or per-row: keep them small
+    produced, nest = shape(producer.results[0]), nest_shape(consumer)
+    if produced == nest:
+        return True
+    return is_cheap(producer) and len(produced) <= len(nest)
+
+
+def consumer_fits(producer: ir.Operation, consumer: ir.Operation) -> bool:
+    """Whether elementwise `consumer` may run in the loop nest that computes `producer`."""
+    if not is_elementwise(consumer):
+        return False
+    if is_anchor(producer) and producer.name not in TAKES_CONSUMERS:
+        return False
+    return shape(consumer.results[0]) == shape(producer.results[0])
