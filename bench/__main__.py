@@ -28,7 +28,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=None, help="timed rounds R (default 10, --quick 5)")
     parser.add_argument(
         "--versa-pipeline",
-        default="versa-canonicalize,versa-fuse,lower-to-llvm",
+        default="versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm",
         help="Versa's JitFunction pipeline (default: versa.compile's)",
     )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown report path")

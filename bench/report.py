@@ -15,6 +15,8 @@ from bench.driver import RowResult
 from bench.machine import Limits
 
 PEERS = ["torch", "torch.compile", "IREE", "ONNX Runtime", "NumPy"]
+# bench/fusion.py's section of RESULTS.md: that script rewrites it, this one keeps it.
+FUSION_BEGIN, FUSION_END = "<!-- fusion:begin -->", "<!-- fusion:end -->"
 
 
 class _Footnotes:
@@ -122,7 +124,14 @@ def write_markdown(
     if notes.items:
         text += [*(f"{i + 1}. {item}" for i, item in enumerate(notes.items)), ""]
     text += ["## Median times (ms)", "", *time_table(results), "", "![peer/Versa ratios](ratios.png)", ""]
-    path.write_text("\n".join(text))
+    path.write_text("\n".join([*text, *kept_fusion_section(path)]))
+
+
+def kept_fusion_section(path: Path) -> list[str]:
+    """The fusion section of the file being replaced (with a trailing empty line), if any."""
+    old = path.read_text() if path.exists() else ""
+    start, end = old.find(FUSION_BEGIN), old.find(FUSION_END)
+    return [old[start : end + len(FUSION_END)], ""] if 0 <= start < end else []
 
 
 def write_plot(path: Path, results: list[RowResult], title: str) -> None:

@@ -10,6 +10,7 @@ from .fuse import VersaFuse
 from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
 from .gpu_reduce import VersaGpuReduce
+from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
 from .plan_buffers import VersaPlanBuffers
@@ -23,6 +24,7 @@ PASSES: dict[str, type[Pass]] = {
     for p in (
         VersaCanonicalize,
         VersaFuse,
+        VersaLayout,
         VersaRowKernels,
         ConvertVersaToLinalg,
         VersaVectorize,

@@ -18,6 +18,7 @@ from .fast_math import VersaFastMath
 from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
 from .gpu_reduce import VersaGpuReduce
+from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
@@ -85,8 +86,9 @@ class LowerToLLVM(Pipeline):
     Optimisation levels (`opt-level`):
       0  plain scalar loops for every op (the unoptimised baseline);
       1  + elementwise ops and fused groups tiled and vectorized (`versa-vectorize`);
-      2  + contractions (matmul, batch matmul) by their codegen strategies: cache and
-           register tiling, vector micro-kernels (`versa-codegen`), one thread;
+      2  + convolutions put in the target's layout (`versa-layout`), contractions by their
+           codegen strategies: cache and register tiling, vector micro-kernels
+           (`versa-codegen`), one thread;
       3  + the outer parallel loops across `threads` cores with OpenMP (0 = VERSA_NUM_THREADS
            or every available core; one thread when no OpenMP runtime is installed).
 
@@ -115,8 +117,12 @@ class LowerToLLVM(Pipeline):
         if not 0 <= self.opt_level <= 3:
             raise PassError(f"'lower-to-llvm' opt-level {self.opt_level} is not one of 0, 1, 2, 3")
         threads = self.thread_count()
-        # Tensor level: softmax and layer_norm become row kernels (one read of each row, not
+        # Tensor level: convolutions in the layout the target's codegen is fastest with (a
+        # no-op when versa-layout ran before versa-fuse, as versa.compile's pipeline does);
+        # softmax and layer_norm become row kernels (one read of each row, not
         # five passes), inlined; the other versa ops become linalg; folding tidies the result.
+        if self.opt_level >= 2:
+            yield VersaLayout(target=self.target)
         if self.opt_level > 0:
             yield VersaRowKernels(threads=threads, target=self.target)
             yield "inline"

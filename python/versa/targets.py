@@ -30,6 +30,9 @@ class Target:
     scalable: bool = False  # vector_bits is the minimum of a scalable (SVE) register
     chip: str = ""  # GPUs: the compute capability (sm_80), for ptxas and the driver
     gpu: dict = field(default_factory=dict, compare=False, hash=False)  # GPUs: warp, block, smem
+    # The activation layout the conv codegen is fastest with (versa-layout's default). CPUs: NHWC,
+    # measured on x86-64 AVX-512: 3x3 s1 1.1-1.2x, 7x7 s2 stem 7x, 1x1 about even vs NCHW.
+    conv_layout: str = "NHWC"
 
     def lanes(self, element_bits: int = 32) -> int:
         """Vector lanes for an element type of `element_bits` (the minimum when scalable)."""

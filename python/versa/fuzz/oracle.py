@@ -27,7 +27,7 @@ PIPELINES = {  # threads=2: the same code on every machine, whatever its core co
     "O1": "lower-to-llvm{opt-level=1}",
     "O2": "lower-to-llvm{opt-level=2}",
     "O3": "lower-to-llvm{opt-level=3 threads=2}",
-    "fused": "versa-canonicalize,versa-fuse,lower-to-llvm{opt-level=3 threads=2}",
+    "fused": "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{opt-level=3 threads=2}",
 }
 PERTURBATION, CONDITION_LIMIT = 1e-4, 10.0
 

@@ -20,7 +20,7 @@ from versa.mlir import ir
 from .convert import convert_module
 from .importer import import_program, make_torch_context
 
-DEFAULT_PIPELINE = "versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
+DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
 
 
 def import_torch(model, example_inputs: Sequence) -> ir.Module:

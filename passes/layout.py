@@ -1,0 +1,93 @@
+"""versa-layout{layout=nhwc|nchw}: every conv2d, max/avg_pool2d and batch_norm in one data
+layout, with the transposes this needs moved to the function boundary.
+
+Each op in the other layout is wrapped in a transpose pair and rewritten in the requested one
+(NCHW → NHWC: input perm [0, 2, 3, 1], result back with [0, 3, 1, 2]); a conv filter goes from
+[F, C/groups, KH, KW] to [KH, KW, C/groups, F] (perm [2, 3, 1, 0]), at compile time when it is a
+`versa.constant` (a filter argument keeps a transpose of its own, small next to the conv). The
+pairs between two converted ops cancel, and `transpose_motion` sinks the rest through elementwise
+ops, reductions, softmax, concat, slice and pad, or hoists them to the arguments:
+
+    %t = "versa.conv2d"(%x, %w) {padding = array<i64: 1, 1, 1, 1>}                         NCHW
+    %y = "versa.relu"(%t)
+  becomes
+    %xt = "versa.transpose"(%x) {perm = array<i64: 0, 2, 3, 1>}
+    %t = "versa.conv2d"(%xt, %w') {layout = "NHWC", padding = array<i64: 1, 1, 1, 1>}
+    %r = "versa.relu"(%t)
+    %y = "versa.transpose"(%r) {perm = array<i64: 0, 3, 1, 2>}
+
+So a whole NCHW conv net keeps one transpose after its input and one before its return; a net
+already in the requested layout is left as it is. Motion stops at ops it cannot see through
+(the reshape before a linear layer, matmul, layer_norm, ...): the transpose stays there, which
+is correct, only slower. conv_transpose2d has no layout attribute and stays NCHW.
+"""
+
+from dataclasses import dataclass
+
+from versa import targets
+from versa.dialects.versa import LAYOUTS, OPS, BatchNormOp, Conv2dOp
+from versa.mlir import ir, rewrite
+
+from .base import Pass, PassError
+from .rewrite import Pattern, apply_greedily
+from .transpose_motion import PATTERNS as MOTION_PATTERNS
+from .transpose_motion import inverse, permuted_type, permuted_value, transpose
+
+TO_LAYOUT = {"NHWC": [0, 2, 3, 1], "NCHW": [0, 3, 1, 2]}  # activation perm from the other layout
+FILTER_TO_LAYOUT = {"NHWC": [2, 3, 1, 0], "NCHW": [3, 2, 0, 1]}  # FCHW → HWCF and back
+LAYOUT_OPS = [Conv2dOp, OPS["versa.max_pool2d"], OPS["versa.avg_pool2d"], BatchNormOp]
+
+
+def convert_to(layout: str) -> Pattern:
+    """op(x, ...) in the other layout → transpose(op'(transpose(x), ...), back) in `layout`."""
+    to_layout = TO_LAYOUT[layout]
+
+    def convert(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
+        cls = OPS[op.operation.name]
+        if cls.attrs(op)["layout"] == layout:
+            return False
+        operands = [transpose(op.operands[0], to_layout), *op.operands[1:]]
+        if cls is Conv2dOp:
+            operands[1] = permuted_value(operands[1], FILTER_TO_LAYOUT[layout])
+        attrs = dict(op.operation.attributes.items())
+        attrs["layout"] = ir.StringAttr.get(layout)
+        result_type = op.results[0].type
+        converted = cls.build(operands, attrs, permuted_type(result_type, to_layout))
+        rewriter.replace_op(op, [transpose(converted, inverse(to_layout))])
+        return True
+
+    convert.__name__ = f"convert_to_{layout.lower()}"
+    return convert
+
+
+@dataclass(frozen=True)
+class VersaLayout(Pass):
+    name = "versa-layout"
+    summary = "Put conv/pool/batch_norm in one data layout; keep transposes at the function boundary"
+    layout: str = ""  # nhwc or nchw; "" = the one the target's conv codegen is fastest with
+    target: str = "host"
+
+    def __post_init__(self) -> None:
+        if self.layout and self.layout.upper() not in LAYOUTS:
+            raise PassError(f"'versa-layout' layout '{self.layout}' is not one of nhwc, nchw")
+
+    def run(self, module: ir.Operation) -> None:
+        try:
+            layout = (self.layout or targets.get(self.target).conv_layout).upper()
+        except KeyError:
+            raise PassError(f"'versa-layout' target '{self.target}' is unknown") from None
+        convert = convert_to(layout)
+        table = [*((cls, convert) for cls in LAYOUT_OPS), *MOTION_PATTERNS]
+        apply_greedily(module, [(root, _outside_groups(fn)) for root, fn in table])
+
+
+def _outside_groups(fn: Pattern) -> Pattern:
+    """Leave the ops of `versa.fused` groups alone: a transpose inside a group would break its
+    single loop nest (versa-layout belongs before versa-fuse)."""
+
+    def pattern(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
+        parent = op.operation.parent
+        return (parent is None or parent.name != "versa.fused") and fn(op, rewriter)
+
+    pattern.__name__ = fn.__name__
+    return pattern
