@@ -9,8 +9,9 @@ elementwise with per-channel operands) between *anchors* (every other op):
     any other anchor          itself, lowered by its own pattern (matmul, conv2d, softmax, ...)
 
 So a group of kind "elementwise" is one generic; "epilogue" is the contraction and one generic
-that reads its result (versa-codegen's epilogue strategy then computes that generic on each
-output tile); "reduction" is one generic for reduce_* or batch_norm with their producers (and consumers).
+that updates its result in place (versa-codegen's epilogue strategies then compute that generic
+on each output tile, and the contraction writes straight into the caller's buffer);
+"reduction" is one generic for reduce_* or batch_norm with their producers (and consumers).
 """
 
 from typing import Any
@@ -98,19 +99,38 @@ def _check(op: ir.OpView, shape: build.Shape) -> None:
         )
 
 
-def _run_generic(ops: list[ir.OpView], outputs: list[ir.Value], rename: dict[ir.Value, ir.Value]) -> None:
-    """One generic for `ops`, yielding `outputs` (all of one shape); records them in `rename`."""
+def _run_generic(
+    ops: list[ir.OpView],
+    outputs: list[ir.Value],
+    rename: dict[ir.Value, ir.Value],
+    into: ir.Value | None = None,
+) -> None:
+    """One generic for `ops`, yielding `outputs` (all of one shape); records them in `rename`.
+    With `into` (an anchor's lowered result the run reads, of the output's type), the generic
+    updates it in place: the epilogue of a contraction rewrites the contraction's output."""
     shape = build.shape_of(outputs[0])
     for op in ops:
         _check(op, shape)
     nest = _Nest(ops, rename)
     elements = [build.element_of(v) for v in outputs]
+    if into is None or len(outputs) != 1 or into.type != outputs[0].type or into not in nest.inputs:
+        init = [build.empty(shape, e) for e in elements]
+        inputs, slot = nest.inputs, None
+    else:
+        slot = nest.inputs.index(into)
+        init, inputs = [into], nest.inputs[:slot] + nest.inputs[slot + 1 :]
 
     def body(*scalars: ir.Value) -> list[ir.Value]:
-        env = nest.evaluate(scalars)
+        reads = list(scalars[: len(inputs)])
+        if slot is not None:
+            reads.insert(slot, scalars[len(inputs)])
+        env = nest.evaluate(tuple(reads))
         return [env[v] for v in outputs]
 
-    rename.update(zip(outputs, build.elementwise(nest.inputs, shape, elements, body), strict=True))
+    maps = [build.broadcast_map(build.shape_of(v), shape) for v in inputs]
+    maps += [ir.AffineMap.get_identity(len(shape))] * len(init)
+    results = build.generic(inputs, init, maps, [build.PARALLEL] * len(shape), body)
+    rename.update(zip(outputs, results, strict=True))
 
 
 def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:
@@ -164,6 +184,7 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
                 raise PassError(message, inner.location)
     rename: dict[ir.Value, ir.Value] = {}
     run: list[ir.OpView] = []
+    anchor: ir.Value | None = None  # the last anchor's lowered result, for an epilogue in place
     for i, inner in enumerate([*body, None]):
         if inner is not None and _pointwise(inner):
             run.append(inner)
@@ -174,15 +195,18 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
             reduce_generic(run, inner, rename)
         else:
             if run:
-                _flush(run, escaping, rename)
+                _flush(run, escaping, rename, anchor if _attrs(op)["kind"] == "epilogue" else None)
             if inner is not None:
                 _clone(inner, rename)
+                anchor = rename[inner.results[0]] if len(inner.results) == 1 else None
         run = []
     rewriter.replace_op(op, [rename.get(v, v) for v in terminator.operands])
     return True
 
 
-def _flush(run: list[ir.OpView], escaping: list[ir.Value], rename: dict[ir.Value, ir.Value]) -> None:
+def _flush(
+    run: list[ir.OpView], escaping: list[ir.Value], rename: dict[ir.Value, ir.Value], into: ir.Value | None
+) -> None:
     """A run's generic; constants read by an anchor are simply moved out."""
     constants = [v for v in escaping if v.owner.operation.name == "versa.constant"]
     for value in constants:
@@ -192,4 +216,4 @@ def _flush(run: list[ir.OpView], escaping: list[ir.Value], rename: dict[ir.Value
         message = "values leaving one run of elementwise ops must have one shape"
         raise PassError(message, outputs[0].owner.location)
     if outputs:
-        _run_generic([o for o in run if o.results[0] not in constants], outputs, rename)
+        _run_generic([o for o in run if o.results[0] not in constants], outputs, rename, into)

@@ -22,10 +22,11 @@ from .script import Script
 from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, vector_body
 
 
-def _epilogue(op: ir.Operation) -> ir.Operation | None:
-    """The single elementwise consumer of a 2-D matmul that reads its whole result, or None."""
+def epilogue_consumer(op: ir.Operation) -> ir.Operation | None:
+    """The single elementwise consumer of a contraction that reads its whole result point by
+    point (vector code), or None."""
     uses = list(op.results[0].uses)
-    if op.name != "linalg.matmul" or len(uses) != 1:
+    if len(uses) != 1:
         return None
     user = uses[0].owner
     user = user.operation if hasattr(user, "operation") else user
@@ -33,11 +34,12 @@ def _epilogue(op: ir.Operation) -> ir.Operation | None:
         return None
     if any("parallel" not in str(it) for it in user.attributes["iterator_types"]):
         return None
-    if list(user.results[0].type.shape) != list(op.results[0].type.shape):
+    shape = list(op.results[0].type.shape)
+    if list(user.results[0].type.shape) != shape:
         return None
     index = uses[0].operand_number
     maps = user.attributes["indexing_maps"]
-    if index >= len(maps) or str(maps[index]) != "affine_map<(d0, d1) -> (d0, d1)>":
+    if index >= len(maps) or ir.AffineMapAttr(maps[index]).value != ir.AffineMap.get_identity(len(shape)):
         return None
     return user if vector_body(user) else None
 
@@ -49,7 +51,7 @@ class EpilogueStrategy(Strategy):
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "EpilogueStrategy | None":
-        if _epilogue(op) is None:
+        if op.name != "linalg.matmul" or epilogue_consumer(op) is None:
             return None
         base = MatmulStrategy.for_op(op, target, threads)
         if base is None:

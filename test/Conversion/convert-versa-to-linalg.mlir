@@ -667,11 +667,11 @@ func.func @fused_elementwise(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4
 
 // -----
 
-// Other groups are inlined and lowered op by op.
+// An epilogue group: the contraction, then one generic that updates its result in place.
 // CHECK-LABEL: func.func @fused_epilogue
 //       CHECK:   %[[MM:.+]] = linalg.matmul
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     ins(%[[MM]], %{{.+}} : tensor<4x16xf32>, tensor<16xf32>)
+//  CHECK-SAME:     ins(%{{.+}} : tensor<16xf32>) outs(%[[MM]] : tensor<4x16xf32>)
 //       CHECK:     arith.addf
 //   CHECK-NOT:   versa.
 func.func @fused_epilogue(%a: tensor<4x8xf32>, %w: tensor<8x16xf32>, %bias: tensor<16xf32>) -> tensor<4x16xf32> {

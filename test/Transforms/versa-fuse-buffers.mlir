@@ -30,7 +30,7 @@ func.func @elementwise_chain(%x: tensor<64x96xf32>, %a: tensor<96xf32>, %b: tens
 //   FUSED-NOT:   memref.alloc
 //       FUSED:   linalg.matmul {{.*}} outs(%[[OUT]] : memref<64x96xf32>)
 //       FUSED:   linalg.generic
-//  FUSED-SAME:     ins(%[[OUT]],
+//  FUSED-SAME:     ins(%{{[^)]*}} : memref<96xf32>, memref<64x96xf32>)
 //  FUSED-SAME:     outs(%[[OUT]] : memref<64x96xf32>)
 //   FUSED-NOT:   linalg.generic
 // UNFUSED-LABEL: func.func @epilogue
