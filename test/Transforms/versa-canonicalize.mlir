@@ -120,3 +120,80 @@ func.func @fold_constants() -> tensor<2xf32> {
   %0 = "versa.add"(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Splats fold at any size (beyond FOLD_LIMIT): only one element is computed.
+// CHECK-LABEL: func.func @fold_large_splats
+//       CHECK:   %[[C:.+]] = "versa.constant"() {value = dense<1.41421354> : tensor<1024x1024xf32>}
+//   CHECK-NOT:   "versa.
+//       CHECK:   return %[[C]]
+func.func @fold_large_splats() -> tensor<1024x1024xf32> {
+  %s = "versa.constant"() {value = dense<2.0> : tensor<1024xf32>} : () -> tensor<1024xf32>
+  %b = "versa.broadcast_to"(%s) : (tensor<1024xf32>) -> tensor<1024x1024xf32>
+  %t = "versa.transpose"(%b) {perm = array<i64: 1, 0>} : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %r = "versa.reshape"(%t) : (tensor<1024x1024xf32>) -> tensor<1048576xf32>
+  %q = "versa.sqrt"(%r) : (tensor<1048576xf32>) -> tensor<1048576xf32>
+  %o = "versa.reshape"(%q) : (tensor<1048576xf32>) -> tensor<1024x1024xf32>
+  return %o : tensor<1024x1024xf32>
+}
+
+// -----
+
+// Splats of different element types and ops: a comparison, a select, a cast, a concat.
+// CHECK-LABEL: func.func @fold_splat_kinds
+//   CHECK-DAG:   %[[I:.+]] = "versa.constant"() {value = dense<3> : tensor<512x512xi32>}
+//   CHECK-DAG:   %[[C:.+]] = "versa.constant"() {value = dense<2.500000e+00> : tensor<1024x512xf32>}
+//   CHECK-NOT:   "versa.select"
+//   CHECK-NOT:   "versa.concat"
+//       CHECK:   return %[[I]], %[[C]]
+func.func @fold_splat_kinds() -> (tensor<512x512xi32>, tensor<1024x512xf32>) {
+  %a = "versa.constant"() {value = dense<2.5> : tensor<512x512xf32>} : () -> tensor<512x512xf32>
+  %b = "versa.constant"() {value = dense<1.0> : tensor<512x512xf32>} : () -> tensor<512x512xf32>
+  %gt = "versa.compare"(%a, %b) {predicate = "gt"} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xi1>
+  %s = "versa.select"(%gt, %a, %b) : (tensor<512x512xi1>, tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %i = "versa.cast"(%s) : (tensor<512x512xf32>) -> tensor<512x512xi32>
+  %j = "versa.add"(%i, %i) : (tensor<512x512xi32>, tensor<512x512xi32>) -> tensor<512x512xi32>
+  %k = "versa.sub"(%j, %i) : (tensor<512x512xi32>, tensor<512x512xi32>) -> tensor<512x512xi32>
+  %one = "versa.constant"() {value = dense<1> : tensor<512x512xi32>} : () -> tensor<512x512xi32>
+  %l = "versa.add"(%k, %one) : (tensor<512x512xi32>, tensor<512x512xi32>) -> tensor<512x512xi32>
+  %c = "versa.concat"(%s, %s) {axis = 0 : i64} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<1024x512xf32>
+  return %l, %c : tensor<512x512xi32>, tensor<1024x512xf32>
+}
+
+// -----
+
+// A dense (non-splat) constant larger than FOLD_LIMIT is not expanded.
+// CHECK-LABEL: func.func @negative_fold_large_dense
+//       CHECK:   "versa.broadcast_to"
+func.func @negative_fold_large_dense() -> tensor<65537x2xf32> {
+  %a = "versa.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %b = "versa.broadcast_to"(%a) : (tensor<2xf32>) -> tensor<65537x2xf32>
+  return %b : tensor<65537x2xf32>
+}
+
+// -----
+
+// bf16 has no NumPy type: its constants are left alone, not a pass failure.
+// CHECK-LABEL: func.func @negative_fold_bf16
+//       CHECK:   "versa.add"
+func.func @negative_fold_bf16() -> tensor<2xbf16> {
+  %a = "versa.constant"() {value = dense<1.0> : tensor<2xbf16>} : () -> tensor<2xbf16>
+  %0 = "versa.add"(%a, %a) : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16>
+  return %0 : tensor<2xbf16>
+}
+
+// -----
+
+// What a fold leaves unused disappears: the unscaled weight and the batch-norm parameters.
+// CHECK-LABEL: func.func @dead_after_folding
+//   CHECK-NOT:   dense<1.000000e+00>
+//   CHECK-NOT:   dense<3.000000e+00>
+//       CHECK:   return
+func.func @dead_after_folding(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = "versa.constant"() {value = dense<1.0> : tensor<2x2x1x1xf32>} : () -> tensor<2x2x1x1xf32>
+  %p = "versa.constant"() {value = dense<3.0> : tensor<2xf32>} : () -> tensor<2xf32>
+  %y = "versa.conv2d"(%x, %w) : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %o = "versa.batch_norm"(%y, %p, %p, %p, %p) {epsilon = 1.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %o : tensor<1x2x4x4xf32>
+}
