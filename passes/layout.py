@@ -28,7 +28,7 @@ from versa import targets
 from versa.dialects.versa import LAYOUTS, OPS, BatchNormOp, Conv2dOp
 from versa.mlir import ir, rewrite
 
-from .base import Pass, PassError
+from .base import Pass, PassError, collect
 from .rewrite import Pattern, apply_greedily
 from .transpose_motion import PATTERNS as MOTION_PATTERNS
 from .transpose_motion import inverse, permuted_type, permuted_value, transpose
@@ -76,9 +76,23 @@ class VersaLayout(Pass):
             layout = (self.layout or targets.get(self.target).conv_layout).upper()
         except KeyError:
             raise PassError(f"'versa-layout' target '{self.target}' is unknown") from None
+        if not self.layout and not _has_conv_to_convert(module, layout):
+            return  # the target's choice pays off for convolutions; pools and norms alone keep theirs
         convert = convert_to(layout)
         table = [*((cls, convert) for cls in LAYOUT_OPS), *MOTION_PATTERNS]
         apply_greedily(module, [(root, _outside_groups(fn)) for root, fn in table])
+
+
+def _has_conv_to_convert(module: ir.Operation, layout: str) -> bool:
+    """Whether a conv2d outside fused groups is in the other layout (a lone batch_norm or pool
+    converted would only add two transposes around it)."""
+
+    def wants(op: ir.Operation) -> bool:
+        parent = op.parent
+        outside = parent is None or parent.name != "versa.fused"
+        return op.name == "versa.conv2d" and outside and Conv2dOp.attrs(op)["layout"] != layout
+
+    return bool(collect(module, wants))
 
 
 def _outside_groups(fn: Pattern) -> Pattern:
