@@ -131,7 +131,7 @@ def groups_of(block: ir.Block, max_ops: int) -> list[list[ir.Operation]]:
                 fits = fits and (not broadcast or groups.all_cheap(producer))
             else:
                 fits = False
-            if fits and groups.find(producer) != groups.find(consumer):
+            if fits:
                 groups.merge(producer, consumer, max_ops)
     members: dict[ir.Operation, list[ir.Operation]] = {}
     for op in ops:

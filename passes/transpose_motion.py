@@ -38,6 +38,7 @@ from versa.dialects.versa import OPS, ConcatOp, ConstantOp, ReshapeOp, Transpose
 from versa.mlir import ir, rewrite
 
 from .canonicalize import compose_transposes, identity_transpose
+from .matching import constant_attr, producer
 
 Perm = list[int]
 Build = Callable[[], ir.Value]  # builds an adapted operand once the whole rewrite is known to apply
@@ -62,15 +63,8 @@ def transpose(value: ir.Value, perm: Sequence[int]) -> ir.Value:
 
 def transposed_operand(value: ir.Value) -> tuple[ir.Value, Perm] | None:
     """(x, perm) when `value` is `transpose(x, perm)`."""
-    if not isinstance(value, ir.OpResult) or value.owner.operation.name != "versa.transpose":
-        return None
-    return value.owner.operation.operands[0], TransposeOp.attrs(value.owner)["perm"]
-
-
-def constant_attr(value: ir.Value) -> ir.DenseElementsAttr | None:
-    if not isinstance(value, ir.OpResult) or value.owner.operation.name != "versa.constant":
-        return None
-    return value.owner.operation.attributes["value"]
+    op = producer(value, "versa.transpose")
+    return None if op is None else (op.operation.operands[0], TransposeOp.attrs(op)["perm"])
 
 
 def permuted_elements(attr: ir.DenseElementsAttr, perm: Sequence[int]) -> ir.DenseElementsAttr | None:
