@@ -9,7 +9,9 @@ from .fast_math import VersaFastMath
 from .fuse import VersaFuse
 from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
+from .gpu_mma import VersaGpuMma
 from .gpu_reduce import VersaGpuReduce
+from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
 from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
@@ -37,7 +39,10 @@ PASSES: dict[str, type[Pass]] = {
         VersaFastMath,
         VersaGpuMap,
         VersaGpuMatmul,
+        VersaGpuMma,
         VersaGpuReduce,
+        VersaGpuOutlineRows,
+        VersaGpuRows,
     )
 }
 PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM, LowerToNVVM)}

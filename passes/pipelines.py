@@ -17,7 +17,9 @@ from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
 from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
+from .gpu_mma import VersaGpuMma
 from .gpu_reduce import VersaGpuReduce
+from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
 from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .plan_buffers import VersaPlanBuffers
@@ -27,12 +29,15 @@ from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
 
-def buffer_steps(plan: bool = False) -> Iterator[str | Pass]:
+def buffer_steps(plan: bool = False, kernels: tuple[Pass, ...] = ()) -> Iterator[str | Pass]:
     """Tensors → buffers, for every target: one allocation per tensor, results written into
     caller-provided buffers (out-params), so the entry point takes only memrefs and returns
     nothing. Inits that cse merged are split again first: shared, bufferization would copy
     them. Inputs are the caller's: bufferization copies an argument rather than write into it.
-    With `plan` (CPU), intermediates live in one static arena instead of per-call mallocs."""
+    With `plan` (CPU), intermediates live in one static arena instead of per-call mallocs.
+    `kernels` (GPU) run on the buffers before results become out-params, so the buffers they
+    allocate for results are the caller's; the GPU host frees nothing (its plan owns every
+    buffer), and the deallocation pipeline refuses the kernels' launches, so it is left out."""
     yield VersaUnshareInits()
     yield VersaReadonlyArguments()
     yield VersaDistinctResults()
@@ -44,8 +49,10 @@ def buffer_steps(plan: bool = False) -> Iterator[str | Pass]:
     # one value and canonicalize drops the self-copy.
     yield "cse"
     yield "canonicalize"
+    yield from kernels
     yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
-    yield "buffer-deallocation-pipeline"
+    if not kernels:
+        yield "buffer-deallocation-pipeline"
     # No memref.copy may reach finalize-memref-to-llvm unless it is a plain memcpy: the strided
     # ones would call the C runner library's memrefCopy, which does not ship.
     yield VersaLowerMemrefCopy()
@@ -184,6 +191,9 @@ class LowerToNVVM(Pipeline):
     target_option = "chip"
     chip: str = "sm_90"
     block: int = 0  # threads per block; 0 = the target's
+    # f32 matmul as torch.set_float32_matmul_precision says: "highest" (f32 FMA) or "high"
+    # (TF32 tensor cores: f32 range, 10-bit mantissa, several times the throughput).
+    matmul_precision: str = "highest"
 
     @staticmethod
     def target_value(target: targets.Target) -> str:
@@ -197,20 +207,28 @@ class LowerToNVVM(Pipeline):
 
     def steps(self) -> Iterator[str | Pass]:
         target = self.target()
+        block = self.block or target.gpu["threads_per_block"]
+        yield VersaGpuOutlineRows()  # softmax / layer_norm: one kernel each, after bufferization
         yield ConvertVersaToLinalg()
         yield "canonicalize"
         yield "cse"
-        yield from buffer_steps()  # as for the CPU: results into the caller's buffers
+        yield from buffer_steps(kernels=(VersaGpuRows(block=block),))  # results into the caller's buffers
         # Kernels: a block per result for inner reductions, else one launch per loop nest
         # (a thread per element); outlined into gpu.modules.
+        if self.matmul_precision not in ("highest", "high"):
+            raise PassError(
+                f"'lower-to-nvvm' matmul-precision must be highest or high, not '{self.matmul_precision}'"
+            )
+        if self.matmul_precision == "high":
+            yield VersaGpuMma(*target.gpu["mma_tile"])
         tile, k_step = target.gpu["matmul_tile"]
         yield VersaGpuMatmul(tile=tile, k_step=k_step)  # calls to kernel templates, inlined
         yield "inline"
         yield "symbol-dce"
-        yield VersaGpuReduce(block=self.block or target.gpu["threads_per_block"])
+        yield VersaGpuReduce(block=block)
         yield "convert-linalg-to-parallel-loops"
         yield "canonicalize"
-        yield VersaGpuMap(block=self.block or target.gpu["threads_per_block"])
+        yield VersaGpuMap(block=block)
         yield "gpu-launch-sink-index-computations"  # constants into kernels: known loop bounds
         yield "gpu-kernel-outlining"
         yield (

@@ -57,7 +57,7 @@ def _static_f32(value: ir.Value) -> list[int] | None:
     return list(t.shape)
 
 
-def _lead_axes(op: ir.Operation) -> int | None:
+def row_axes(op: ir.Operation) -> int | None:
     """How many leading axes index rows, when `op` normalises the trailing axes of a static f32
     tensor (gamma and beta, if any, one row each); None when the op is left to the lowering."""
     shape = _static_f32(op.operands[0])
@@ -182,10 +182,10 @@ class VersaRowKernels(Pass):
         lanes = targets.get(self.target).lanes(32)
         body = module.regions[0].blocks[0]
         ops = collect(
-            module, lambda op: op.name in ("versa.softmax", "versa.layer_norm") and _lead_axes(op) is not None
+            module, lambda op: op.name in ("versa.softmax", "versa.layer_norm") and row_axes(op) is not None
         )
         for count, op in enumerate(ops):
-            shape, lead = _static_f32(op.operands[0]), _lead_axes(op)
+            shape, lead = _static_f32(op.operands[0]), row_axes(op)
             kind = op.name.split(".")[1]
             eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
             name = f"versa_{kind}_{count}"

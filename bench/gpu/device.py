@@ -83,6 +83,7 @@ def benchmarks(folder: Path, plan, driver, repeat: int) -> list[str]:
         program = plan.Program.from_json(json.dumps(bench["program"]))
         function = driver.GpuFunction(program)
         xs = [torch.randn(t.shape, device="cuda", generator=gen) for t in program.inputs]
+        torch.backends.cuda.matmul.allow_tf32 = bench.get("tf32", False)  # torch's side of the row
         env = {f"x{i}": x for i, x in enumerate(xs)} | {"torch": torch}
         want = eval(bench["torch"], env)  # noqa: S307  (an expression of our own export)
         (got,) = function(*xs)

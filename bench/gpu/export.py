@@ -60,6 +60,15 @@ BENCH = {
         3 * 4 * 4096 * 4096,
         2 * 4096**3,
     ),
+    "matmul_4096_tf32": (
+        """func.func @main(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<4096x4096xf32>, tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %0 : tensor<4096x4096xf32>
+}""",
+        "x0 @ x1",
+        3 * 4 * 4096 * 4096,
+        2 * 4096**3,
+    ),
     "softmax_4096x1024": (
         """func.func @main(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
   %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
@@ -92,9 +101,36 @@ BENCH = {
 }
 
 
-def compile_text(text: str, target: targets.Target, pipeline: str = "") -> dict:
+TF32 = "matmul-precision=high"  # lower-to-nvvm's option for TF32 tensor cores; torch: allow_tf32
+
+
+def compile_text(text: str, target: targets.Target, pipeline: str = "", options: str = "") -> dict:
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
-    return json.loads(compile_gpu(module, target, None, pipeline).to_json())
+    return json.loads(compile_gpu(module, target, None, pipeline, options).to_json())
+
+
+def tf32_cases(target: targets.Target, cases: list, arrays: dict) -> None:
+    """Matmuls on TF32 tensor cores: ragged tiles, batches, K not a multiple of the K step. TF32
+    rounds inputs to 10 mantissa bits, so errors are checked against the output's scale."""
+    rng = np.random.default_rng(RNG_SEED)
+    for batch, m, k, n in (
+        (0, 200, 132, 260),
+        (0, 128, 32, 128),
+        (3, 64, 40, 96),
+        (0, 1, 4, 4),
+        (2, 130, 516, 68),
+    ):
+        lead = [batch] if batch else []
+        a, b = (rng.standard_normal(lead + s).astype(np.float32) for s in ([m, k], [k, n]))
+        ta, tb, tc = (f"tensor<{'x'.join(map(str, lead + s))}xf32>" for s in ([m, k], [k, n], [m, n]))
+        text = (
+            f"func.func @main(%a: {ta}, %b: {tb}) -> {tc} {{\n"
+            f'  %0 = "versa.matmul"(%a, %b) : ({ta}, {tb}) -> {tc}\n  return %0 : {tc}\n}}'
+        )
+        want = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+        name = f"tf32-matmul-{'x'.join(map(str, lead + [m, k, n]))}"
+        add_case(cases, arrays, name, compile_text(text, target, "", TF32), [a, b], [want], 0.0)
+        cases[-1]["atol"] = float(5e-3 * np.abs(want).max())
 
 
 def suite(target: targets.Target, arrays: dict) -> list[dict]:
@@ -137,10 +173,18 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, np.ndarray] = {}
     cases = suite(target, arrays)
+    tf32_cases(target, cases, arrays)
     (args.out / "cases.json").write_text(json.dumps(cases))
     np.savez(args.out / "cases.npz", **arrays)
     bench = [
-        {"name": n, "program": compile_text(t, target, "versa-fuse"), "torch": e, "bytes": b, "flops": f}
+        {
+            "name": n,
+            "torch": e,
+            "bytes": b,
+            "flops": f,
+            "tf32": n.endswith("_tf32"),
+            "program": compile_text(t, target, "versa-fuse", TF32 if n.endswith("_tf32") else ""),
+        }
         for n, (t, e, b, f) in BENCH.items()
     ]
     (args.out / "bench.json").write_text(json.dumps(bench))

@@ -130,11 +130,13 @@ def _cross_targets() -> dict[str, Target]:
         ),
         "nvptx-sm80": Target(
             "nvptx-sm80", "nvptx64-nvidia-cuda", "sm_80", ("+ptx78",), chip="sm_80",
-            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, sms=108, matmul_tile=(128, 8)), **_SM,
+            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, sms=108, matmul_tile=(128, 8),
+                    mma_tile=(128, 32)), **_SM,
         ),
         "nvptx-sm90": Target(
             "nvptx-sm90", "nvptx64-nvidia-cuda", "sm_90", ("+ptx78",), chip="sm_90",
-            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, sms=132, matmul_tile=(128, 8)), **_SM,
+            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, sms=132, matmul_tile=(128, 8),
+                    mma_tile=(128, 32)), **_SM,
         ),
     }  # fmt: skip
 

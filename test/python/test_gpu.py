@@ -37,7 +37,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # Reductions long enough for a thread block per result (versa-gpu-reduce), tiled matmuls.
 LONG_REDUCTIONS = [
     case("softmax", (64, 1000), axis=-1, id="long"),
+    case("softmax", (7, 30522), axis=-1, id="very_long_lanes2"),
+    case("softmax", (2, 3, 1027), axis=-1, id="rank3_lanes1"),
+    case("softmax", (40, 12), axis=-1, id="short_rows"),
     case("layer_norm", (33, 300), (300,), (300,), axis=-1, epsilon=1e-5, id="long"),
+    case("layer_norm", (5, 4, 2050), (4, 2050), (4, 2050), axis=1, epsilon=1e-5, id="two_axes_long"),
     case("reduce_sum", (17, 4096), kinds="small", axes=[1], id="long"),
     case("reduce_sum", (9, 5000), kinds="i32", axes=[1], id="long_i32"),
     case("reduce_max", (4, 3, 200), axes=[-1], id="long"),
@@ -51,9 +55,9 @@ LONG_REDUCTIONS = [
 needs_toolkit = pytest.mark.skipif(translate.cuda_toolkit() is None, reason="nvidia-cuda-nvcc-cu12 missing")
 
 
-def compile_program(text: str, target: targets.Target, pipeline: str = "") -> Program:
+def compile_program(text: str, target: targets.Target, pipeline: str = "", options: str = "") -> Program:
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
-    return compile_gpu(module, target, None, pipeline)
+    return compile_gpu(module, target, None, pipeline, options)
 
 
 def reference(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -22,13 +22,16 @@ _SCALARS = {"index": "i64", "i64": "i64", "i32": "i32", "i16": "i16", "i8": "i8"
 _SCALARS |= {"f32": "f32", "f64": "f64", "f16": "u16", "bf16": "u16"}
 
 
-def compile_gpu(module: ir.Module, target: Target, entry: str | None = None, pipeline: str = "") -> Program:
-    """Lower `module` (versa IR) for `target` (a GPU) and build its Program."""
+def compile_gpu(
+    module: ir.Module, target: Target, entry: str | None = None, pipeline: str = "", options: str = ""
+) -> Program:
+    """Lower `module` (versa IR) for `target` (a GPU) and build its Program. `pipeline` runs
+    first (versa-level passes); `options` are lower-to-nvvm's (`matmul-precision=high`)."""
     function = find_function(module, entry)
     name = function.attributes["sym_name"].value
     inputs = [_tensor(TensorSpec.of(t)) for t in function.type.inputs]
     outputs = [_tensor(TensorSpec.of(t)) for t in function.type.results]
-    steps = f"{pipeline + ',' if pipeline else ''}lower-to-nvvm{{chip={target.chip}}}"
+    steps = f"{pipeline + ',' if pipeline else ''}lower-to-nvvm{{chip={target.chip} {options}}}"
     compiler.run_passes(module, compiler.parse_pipeline(steps))
     program = Program(name, target.chip, "", inputs, outputs)
     host = find_function(module, name)

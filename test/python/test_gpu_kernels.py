@@ -1,0 +1,71 @@
+"""The hand-written GPU kernels: softmax / layer_norm as one block per row (versa-gpu-rows) and
+f32 matmul on TF32 tensor cores (versa-gpu-mma, opt-in). Their PTX must assemble for sm_80 and
+sm_90 without a GPU; with one, the results match NumPy (TF32: to the output's scale)."""
+
+import numpy as np
+import pytest
+from test_gpu import GPUS, compile_program, needs_toolkit
+from versa import translate
+from versa.diagnostics import CompileError
+from versa.gpu import driver
+
+ROWS = """func.func @main(%x: tensor<64x1000xf32>, %g: tensor<1000xf32>, %b: tensor<1000xf32>)
+    -> (tensor<64x1000xf32>, tensor<64x1000xf32>) {
+  %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  %1 = "versa.layer_norm"(%x, %g, %b) {axis = 1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<64x1000xf32>, tensor<1000xf32>, tensor<1000xf32>) -> tensor<64x1000xf32>
+  return %0, %1 : tensor<64x1000xf32>, tensor<64x1000xf32>
+}"""
+
+
+def matmul(m: int, k: int, n: int) -> str:
+    ta, tb, tc = (f"tensor<{r}x{c}xf32>" for r, c in ((m, k), (k, n), (m, n)))
+    body = f'%0 = "versa.matmul"(%a, %b) : ({ta}, {tb}) -> {tc}'
+    return f"func.func @main(%a: {ta}, %b: {tb}) -> {tc} {{\n  {body}\n  return %0 : {tc}\n}}"
+
+
+@needs_toolkit
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+def test_softmax_and_layer_norm_are_one_kernel_each(target) -> None:
+    program = compile_program(ROWS, target)
+    assert [step.kernel for step in program.steps] == ["main_kernel", "main_kernel_0"]
+    assert all(step.grid == (64, 1, 1) and step.block == (256, 1, 1) for step in program.steps)
+    assert "ld.global.v4.b32" in program.ptx  # 16-byte loads: 1000 is a multiple of 4
+    assert translate.assemble_ptx(program.ptx, target)
+    if target.chip == "sm_90" and driver.available():
+        rng = np.random.default_rng(0)
+        x, g, b = (rng.standard_normal(s).astype(np.float32) for s in ((64, 1000), (1000,), (1000,)))
+        softmax, norm = driver.GpuFunction(program)(x, g, b)
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(softmax, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+        want = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * g + b
+        np.testing.assert_allclose(norm, want, rtol=1e-4, atol=1e-5)
+
+
+@needs_toolkit
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+@pytest.mark.parametrize(("m", "k", "n"), [(200, 132, 260), (1, 4, 4), (64, 40, 96)])
+def test_tf32_matmul_uses_tensor_cores(m, k, n, target) -> None:
+    program = compile_program(matmul(m, k, n), target, options="matmul-precision=high")
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in program.ptx
+    assert "cvt.rna.tf32.f32" in program.ptx  # rounded, not truncated
+    assert translate.assemble_ptx(program.ptx, target)
+    if target.chip == "sm_90" and driver.available():
+        rng = np.random.default_rng(0)
+        a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+        (got,) = driver.GpuFunction(program)(a, b)
+        want = a.astype(np.float64) @ b
+        assert np.abs(got - want).max() <= 5e-3 * np.abs(want).max()
+
+
+@needs_toolkit
+def test_f32_matmul_stays_exact_unless_asked() -> None:
+    program = compile_program(matmul(128, 64, 128), GPUS[-1])
+    assert "mma.sync" not in program.ptx
+    ragged = compile_program(matmul(128, 66, 128), GPUS[-1], options="matmul-precision=high")
+    assert "mma.sync" not in ragged.ptx  # rows of A are not whole 16-byte vectors: CUDA cores
+
+
+def test_matmul_precision_is_checked() -> None:
+    with pytest.raises(CompileError, match="matmul-precision must be highest or high"):
+        compile_program(matmul(8, 8, 8), GPUS[-1], options="matmul-precision=medium")
