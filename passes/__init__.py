@@ -7,6 +7,7 @@ from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
 from .fuse import VersaFuse
+from .gpu_conv import VersaGpuConv
 from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
 from .gpu_mma import VersaGpuMma
@@ -39,6 +40,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaFastMath,
         VersaGpuMap,
         VersaGpuMatmul,
+        VersaGpuConv,
         VersaGpuMma,
         VersaGpuReduce,
         VersaGpuOutlineRows,

@@ -9,10 +9,12 @@ neighbouring threads store neighbouring columns. Ragged edges load zeros and ski
 
 The kernel is an MLIR template (a private function holding one `gpu.launch` with workgroup
 buffers), specialised with the op's static shapes and the tile sizes, called in place of the
-linalg op and inlined; the launch is then outlined like every other kernel.
+linalg op and inlined; the launch is then outlined like every other kernel. The template
+(`gemm_text`) is shared with versa-gpu-conv, whose A or B operand is an im2col gather.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from versa.mlir import func, ir
@@ -51,32 +53,77 @@ def _matches(op: ir.Operation) -> bool:
     return all(identity_layout(v.type) for v in op.operands)
 
 
+Piece = Callable[[int, str, str], tuple[list[str], str]]  # (copy or register, indices) → (lines, op)
+
+
+@dataclass(frozen=True)
+class Gemm:
+    """A tiled kernel for C[r, c] += sum over k of A[r, k] * B[k, c], r < m, c < n, k < depth:
+    sizes and tiles, plus the template text of what differs between its users (matmul, conv):
+    `load_a(e, row, k)` and `load_b(e, k, col)` give index lines and the load of the e-th
+    element a thread copies per stage, `out(x, row, col)` index lines and `%C[...] : type`
+    for its x-th register. `views` run before the launch (on the host), `setup` in the kernel."""
+
+    name: str
+    params: str  # the function's arguments: "%A: memref<...>, ..."
+    m: int
+    n: int
+    depth: int
+    tile: tuple[int, int, int]  # BM, BN, BK
+    blocks_z: int
+    load_a: Piece
+    load_b: Piece
+    out: Piece
+    views: tuple[str, ...] = ()
+    setup: tuple[str, ...] = ()
+
+
+def tiles_fit(bm: int, bn: int, bk: int) -> bool:
+    """Each tile a whole number of thread rows/columns, each stage whole copies per thread."""
+    return all(t >= TY and t % TY == 0 and bk * t % (TY * TX) == 0 for t in (bm, bn))
+
+
 def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, k_step: int = 8) -> str:
     """The kernel template for C[b] += A[b] @ B[b] with static sizes (batch 0: plain matmul),
     `tile` x `tile` outputs per block, `k_step` columns of A (rows of B) per shared-memory stage."""
-    BM = BN = tile  # noqa: N806  (the kernel's conventional names)
-    BK, TM, TN = k_step, tile // TY, tile // TX  # noqa: N806
     lead = f"{batch}x" if batch else ""
     a, b, c = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n)))
     at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
-    smem = f"memref<{BK}x{BM}xf32, #gpu.address_space<workgroup>>"
+    return gemm_text(
+        Gemm(
+            name, f"%A: {a}, %B: {b}, %C: {c}", m, n, k, (tile, tile, k_step), max(batch, 1),
+            lambda e, i, j: ([], f"memref.load %A[{at(i, j)}] : {a}"),
+            lambda e, i, j: ([], f"memref.load %B[{at(i, j)}] : {b}"),
+            lambda x, i, j: ([], f"%C[{at(i, j)}] : {c}"),
+        )
+    )  # fmt: skip
+
+
+def gemm_text(g: Gemm) -> str:
+    """The kernel: a private function holding one `gpu.launch` of TY x TX threads per block."""
+    BM, BN, BK = g.tile  # noqa: N806  (the kernel's conventional names)
+    TM, TN = BM // TY, BN // TX  # noqa: N806
+    m, n, k = g.m, g.n, g.depth
+    a_smem, b_smem = (f"memref<{BK}x{t}xf32, #gpu.address_space<workgroup>>" for t in (BM, BN))
     lines = [
-        f"func.func private @{name}(%A: {a}, %B: {b}, %C: {c}) {{",
+        f"func.func private @{g.name}({g.params}) {{",
         f"  %gx = arith.constant {-(-n // BN)} : index",
         f"  %gy = arith.constant {-(-m // BM)} : index",
-        f"  %gz = arith.constant {max(batch, 1)} : index",
+        f"  %gz = arith.constant {g.blocks_z} : index",
         f"  %sx = arith.constant {TX} : index",
         f"  %sy = arith.constant {TY} : index",
         "  %one = arith.constant 1 : index",
+        *(f"  {v}" for v in g.views),
         "  gpu.launch blocks(%bx, %by, %bz) in (%x0 = %gx, %y0 = %gy, %z0 = %gz)"
         " threads(%tx, %ty, %tz) in (%x1 = %sx, %y1 = %sy, %z1 = %one)"
-        f" workgroup(%As : {smem}, %Bs : {smem}) {{",
+        f" workgroup(%As : {a_smem}, %Bs : {b_smem}) {{",
         "  CONSTANTS",  # inside the kernel, so that loop bounds are known there
         "    %zero = arith.constant 0.0 : f32",
         f"    %row0 = arith.muli %by, %c{BM} : index",
         f"    %col0 = arith.muli %bx, %c{BN} : index",
         f"    %tyx = arith.muli %ty, %c{TX} : index",
         "    %tid = arith.addi %tyx, %tx : index",
+        *(f"    {v}" for v in g.setup),
     ]
     accs = [f"%acc{i}_{j}" for i in range(TM) for j in range(TN)]
     inits = ", ".join(f"{a} = %zero" for a in accs)
@@ -84,41 +131,51 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, 
     lines.append(
         f"    %sum:{len(accs)} = scf.for %k0 = %c0 to %c{k} step %c{BK} iter_args({inits}) -> ({f32s}) {{"
     )
-    per_thread = BK * BM // (TY * TX)
-    for e in range(per_thread):  # cooperative copies: A as BK x BM (transposed), B as BK x BN
-        lines += [
+    a_copies, b_copies = BK * BM // (TY * TX), BK * BN // (TY * TX)
+    for e in range(max(a_copies, b_copies)):  # cooperative copies: A as BK x BM (transposed), B as BK x BN
+        lines.append(
             f"      %i{e} = arith.addi %tid, %c{e * TY * TX} : index"
             if e
-            else f"      %i{e} = arith.addi %tid, %c0 : index",
-            f"      %ar{e} = arith.divui %i{e}, %c{BK} : index",
-            f"      %ak{e} = arith.remui %i{e}, %c{BK} : index",
-            f"      %agr{e} = arith.addi %row0, %ar{e} : index",
-            f"      %agk{e} = arith.addi %k0, %ak{e} : index",
-            f"      %aok{e} = arith.cmpi ult, %agr{e}, %c{m} : index",
-            f"      %aok2{e} = arith.cmpi ult, %agk{e}, %c{k} : index",
-            f"      %ain{e} = arith.andi %aok{e}, %aok2{e} : i1",
-            f"      %av{e} = scf.if %ain{e} -> (f32) {{",
-            f"        %va{e} = memref.load %A[{at(f'%agr{e}', f'%agk{e}')}] : {a}",
-            f"        scf.yield %va{e} : f32",
-            "      } else {",
-            "        scf.yield %zero : f32",
-            "      }",
-            f"      memref.store %av{e}, %As[%ak{e}, %ar{e}] : {smem}",
-            f"      %bk{e} = arith.divui %i{e}, %c{BN} : index",
-            f"      %bc{e} = arith.remui %i{e}, %c{BN} : index",
-            f"      %bgk{e} = arith.addi %k0, %bk{e} : index",
-            f"      %bgc{e} = arith.addi %col0, %bc{e} : index",
-            f"      %bok{e} = arith.cmpi ult, %bgk{e}, %c{k} : index",
-            f"      %bok2{e} = arith.cmpi ult, %bgc{e}, %c{n} : index",
-            f"      %bin{e} = arith.andi %bok{e}, %bok2{e} : i1",
-            f"      %bv{e} = scf.if %bin{e} -> (f32) {{",
-            f"        %vb{e} = memref.load %B[{at(f'%bgk{e}', f'%bgc{e}')}] : {b}",
-            f"        scf.yield %vb{e} : f32",
-            "      } else {",
-            "        scf.yield %zero : f32",
-            "      }",
-            f"      memref.store %bv{e}, %Bs[%bk{e}, %bc{e}] : {smem}",
-        ]
+            else f"      %i{e} = arith.addi %tid, %c0 : index"
+        )
+        if e < a_copies:
+            index, load = g.load_a(e, f"%agr{e}", f"%agk{e}")
+            lines += [
+                f"      %ar{e} = arith.divui %i{e}, %c{BK} : index",
+                f"      %ak{e} = arith.remui %i{e}, %c{BK} : index",
+                f"      %agr{e} = arith.addi %row0, %ar{e} : index",
+                f"      %agk{e} = arith.addi %k0, %ak{e} : index",
+                f"      %aok{e} = arith.cmpi ult, %agr{e}, %c{m} : index",
+                f"      %aok2{e} = arith.cmpi ult, %agk{e}, %c{k} : index",
+                f"      %ain{e} = arith.andi %aok{e}, %aok2{e} : i1",
+                *(f"      {v}" for v in index),
+                f"      %av{e} = scf.if %ain{e} -> (f32) {{",
+                f"        %va{e} = {load}",
+                f"        scf.yield %va{e} : f32",
+                "      } else {",
+                "        scf.yield %zero : f32",
+                "      }",
+                f"      memref.store %av{e}, %As[%ak{e}, %ar{e}] : {a_smem}",
+            ]
+        if e < b_copies:
+            index, load = g.load_b(e, f"%bgk{e}", f"%bgc{e}")
+            lines += [
+                f"      %bk{e} = arith.divui %i{e}, %c{BN} : index",
+                f"      %bc{e} = arith.remui %i{e}, %c{BN} : index",
+                f"      %bgk{e} = arith.addi %k0, %bk{e} : index",
+                f"      %bgc{e} = arith.addi %col0, %bc{e} : index",
+                f"      %bok{e} = arith.cmpi ult, %bgk{e}, %c{k} : index",
+                f"      %bok2{e} = arith.cmpi ult, %bgc{e}, %c{n} : index",
+                f"      %bin{e} = arith.andi %bok{e}, %bok2{e} : i1",
+                *(f"      {v}" for v in index),
+                f"      %bv{e} = scf.if %bin{e} -> (f32) {{",
+                f"        %vb{e} = {load}",
+                f"        scf.yield %vb{e} : f32",
+                "      } else {",
+                "        scf.yield %zero : f32",
+                "      }",
+                f"      memref.store %bv{e}, %Bs[%bk{e}, %bc{e}] : {b_smem}",
+            ]
     inner = ", ".join(f"%r{i}_{j} = %acc{i}_{j}" for i in range(TM) for j in range(TN))
     lines += [
         "      gpu.barrier",
@@ -127,12 +184,12 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, 
     for i in range(TM):
         lines += [
             f"        %ra{i} = arith.addi %ty, %c{i * TY} : index",
-            f"        %a{i} = memref.load %As[%kk, %ra{i}] : {smem}",
+            f"        %a{i} = memref.load %As[%kk, %ra{i}] : {a_smem}",
         ]
     for j in range(TN):
         lines += [
             f"        %cb{j} = arith.addi %tx, %c{j * TX} : index",
-            f"        %b{j} = memref.load %Bs[%kk, %cb{j}] : {smem}",
+            f"        %b{j} = memref.load %Bs[%kk, %cb{j}] : {b_smem}",
         ]
     for i in range(TM):
         for j in range(TN):
@@ -147,6 +204,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, 
     for i in range(TM):
         for j in range(TN):
             x = i * TN + j
+            index, place = g.out(x, f"%gr{x}", f"%gc{x}")
             lines += [
                 f"    %or{x} = arith.addi %row0, %c{i * TY} : index"
                 if i
@@ -160,9 +218,10 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, 
                 f"    %cok{x} = arith.cmpi ult, %gc{x}, %c{n} : index",
                 f"    %ok{x} = arith.andi %rok{x}, %cok{x} : i1",
                 f"    scf.if %ok{x} {{",
-                f"      %old{x} = memref.load %C[{at(f'%gr{x}', f'%gc{x}')}] : {c}",
+                *(f"      {v}" for v in index),
+                f"      %old{x} = memref.load {place}",
                 f"      %new{x} = arith.addf %old{x}, %sum#{x} : f32",
-                f"      memref.store %new{x}, %C[{at(f'%gr{x}', f'%gc{x}')}] : {c}",
+                f"      memref.store %new{x}, {place}",
                 "    }",
             ]
     lines += ["    gpu.terminator", "  }", "  return", "}"]
@@ -179,7 +238,7 @@ class VersaGpuMatmul(Pass):
     k_step: int = 8  # K per shared-memory stage
 
     def run(self, module: ir.Operation) -> None:
-        if self.tile % TY or self.tile < TY or (self.k_step * self.tile) % (TY * TX):
+        if not tiles_fit(self.tile, self.tile, self.k_step):
             raise PassError(f"'{self.name}' tile {self.tile} / k-step {self.k_step} do not fit 16x16 threads")
         body = module.regions[0].blocks[0]
         for count, op in enumerate(collect(module, _matches)):

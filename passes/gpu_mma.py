@@ -5,10 +5,10 @@ tensor cores do TF32 at several times that. TF32 keeps f32's range but 10 mantis
 as in PyTorch (`torch.set_float32_matmul_precision("high")`), it is a choice the user makes:
 `lower-to-nvvm{matmul-precision=high}`.
 
-A block of 8 warps (2 x 4) computes a BM x BN tile of C; each warp a (BM/2) x (BN/4) tile as
-(BM/32) x (BN/32) fragments of m16n8k8 `nvvm.mma.sync`. Per stage of BK columns of A (rows of
-B), each thread loads four-float vectors of A and B from global memory (coalesced, 16-byte
-loads), rounds them to TF32 (`cvt.rna`) and stores them in shared memory, padded so that the
+A block of WM x WN warps (sizes from the target) computes a BM x BN tile of C; each warp a
+(BM/WM) x (BN/WN) tile as m16n8k8 fragments of `nvvm.mma.sync`. Per stage of BK columns of A
+(rows of B), each thread loads four-float vectors of A and B from global memory (coalesced,
+16-byte loads), rounds them to TF32 (`cvt.rna`) and stores them in shared memory, padded so that the
 fragment loads of a warp hit 32 different banks (rows of A: BK + 4 words; rows of B: BN + 8).
 The next stage's global loads are issued before this stage's MMAs (carried in registers), so
 their latency hides behind the arithmetic. Fragment layouts are PTX's for m16n8k8 .tf32:
@@ -25,8 +25,34 @@ from versa.mlir import func, ir
 from .base import Pass, PassError, collect
 from .gpu_matmul import _matches as plain_f32_matmul
 
-WARPS_M, WARPS_N = 2, 4  # warps per block along M and N
-THREADS = 32 * WARPS_M * WARPS_N
+
+@dataclass(frozen=True)
+class Tiles:
+    """A block's tile of C (block_m x block_n), K per shared-memory stage, and its warps."""
+
+    block_m: int = 128
+    block_n: int = 128
+    k_step: int = 32
+    warps_m: int = 2
+    warps_n: int = 4
+
+    @property
+    def threads(self) -> int:
+        return 32 * self.warps_m * self.warps_n
+
+    def check(self) -> str | None:
+        """Why these tiles cannot work (None: they can)."""
+        wm, wn = self.block_m // self.warps_m, self.block_n // self.warps_n
+        if wm % 16 or wn % 8 or wm * self.warps_m != self.block_m or wn * self.warps_n != self.block_n:
+            return "a warp's tile must be whole m16n8 fragments"
+        if self.k_step % 8:
+            return "the K step must be a multiple of 8"
+        for rows, cols in ((self.block_m, self.k_step), (self.k_step, self.block_n)):
+            if self.threads % (cols // 4) or (rows * cols // 4) % self.threads:
+                return "the threads must copy whole rows of four-float vectors"
+        return None
+
+
 _ACC = "!llvm.struct<(f32, f32, f32, f32)>"
 _MMA_ATTRS = (
     "{layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, "
@@ -54,10 +80,10 @@ class _Kernel:
         return "\n".join(f"    %c{v} = arith.constant {v} : index" for v in used) + "\n" + body
 
 
-def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, k_step: int = 32) -> str:
+def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> str:
     """C[b] += A[b] @ B[b] (batch 0: a plain matmul) on TF32 tensor cores, static sizes."""
-    bm = bn = tile
-    wm, wn = bm // WARPS_M, bn // WARPS_N  # a warp's tile
+    bm, bn, k_step, threads = tiles.block_m, tiles.block_n, tiles.k_step, tiles.threads
+    wm, wn = bm // tiles.warps_m, bn // tiles.warps_n  # a warp's tile
     mt, nt = wm // 16, wn // 8  # its m16n8 fragments
     lead = f"{batch}x" if batch else ""
     a, b, c = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n)))
@@ -71,16 +97,16 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, 
     w(f"%col0 = arith.muli %bx, %c{bn} : index")
     w("%warp = arith.divui %tx, %c32 : index")
     w("%lane = arith.remui %tx, %c32 : index")
-    w(f"%wy = arith.divui %warp, %c{WARPS_N} : index")
-    w(f"%wx = arith.remui %warp, %c{WARPS_N} : index")
+    w(f"%wy = arith.divui %warp, %c{tiles.warps_n} : index")
+    w(f"%wx = arith.remui %warp, %c{tiles.warps_n} : index")
     w("%g = arith.divui %lane, %c4 : index")
     w("%q = arith.remui %lane, %c4 : index")
     w(f"%wrow = arith.muli %wy, %c{wm} : index")
     w(f"%wcol = arith.muli %wx, %c{wn} : index")
 
     # Which four-float vectors of the A and B tiles this thread copies: (row, column) in the tile.
-    a_vectors = [divmod(e * THREADS, k_step // 4) for e in range(bm * k_step // 4 // THREADS)]
-    b_vectors = [divmod(e * THREADS, bn // 4) for e in range(k_step * bn // 4 // THREADS)]
+    a_vectors = [divmod(e * threads, k_step // 4) for e in range(bm * k_step // 4 // threads)]
+    b_vectors = [divmod(e * threads, bn // 4) for e in range(k_step * bn // 4 // threads)]
     w(f"%ar = arith.divui %tx, %c{k_step // 4} : index")
     w(f"%ac0 = arith.remui %tx, %c{k_step // 4} : index")
     w("%ac = arith.muli %ac0, %c4 : index")
@@ -200,7 +226,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, 
             f"  %gx = arith.constant {-(-n // bn)} : index",
             f"  %gy = arith.constant {-(-m // bm)} : index",
             f"  %gz = arith.constant {max(batch, 1)} : index",
-            f"  %threads = arith.constant {THREADS} : index",
+            f"  %threads = arith.constant {threads} : index",
             "  %one = arith.constant 1 : index",
             "  gpu.launch blocks(%bx, %by, %bz) in (%x0 = %gx, %y0 = %gy, %z0 = %gz)"
             " threads(%tx, %ty, %tz) in (%x1 = %threads, %y1 = %one, %z1 = %one)"
@@ -225,19 +251,23 @@ def _fits(op: ir.Operation) -> bool:
 class VersaGpuMma(Pass):
     name = "versa-gpu-mma"
     summary = "f32 matmul / batch matmul on TF32 tensor cores (mma.sync), as a kernel call to inline"
-    tile: int = 128  # outputs per block along M and N (a multiple of 64)
-    k_step: int = 32  # K per shared-memory stage (a multiple of 8)
+    block_m: int = 128  # rows of C per block
+    block_n: int = 128  # columns of C per block
+    k_step: int = 32  # K per shared-memory stage
+    warps_m: int = 2  # warps per block along M
+    warps_n: int = 4  # and along N
 
     def run(self, module: ir.Operation) -> None:
-        if self.tile % 64 or self.k_step % 8 or (self.tile * self.k_step // 4) % THREADS:
-            raise PassError(f"'{self.name}' tile {self.tile} / k-step {self.k_step} do not fit 8 warps")
+        tiles = Tiles(self.block_m, self.block_n, self.k_step, self.warps_m, self.warps_n)
+        if problem := tiles.check():
+            raise PassError(f"'{self.name}': {problem} ({tiles})")
         body = module.regions[0].blocks[0]
         for count, op in enumerate(collect(module, _fits)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0
             m, k = _shape(a)[-2:]
             name = f"versa_gpu_mma_{count}"
-            text = kernel_text(name, batch, m, _shape(b)[-1], k, self.tile, self.k_step)
+            text = kernel_text(name, batch, m, _shape(b)[-1], k, tiles)
             kernel = ir.Module.parse(text, module.context)  # alive until its ops have moved
             for definition in list(kernel.body.operations):
                 definition.operation.move_before(body.operations[0])

@@ -15,6 +15,7 @@ from .codegen.apply import VersaCodegen, cpu_target, default_threads
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
+from .gpu_conv import VersaGpuConv
 from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
 from .gpu_mma import VersaGpuMma
@@ -223,6 +224,7 @@ class LowerToNVVM(Pipeline):
             yield VersaGpuMma(*target.gpu["mma_tile"])
         tile, k_step = target.gpu["matmul_tile"]
         yield VersaGpuMatmul(tile=tile, k_step=k_step)  # calls to kernel templates, inlined
+        yield VersaGpuConv(*target.gpu["conv_tile"])
         yield "inline"
         yield "symbol-dce"
         yield VersaGpuReduce(block=block)

@@ -84,6 +84,7 @@ def benchmarks(folder: Path, plan, driver, repeat: int) -> list[str]:
         function = driver.GpuFunction(program)
         xs = [torch.randn(t.shape, device="cuda", generator=gen) for t in program.inputs]
         torch.backends.cuda.matmul.allow_tf32 = bench.get("tf32", False)  # torch's side of the row
+        torch.backends.cudnn.allow_tf32 = bench.get("tf32", False)  # cuDNN's default is TF32
         env = {f"x{i}": x for i, x in enumerate(xs)} | {"torch": torch}
         want = eval(bench["torch"], env)  # noqa: S307  (an expression of our own export)
         (got,) = function(*xs)

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 
 from test_gpu import LONG_REDUCTIONS  # noqa: E402
+from test_gpu_conv import CONV_CASES  # noqa: E402
 from test_lowering_numerics import (  # noqa: E402
     DATA_MOVEMENT,
     DTYPES,
@@ -89,6 +90,18 @@ BENCH = {
         2 * 4 * 4096 * 1024,
         0,
     ),
+    "conv3x3_nhwc_32x56x56x64": (
+        """func.func @main(%x: tensor<32x56x56x64xf32>, %w: tensor<3x3x64x64xf32>)
+    -> tensor<32x56x56x64xf32> {
+  %0 = "versa.conv2d"(%x, %w) {padding = array<i64: 1, 1, 1, 1>, layout = "NHWC"}
+      : (tensor<32x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<32x56x56x64xf32>
+  return %0 : tensor<32x56x56x64xf32>
+}""",
+        "torch.nn.functional.conv2d(x0.permute(0, 3, 1, 2), x1.permute(3, 2, 0, 1), padding=1)"
+        ".permute(0, 2, 3, 1)",
+        4 * (2 * 32 * 56 * 56 * 64 + 3 * 3 * 64 * 64),
+        2 * 32 * 56 * 56 * 64 * 64 * 9,
+    ),
     "reduce_sum_rows_4096x4096": (
         """func.func @main(%x: tensor<4096x4096xf32>) -> tensor<4096xf32> {
   %0 = "versa.reduce_sum"(%x) {axes = array<i64: 1>} : (tensor<4096x4096xf32>) -> tensor<4096xf32>
@@ -135,7 +148,7 @@ def tf32_cases(target: targets.Target, cases: list, arrays: dict) -> None:
 
 def suite(target: targets.Target, arrays: dict) -> list[dict]:
     cases = []
-    for param in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS:
+    for param in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS + CONV_CASES:
         op, shapes, kinds, out, shape, attrs = param.values
         rng = np.random.default_rng(RNG_SEED)
         inputs = [make_input(s, k, rng) for s, k in zip(shapes, kinds, strict=True)]

@@ -8,6 +8,7 @@ from test_gpu import GPUS, compile_program, needs_toolkit
 from versa import translate
 from versa.diagnostics import CompileError
 from versa.gpu import driver
+from versa.gpu.plan import Tensor
 
 ROWS = """func.func @main(%x: tensor<64x1000xf32>, %g: tensor<1000xf32>, %b: tensor<1000xf32>)
     -> (tensor<64x1000xf32>, tensor<64x1000xf32>) {
@@ -69,3 +70,16 @@ def test_f32_matmul_stays_exact_unless_asked() -> None:
 def test_matmul_precision_is_checked() -> None:
     with pytest.raises(CompileError, match="matmul-precision must be highest or high"):
         compile_program(matmul(8, 8, 8), GPUS[-1], options="matmul-precision=medium")
+
+
+def test_misaligned_device_arguments_are_refused() -> None:
+    """The kernels read rows as 16-byte vectors: a tensor view at an odd offset must not reach them."""
+    spec = Tensor((4,), "float32")
+
+    class View:  # what torch.cuda tensors expose; no GPU needed to check the pointer
+        def __init__(self, address: int):
+            self.__cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (address, False)}
+
+    assert driver._cuda_pointer(View(4096), spec, 0) == 4096
+    with pytest.raises(ValueError, match="argument 0 must be 16-byte aligned"):
+        driver._cuda_pointer(View(4100), spec, 0)

@@ -58,6 +58,17 @@ def context():
     return _CONTEXT[0]
 
 
+def compute_capability() -> tuple[int, int]:
+    """Device 0's compute capability, e.g. (9, 0): which PTX target its driver can load."""
+    driver = _driver()
+    context()
+    device = _check(driver.cuCtxGetDevice())
+    attribute, get = driver.CUdevice_attribute, driver.cuDeviceGetAttribute
+    major = _check(get(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device))
+    minor = _check(get(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device))
+    return major, minor
+
+
 def available() -> bool:
     try:
         context()
@@ -217,7 +228,10 @@ def _cuda_pointer(array, spec, index: int) -> int:
         raise ValueError(f"argument {index} must be {spec.dtype}{list(spec.shape)}")
     if info.get("strides") not in (None, _contiguous_strides(spec)):
         raise ValueError(f"argument {index} must be contiguous")
-    return int(info["data"][0])
+    pointer = int(info["data"][0])
+    if pointer % 16:  # kernels load rows as 16-byte vectors: a misaligned one is a CUDA fault
+        raise ValueError(f"argument {index} must be 16-byte aligned (a view at an offset? pass a copy)")
+    return pointer
 
 
 def _contiguous_strides(spec) -> tuple[int, ...]:

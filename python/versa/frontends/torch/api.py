@@ -2,25 +2,34 @@
 
     compiled = versa.compile(model, (x,))        # nn.Module or ExportedProgram
     y = compiled(x)                              # torch tensors (or NumPy arrays) in and out
+    gpu = versa.compile(model, (x,), target="cuda")
+    y = gpu(x.cuda())                            # CUDA tensors in and out (needs a GPU to run,
+    gpu.save("model.json")                       # not to compile): a Program for versa.gpu.driver
 
 Shapes are static: a call with other shapes or dtypes exports and compiles again, cached by
 the inputs' signature. Outputs have eager's structure (tensor, tuple, list, dict).
 """
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
 from torch.utils import _pytree as pytree
 
-from versa import runtime
+from versa import runtime, targets
 from versa.diagnostics import CompileError, Diagnostic
+from versa.gpu import Program, compile_gpu, driver
 from versa.mlir import ir
 
 from .convert import convert_module
 from .importer import import_program, make_torch_context
 
 DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
+# Before `lower-to-nvvm`: versa-layout takes the GPU target's conv_layout, like the CPU's.
+GPU_PIPELINE = "versa-layout{{target={target}}},versa-canonicalize,versa-fuse"
+HOST_NAMES = (None, "host", "x86-64", "cpu")
+GPU_NAMES = ("cuda", "nvptx-sm80", "nvptx-sm90")
 
 
 def import_torch(model, example_inputs: Sequence) -> ir.Module:
@@ -42,46 +51,110 @@ def _signature(leaves: list) -> tuple:
     )
 
 
+def gpu_target(name: str | None) -> targets.Target | None:
+    """The NVIDIA target `name` stands for, None for the host CPU, CompileError otherwise.
+
+    "cuda" is nvptx-sm80 where this machine's GPU is of compute capability 8.x (sm_80 code
+    runs on all of them), else nvptx-sm90: compiling needs no GPU."""
+    if name in HOST_NAMES:
+        return None
+    if name not in GPU_NAMES:
+        known = ", ".join(repr(n) for n in (*HOST_NAMES[1:], *GPU_NAMES))
+        raise CompileError([Diagnostic("error", f"versa.compile: unknown target {name!r} (one of {known})")])
+    if name == "cuda":
+        try:
+            name = "nvptx-sm80" if driver.compute_capability()[0] == 8 else "nvptx-sm90"
+        except driver.GpuUnavailable:
+            name = "nvptx-sm90"
+    return targets.get(name)
+
+
 def to_numpy(x) -> np.ndarray:
     if isinstance(x, torch.Tensor):
         return x.detach().cpu().contiguous().numpy()
     return np.asarray(x)
 
 
+def _on_gpu(x) -> bool:
+    return isinstance(x, torch.Tensor) and x.is_cuda
+
+
+class Executable:
+    """A versa module compiled for the host CPU (JIT) or a GPU (a Program, loaded by the
+    CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
+    torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
+
+    def __init__(self, module: ir.Module, target: targets.Target | None, opt_level: int = 2):
+        self.program: Program | None = None
+        if target is None:
+            pipeline = DEFAULT_PIPELINE.format(opt_level=opt_level)
+            self._function = runtime.JitFunction(module, pipeline=pipeline)
+        else:  # the PTX is always built at -O3 (translate.emit_ptx)
+            self.program = compile_gpu(module, target, None, GPU_PIPELINE.format(target=target.name))
+            self._function = None  # a GpuFunction once called: raises GpuUnavailable without a GPU
+
+    def __call__(self, leaves: Sequence) -> list:
+        returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
+        if self.program is None:
+            outputs = self._function(*[to_numpy(x) for x in leaves])
+        else:
+            if self._function is None:
+                self._function = driver.GpuFunction(self.program)
+            if any(_on_gpu(x) and x.device.index not in (None, 0) for x in leaves):
+                raise ValueError("versa runs GPU programs on device 0 (cuda:0)")
+            args = [x.detach().contiguous() if _on_gpu(x) else to_numpy(x) for x in leaves]
+            outputs = self._function(*args)  # torch CUDA tensors when any input is one
+        return [y if returns_numpy or isinstance(y, torch.Tensor) else torch.from_numpy(y) for y in outputs]
+
+
 class CompiledModule:
     """`model` compiled by Versa for each input signature it is called with."""
 
     def __init__(self, model, example_inputs: Sequence, *, target: str | None = None, opt_level: int = 2):
-        if target not in (None, "host", "x86-64", "cpu"):
-            raise CompileError(
-                [Diagnostic("error", f"versa.compile runs on the host CPU; target {target!r}")]
-            )
         self.model = model
+        self.target = gpu_target(target)
         self.opt_level = opt_level
-        self._compiled: dict[tuple, tuple[runtime.JitFunction, object]] = {}
+        self._compiled: dict[tuple, tuple[Executable, object]] = {}  # the example inputs' first
         self._compile(tuple(example_inputs))
 
-    def _compile(self, args: tuple) -> tuple[runtime.JitFunction, object]:
+    def _compile(self, args: tuple) -> tuple[Executable, object]:
         """The compiled function and output structure for `args`' signature (compiled once)."""
         key = _signature(pytree.tree_leaves(args))
         if key not in self._compiled:
-            args = pytree.tree_map(lambda a: torch.from_numpy(a) if isinstance(a, np.ndarray) else a, args)
-            module, program = _import(self.model, args)
-            function = runtime.JitFunction(module, pipeline=DEFAULT_PIPELINE.format(opt_level=self.opt_level))
+            module, program = _import(self.model, pytree.tree_map(_host_tensor, args))
+            function = Executable(module, self.target, self.opt_level)
             self._compiled[key] = (function, program.call_spec.out_spec)
         return self._compiled[key]
 
     def __call__(self, *args):
         function, out_spec = self._compile(args)
         leaves = [x for x in pytree.tree_leaves(args) if isinstance(x, torch.Tensor | np.ndarray)]
-        returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
-        outputs = function(*[to_numpy(x) for x in leaves])
-        results = [out if returns_numpy else torch.from_numpy(out) for out in outputs]
-        return pytree.tree_unflatten(results, out_spec)
+        return pytree.tree_unflatten(function(leaves), out_spec)
+
+    def program(self, *args) -> Program:
+        """The GPU Program for `args`' signature (the example inputs' by default): PTX and a
+        launch plan that `versa.gpu.driver` runs without MLIR. Its arguments are the tensor
+        leaves of the inputs, its results eager's outputs flattened (`torch.utils._pytree`)."""
+        function, _ = self._compile(args) if args else next(iter(self._compiled.values()))
+        if function.program is None:
+            raise ValueError("a program exists for GPU targets only (target='cuda')")
+        return function.program
+
+    def save(self, path: str | Path, *args) -> None:
+        """Write `program(*args)` as JSON (`versa.gpu.plan.Program.from_json` reads it)."""
+        Path(path).write_text(self.program(*args).to_json())
+
+
+def _host_tensor(a):
+    """The export runs on the host: CUDA tensors go as CPU copies, NumPy arrays as tensors."""
+    if isinstance(a, np.ndarray):
+        return torch.from_numpy(a)
+    return a.cpu() if _on_gpu(a) else a
 
 
 def compile(
     model, example_inputs: Sequence, *, target: str | None = None, opt_level: int = 2
 ) -> CompiledModule:  # noqa: A001
-    """Compile `model` (an nn.Module or ExportedProgram) for `example_inputs`' shapes."""
+    """Compile `model` (an nn.Module or ExportedProgram) for `example_inputs`' shapes, for the
+    host CPU (the default) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90")."""
     return CompiledModule(model, example_inputs, target=target, opt_level=opt_level)

@@ -2,9 +2,10 @@
 
 AOTAutograd hands us functional ATen graphs: the forward graph, and the backward graph when
 inputs require grad. Each is imported with torch-mlir, converted to versa and JIT-compiled for
-the example inputs' static shapes. A graph with an op Versa cannot take runs eagerly instead,
-after one warning naming the ops. Registered as the `torch_dynamo_backends` entry point
-`versa`, so it works without importing versa first.
+the example inputs' static shapes, for the host CPU or, with
+`torch.compile(model, backend="versa", options={"target": "cuda"})`, an NVIDIA GPU. A graph with
+an op Versa cannot take runs eagerly instead, after one warning naming the ops. Registered as the
+`torch_dynamo_backends` entry point `versa`, so it works without importing versa first.
 """
 
 import warnings
@@ -14,10 +15,10 @@ import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
-from versa import runtime
-from versa.diagnostics import CompileError
+from versa import targets
+from versa.diagnostics import CompileError, Diagnostic
 
-from .api import DEFAULT_PIPELINE, to_numpy
+from .api import Executable, gpu_target
 from .convert import convert_module, none_results
 from .decompositions import DECOMPOSITIONS, attention_math
 from .importer import import_graph, make_torch_context
@@ -26,26 +27,25 @@ from .importer import import_graph, make_torch_context
 class VersaGraph:
     """One ATen graph compiled by Versa; called (boxed) with a list of tensors."""
 
-    def __init__(self, graph_module: torch.fx.GraphModule, opt_level: int):
+    def __init__(self, graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int):
         torch_module = import_graph(graph_module, make_torch_context())
         self.nones = none_results(torch_module)
-        module = convert_module(torch_module)
-        self.function = runtime.JitFunction(module, pipeline=DEFAULT_PIPELINE.format(opt_level=opt_level))
+        self.function = Executable(convert_module(torch_module), target, opt_level)
         self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
 
     def __call__(self, args: list) -> list[torch.Tensor]:
-        inputs = [to_numpy(a) for a in args]
+        inputs = list(args)
         args.clear()  # the boxed convention: the callee may free its inputs
-        results: list = [torch.from_numpy(out) for out in self.function(*inputs)]
+        results: list = self.function(inputs)
         for position in self.nones:
             results.insert(position, None)
         return results
 
 
-def _compiler(opt_level: int):
+def _compiler(target: targets.Target | None, opt_level: int):
     def compile_graph(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
         try:
-            graph = VersaGraph(graph_module, opt_level)
+            graph = VersaGraph(graph_module, target, opt_level)
         except CompileError as err:
             warnings.warn(f"versa: running this graph eagerly: {err}", stacklevel=2)
             return make_boxed_func(graph_module.forward)
@@ -64,9 +64,21 @@ class _AttentionAsMath(torch.overrides.TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-def backend(graph_module: torch.fx.GraphModule, example_inputs: Sequence, *, opt_level: int = 2):
-    """The `torch.compile` backend: AOTAutograd graphs → Versa."""
-    compiler = _compiler(opt_level)
+def backend(
+    graph_module: torch.fx.GraphModule,
+    example_inputs: Sequence,
+    *,
+    opt_level: int = 2,
+    options: dict | None = None,
+):
+    """The `torch.compile` backend: AOTAutograd graphs → Versa. `options` (torch.compile's)
+    may name a `target` (as versa.compile takes it) and an `opt_level`."""
+    options = dict(options or {})
+    target = gpu_target(options.pop("target", None))
+    opt_level = options.pop("opt_level", opt_level)
+    if options:
+        raise CompileError([Diagnostic("error", f"versa: unknown torch.compile options {sorted(options)}")])
+    compiler = _compiler(target, opt_level)
     with _AttentionAsMath():
         return aot_autograd(fw_compiler=compiler, bw_compiler=compiler, decompositions=DECOMPOSITIONS)(
             graph_module, example_inputs
