@@ -20,6 +20,7 @@ from versa.mlir import func, ir
 
 from .base import Pass, PassError, collect
 from .gpu_matmul import TX, Gemm, gemm_text, tiles_fit
+from .kernel_text import define
 from .lower_memref_copy import identity_layout
 
 _NAMED = {"linalg.conv_2d_nchw_fchw": True, "linalg.conv_2d_nhwc_hwcf": False}  # name → NCHW
@@ -257,15 +258,12 @@ class VersaGpuConv(Pass):
                 f"'{self.name}' pixels {self.pixels} / channels {self.channels} / k-step {self.k_step} "
                 "do not fit 16x16 threads"
             )
-        body = module.regions[0].blocks[0]
         candidates = collect(module, lambda op: op.name in _NAMED or op.name == "linalg.generic")
         convs = [(op, conv) for op in candidates if (conv := _conv(op)) and self.fits(conv)]
         for count, (op, conv) in enumerate(convs):
             name = f"versa_gpu_conv_{count}"
             text = kernel_text(name, conv, self.pixels, self.channels, self.k_step)
-            kernel = ir.Module.parse(text, module.context)
-            for definition in list(kernel.body.operations):
-                definition.operation.move_before(body.operations[0])
+            define(module, text)
             with ir.InsertionPoint(op), op.location:
                 func.CallOp([], ir.FlatSymbolRefAttr.get(name), list(op.operands))
             op.erase()

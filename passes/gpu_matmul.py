@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from versa.mlir import func, ir
 
 from .base import Pass, PassError, collect
+from .kernel_text import define
 from .lower_memref_copy import identity_layout
 
 TY = TX = 16  # threads per block: TY x TX (the register tile is the block tile / 16)
@@ -37,7 +38,7 @@ def _shape(value: ir.Value) -> list[int]:
     return list(ir.MemRefType(value.type).shape)
 
 
-def _matches(op: ir.Operation) -> bool:
+def plain_f32_matmul(op: ir.Operation) -> bool:
     if op.name not in _PLAIN_MAPS:
         return False
     if (
@@ -240,17 +241,14 @@ class VersaGpuMatmul(Pass):
     def run(self, module: ir.Operation) -> None:
         if not tiles_fit(self.tile, self.tile, self.k_step):
             raise PassError(f"'{self.name}' tile {self.tile} / k-step {self.k_step} do not fit 16x16 threads")
-        body = module.regions[0].blocks[0]
-        for count, op in enumerate(collect(module, _matches)):
+        for count, op in enumerate(collect(module, plain_f32_matmul)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0
             m, k = _shape(a)[-2:]
             n = _shape(b)[-1]
             name = f"versa_gpu_matmul_{count}"
             text = kernel_text(name, batch, m, n, k, self.tile, self.k_step)
-            kernel = ir.Module.parse(text, module.context)
-            for definition in list(kernel.body.operations):
-                definition.operation.move_before(body.operations[0])
+            define(module, text)
             with ir.InsertionPoint(op), op.location:
                 func.CallOp([], ir.FlatSymbolRefAttr.get(name), [a, b, c])
             op.erase()

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from versa.mlir import func, ir
 
 from .base import Pass, PassError, collect
-from .gpu_matmul import _matches as plain_f32_matmul
+from .gpu_matmul import plain_f32_matmul
+from .kernel_text import define
 
 
 @dataclass(frozen=True)
@@ -261,16 +262,13 @@ class VersaGpuMma(Pass):
         tiles = Tiles(self.block_m, self.block_n, self.k_step, self.warps_m, self.warps_n)
         if problem := tiles.check():
             raise PassError(f"'{self.name}': {problem} ({tiles})")
-        body = module.regions[0].blocks[0]
         for count, op in enumerate(collect(module, _fits)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0
             m, k = _shape(a)[-2:]
             name = f"versa_gpu_mma_{count}"
             text = kernel_text(name, batch, m, _shape(b)[-1], k, tiles)
-            kernel = ir.Module.parse(text, module.context)  # alive until its ops have moved
-            for definition in list(kernel.body.operations):
-                definition.operation.move_before(body.operations[0])
+            define(module, text)
             with ir.InsertionPoint(op), op.location:
                 func.CallOp([], ir.FlatSymbolRefAttr.get(name), [a, b, c])
             op.erase()

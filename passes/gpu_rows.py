@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from versa.mlir import func, ir, memref
 
 from .base import Pass, collect
-from .kernel_text import Text, f32_literal
+from .kernel_text import Text, define, f32_literal
 from .lower_memref_copy import identity_layout
 from .row_kernels import row_axes
 
@@ -39,7 +39,6 @@ class VersaGpuOutlineRows(Pass):
     summary = "Move softmax / layer_norm over trailing axes into private functions for versa-gpu-rows"
 
     def run(self, module: ir.Operation) -> None:
-        body = module.regions[0].blocks[0]
         ops = collect(
             module, lambda op: op.name in ("versa.softmax", "versa.layer_norm") and row_axes(op) is not None
         )
@@ -47,7 +46,7 @@ class VersaGpuOutlineRows(Pass):
             kind = op.name.split(".")[1]
             name = f"versa_gpu_{kind}_{count}"
             inputs = [v.type for v in op.operands]
-            with ir.InsertionPoint.at_block_begin(body), op.location:
+            with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]), op.location:
                 outlined = func.FuncOp(name, (inputs, [op.results[0].type]), visibility="private")
                 eps = op.attributes["epsilon"] if kind == "layer_norm" else ir.FloatAttr.get_f32(0.0)
                 outlined.attributes[MARK] = ir.DictAttr.get(
@@ -256,7 +255,6 @@ class VersaGpuRows(Pass):
             ir.StringAttr(f.attributes["sym_name"]).value: f
             for f in collect(module, lambda op: op.name == "func.func" and MARK in op.attributes)
         }
-        body = module.regions[0].blocks[0]
         calls = collect(module, lambda op: op.name == "func.call" and op.opview.callee.value in marked)
         for count, call in enumerate(calls):
             types = [v.type for v in call.operands] + [call.results[0].type]
@@ -268,9 +266,7 @@ class VersaGpuRows(Pass):
                 name, kind, list(ir.MemRefType(types[0]).shape), ir.IntegerAttr(mark["lead"]).value,
                 ir.FloatAttr(mark["epsilon"]).value, self.block,
             )  # fmt: skip
-            kernel = ir.Module.parse(text, module.context)  # alive until its ops have moved
-            for definition in list(kernel.body.operations):
-                definition.operation.move_before(body.operations[0])
+            define(module, text)
             with ir.InsertionPoint(call), call.location:
                 result = memref.AllocOp(ir.MemRefType(types[-1]), [], []).result
                 func.CallOp([], ir.FlatSymbolRefAttr.get(name), [*call.operands, result])

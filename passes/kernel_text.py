@@ -7,6 +7,8 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from versa.mlir import ir
+
 
 class Text:
     """A kernel being written: its lines, fresh SSA names, and the index constants it uses
@@ -192,3 +194,11 @@ def chain(t: Text, value: str, ops: list[str]) -> str:
         t(f"{out} = {op.format(value)}")
         value = out
     return value
+
+
+def define(module: ir.Operation, text: str) -> None:
+    """Parse `text` (function definitions: a kernel template) into the start of `module`."""
+    kernel = ir.Module.parse(text, module.context)  # alive until its ops have moved out
+    body = module.regions[0].blocks[0]
+    for definition in list(kernel.body.operations):
+        definition.operation.move_before(body.operations[0])

@@ -34,6 +34,7 @@ from .kernel_text import (
     Text,
     along_row,
     chain,
+    define,
     emit,
     f32_literal,
     over_rows,
@@ -180,7 +181,6 @@ class VersaRowKernels(Pass):
 
     def run(self, module: ir.Operation) -> None:
         lanes = targets.get(self.target).lanes(32)
-        body = module.regions[0].blocks[0]
         ops = collect(
             module, lambda op: op.name in ("versa.softmax", "versa.layer_norm") and row_axes(op) is not None
         )
@@ -190,8 +190,7 @@ class VersaRowKernels(Pass):
             eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
             name = f"versa_{kind}_{count}"
             text = kernel_text(name, kind, shape, lead, lanes, max(1, self.threads), eps)
-            for definition in ir.Module.parse(text, module.context).body.operations:
-                definition.operation.move_before(body.operations[0])
+            define(module, text)
             with ir.InsertionPoint(op), op.location:
                 call = func.CallOp([op.results[0].type], ir.FlatSymbolRefAttr.get(name), list(op.operands))
             op.results[0].replace_all_uses_with(call.results[0])
