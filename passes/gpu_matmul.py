@@ -100,6 +100,42 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tile: int = 128, 
     )  # fmt: skip
 
 
+def _guarded_copy(
+    e: int,
+    p: str,
+    axes: tuple[str, str],
+    shape: tuple,
+    index: list[str],
+    load: str,
+    smem: str,
+    transpose: bool,
+) -> list[str]:
+    """Copy `e` of operand `p` ("a" or "b") into shared memory: thread slot %i{e} split into a
+    tile (row, column) by `shape`'s width, offset by its bases, loaded where both are inside
+    the operand's bounds (zero outside), stored at [row, column] or, `transpose`d, [column, row]."""
+    width, row_base, col_base, rows, cols = shape
+    r, c = (f"%{p}{axis}{e}" for axis in axes)
+    gr, gc = (f"%{p}g{axis}{e}" for axis in axes)
+    where = f"{c}, {r}" if transpose else f"{r}, {c}"
+    return [
+        f"      {r} = arith.divui %i{e}, %c{width} : index",
+        f"      {c} = arith.remui %i{e}, %c{width} : index",
+        f"      {gr} = arith.addi {row_base}, {r} : index",
+        f"      {gc} = arith.addi {col_base}, {c} : index",
+        f"      %{p}ok{e} = arith.cmpi ult, {gr}, %c{rows} : index",
+        f"      %{p}ok2{e} = arith.cmpi ult, {gc}, %c{cols} : index",
+        f"      %{p}in{e} = arith.andi %{p}ok{e}, %{p}ok2{e} : i1",
+        *(f"      {v}" for v in index),
+        f"      %{p}v{e} = scf.if %{p}in{e} -> (f32) {{",
+        f"        %v{p}{e} = {load}",
+        f"        scf.yield %v{p}{e} : f32",
+        "      } else {",
+        "        scf.yield %zero : f32",
+        "      }",
+        f"      memref.store %{p}v{e}, %{p.upper()}s[{where}] : {smem}",
+    ]
+
+
 def gemm_text(g: Gemm) -> str:
     """The kernel: a private function holding one `gpu.launch` of TY x TX threads per block."""
     BM, BN, BK = g.tile  # noqa: N806  (the kernel's conventional names)
@@ -139,44 +175,12 @@ def gemm_text(g: Gemm) -> str:
             if e
             else f"      %i{e} = arith.addi %tid, %c0 : index"
         )
-        if e < a_copies:
+        if e < a_copies:  # A[row, k] → As[k, row]
             index, load = g.load_a(e, f"%agr{e}", f"%agk{e}")
-            lines += [
-                f"      %ar{e} = arith.divui %i{e}, %c{BK} : index",
-                f"      %ak{e} = arith.remui %i{e}, %c{BK} : index",
-                f"      %agr{e} = arith.addi %row0, %ar{e} : index",
-                f"      %agk{e} = arith.addi %k0, %ak{e} : index",
-                f"      %aok{e} = arith.cmpi ult, %agr{e}, %c{m} : index",
-                f"      %aok2{e} = arith.cmpi ult, %agk{e}, %c{k} : index",
-                f"      %ain{e} = arith.andi %aok{e}, %aok2{e} : i1",
-                *(f"      {v}" for v in index),
-                f"      %av{e} = scf.if %ain{e} -> (f32) {{",
-                f"        %va{e} = {load}",
-                f"        scf.yield %va{e} : f32",
-                "      } else {",
-                "        scf.yield %zero : f32",
-                "      }",
-                f"      memref.store %av{e}, %As[%ak{e}, %ar{e}] : {a_smem}",
-            ]
-        if e < b_copies:
+            lines += _guarded_copy(e, "a", ("r", "k"), (BK, "%row0", "%k0", m, k), index, load, a_smem, True)
+        if e < b_copies:  # B[k, col] → Bs[k, col]
             index, load = g.load_b(e, f"%bgk{e}", f"%bgc{e}")
-            lines += [
-                f"      %bk{e} = arith.divui %i{e}, %c{BN} : index",
-                f"      %bc{e} = arith.remui %i{e}, %c{BN} : index",
-                f"      %bgk{e} = arith.addi %k0, %bk{e} : index",
-                f"      %bgc{e} = arith.addi %col0, %bc{e} : index",
-                f"      %bok{e} = arith.cmpi ult, %bgk{e}, %c{k} : index",
-                f"      %bok2{e} = arith.cmpi ult, %bgc{e}, %c{n} : index",
-                f"      %bin{e} = arith.andi %bok{e}, %bok2{e} : i1",
-                *(f"      {v}" for v in index),
-                f"      %bv{e} = scf.if %bin{e} -> (f32) {{",
-                f"        %vb{e} = {load}",
-                f"        scf.yield %vb{e} : f32",
-                "      } else {",
-                "        scf.yield %zero : f32",
-                "      }",
-                f"      memref.store %bv{e}, %Bs[%bk{e}, %bc{e}] : {b_smem}",
-            ]
+            lines += _guarded_copy(e, "b", ("k", "c"), (BN, "%k0", "%col0", k, n), index, load, b_smem, False)
     inner = ", ".join(f"%r{i}_{j} = %acc{i}_{j}" for i in range(TM) for j in range(TN))
     lines += [
         "      gpu.barrier",
