@@ -268,15 +268,22 @@ def _reduction(reduce: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     return fn
 
 
+def _max(x: np.ndarray, **kwargs: Any) -> np.ndarray:
+    """np.max with max's identity (-inf, the smallest integer) as the result of an empty
+    reduction, the init value the lowering fills with (np.max alone raises)."""
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    return np.max(x, initial=lowest, **kwargs)
+
+
 _register("reduce_sum", _reduction(np.sum))
-_register("reduce_max", _reduction(np.max))
+_register("reduce_max", _reduction(_max))
 _register("reduce_mean", _reduction(np.mean))
 
 
 @_op("softmax")
 def _softmax(x: np.ndarray, *, axis: int = -1) -> np.ndarray:
     x = _f64(x)
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    e = np.exp(x - _max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 

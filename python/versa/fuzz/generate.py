@@ -7,9 +7,11 @@ divisors away from zero, results within +-1e3); otherwise the operand is first c
 IR (`abs(x) + c`, `clamp`), so the programs stay self-contained and any input in range works.
 
 Shapes are small (dims 1-5, a few hundred elements at most, rank 0 to 4 with size-1 dims) so a
-campaign runs many programs; values are reused (multi-use), several are returned, and views
-(slices, transposes, reshapes, arguments) may be results. Structured ops get fresh arguments
-of fitting shapes with attributes drawn across their valid ranges (`shapes_ops.py`).
+campaign runs many programs; now and then a dim is 0 (arguments, slices, concat pieces, matmul
+N, batches), as empty tensors verify and are easy to mishandle (divisions by a size, tiles).
+Values are reused (multi-use), several are returned, and views (slices, transposes, reshapes,
+arguments) may be results. Structured ops get fresh arguments of fitting shapes with
+attributes drawn across their valid ranges (`shapes_ops.py`), casts `casts.py`.
 """
 
 import math
@@ -22,6 +24,7 @@ from . import shapes_ops
 from .program import DTYPES, Arg, Op, Program, Type, Value
 
 LIMIT = 1e3
+ZERO_SIZE = 0.03  # chance of an empty dim where one is drawn
 Range = tuple[float, float]
 UNARY_RANGES: dict[str, Callable[[Range], Range]] = {
     "neg": lambda r: (-r[1], -r[0]),
@@ -52,11 +55,20 @@ class Generator:
 
     # --- values ------------------------------------------------------------------------------
 
+    def empty(self) -> bool:
+        return self.rng.random() < ZERO_SIZE
+
+    def size(self, low: int, high: int) -> int:
+        """A dim in [low, high], or rarely 0."""
+        return 0 if self.empty() else self.rng.randint(low, high)
+
     def shape(self, rank: int | None = None, max_elements: int = 64) -> tuple[int, ...]:
         rank = self.rng.choice([0, 1, 1, 2, 2, 2, 3, 3, 4]) if rank is None else rank
         dims = [self.rng.choice([1, 1, 2, 3, 4, 5]) for _ in range(rank)]
         while math.prod(dims) > max_elements:
             dims[dims.index(max(dims))] //= 2
+        if dims and self.empty():
+            dims[self.rng.randrange(rank)] = 0
         return tuple(dims)
 
     def arg(self, t: Type) -> Arg:
@@ -87,7 +99,7 @@ class Generator:
         array = value.reshape(t.shape).astype(DTYPES[t.element])
         op = Op("constant", [], {"value": array}, t)
         self.program.ops.append(op)
-        self.ranges[id(op)] = (float(array.min()), float(array.max()))
+        self.ranges[id(op)] = (float(array.min()), float(array.max())) if array.size else (0.0, 0.0)
         return op
 
     def range(self, value: Value) -> Range:

@@ -9,7 +9,7 @@ when its text verifies.
 
 import copy
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,10 +89,14 @@ class Program:
         self.ops = [op for op in self.ops if id(op) in live]
         self.args = [a for a in self.args if id(a) in live]
 
-    def size(self) -> tuple[int, int, int]:
-        """What the reducer minimises: ops, then elements of every value, then arguments."""
-        elements = sum(math.prod(v.type.shape) for v in self.values())
-        return (len(self.ops), elements, len(self.args))
+    def size(self) -> tuple[int, ...]:
+        """What the reducer minimises: ops, elements of every value, arguments, then dims, their
+        sizes and written attributes (so that dropping a size-1 dim, halving one next to an
+        empty one, or leaving an attribute to its default counts)."""
+        shapes = [v.type.shape for v in self.values()]
+        elements = sum(math.prod(s) for s in shapes)
+        attrs = sum(len(op.attrs) for op in self.ops)
+        return (len(self.ops), elements, len(self.args), sum(map(len, shapes)), sum(map(sum, shapes)), attrs)
 
     def text(self, name: str = "main") -> str:
         names = {id(a): f"%arg{i}" for i, a in enumerate(self.args)}
@@ -134,6 +138,8 @@ def attr_text(spec: Any, value: Any, result: Type) -> str:
 
 def elements_text(value: np.ndarray, result: Type) -> str:
     """`dense<...>`: exact hex bytes, except booleans (written as true/false)."""
+    if value.size == 0:  # the one form MLIR reads for an empty tensor of any element type
+        return f"dense<> : {result.text()}"
     if result.element == "i1":
         return f"dense<{_nested_bools(np.asarray(value, bool).reshape(result.shape))}> : {result.text()}"
     data = np.ascontiguousarray(value.astype(np.dtype(DTYPES[result.element]).newbyteorder("<")))
@@ -154,11 +160,14 @@ def full_attrs(op: Op, operand_shapes: list[Shape] | None = None) -> dict[str, A
     return {k: op.attrs[k] if k in op.attrs else spec.default_for(k, rank) for k, spec in specs.items()}
 
 
-def retype(program: Program) -> bool:
+def retype(program: Program, adjust: Callable[[Op], None] | None = None) -> bool:
     """Re-derive every result shape from its operands (after operands or shapes changed);
     False when some op's rules now reject it. Ops whose shape is their declared type
-    (reshape, broadcast_to, iota, constant) keep it."""
+    (reshape, broadcast_to, iota, constant) keep it, unless `adjust(op)`, called on each op
+    once its operands have their new types, changes it."""
     for op in program.ops:
+        if adjust is not None:
+            adjust(op)
         if op.name == "constant":
             continue
         cls = OPS[f"versa.{op.name}"]

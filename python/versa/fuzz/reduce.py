@@ -2,10 +2,9 @@
 
 `reduce(program, fails)` tries candidates in rounds until none is accepted: fewer results;
 each op cut out (its result becomes a new argument) or bypassed (its users read one of its
-operands instead); optional attributes dropped; each argument dimension halved or set to 1
-(result types re-derived by the shape rules). A candidate is kept when it verifies, is smaller
-(`Program.size`) and `fails` still holds; `fails` is the expensive part (a compile), so the
-number of calls is capped by `budget`.
+operands instead); optional attributes dropped; smaller shapes (`shrink.py`). A candidate is
+kept when it verifies, is smaller (`Program.size`) and `fails` still holds; `fails` is the
+expensive part (a compile), so the number of calls is capped by `budget`.
 """
 
 import threading
@@ -15,7 +14,8 @@ from versa import compiler
 from versa.context import make_context
 from versa.diagnostics import CompileError
 
-from .program import Arg, Program, Type, retype
+from . import shrink
+from .program import Arg, Program, retype
 
 Oracle = Callable[[Program], bool]
 
@@ -45,8 +45,7 @@ def candidates(program: Program) -> Iterator[Program]:
         yield from cut_op(program, index)
     for index in range(len(program.ops)):
         yield from drop_attrs(program, index)
-    for index in range(len(program.args)):
-        yield from shrink_arg(program, index)
+    yield from shrink.candidates(program)
 
 
 def fewer_results(program: Program) -> Iterator[Program]:
@@ -89,18 +88,6 @@ def drop_attrs(program: Program, index: int) -> Iterator[Program]:
         del p.ops[index].attrs[name]
         if retype(p):
             yield p
-
-
-def shrink_arg(program: Program, index: int) -> Iterator[Program]:
-    """Argument `index` with one dimension halved or set to 1."""
-    shape = program.args[index].type.shape
-    for dim, size in enumerate(shape):
-        for smaller in sorted({1, size // 2} - {0, size}):
-            p = program.copy()
-            arg = p.args[index]
-            arg.type = Type((*shape[:dim], smaller, *shape[dim + 1 :]), arg.type.element)
-            if retype(p):
-                yield p
 
 
 _PARSE_LOCK = threading.Lock()

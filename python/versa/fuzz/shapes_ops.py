@@ -12,9 +12,8 @@ from collections.abc import Callable
 
 from versa.dialects import shapes
 
+from .casts import INT_TYPES, cast
 from .program import Op, Type, Value
-
-INT_TYPES = ("i32", "i64", "i8")
 
 
 def _spread(bound: float, n: int = 1) -> tuple[float, float]:
@@ -34,7 +33,7 @@ def transpose(gen, x: Value) -> Op | None:
 
 
 def reshape(gen, x: Value) -> Op | None:
-    n, dims = math.prod(x.type.shape), []
+    n, dims = math.prod(d for d in x.type.shape if d), [0] if 0 in x.type.shape else []
     factor = 2
     while n > 1:
         while n % factor:
@@ -52,7 +51,7 @@ def reshape(gen, x: Value) -> Op | None:
 
 
 def broadcast_to(gen, x: Value) -> Op | None:
-    lead = [gen.rng.randint(1, 3) for _ in range(gen.rng.randint(0, 2))]
+    lead = [gen.size(1, 3) for _ in range(gen.rng.randint(0, 2))]
     shape = (*lead, *(gen.rng.randint(1, 3) if d == 1 else d for d in x.type.shape))
     if math.prod(shape) > 256:
         return None
@@ -65,7 +64,7 @@ def concat(gen, x: Value) -> Op | None:
         return None
     axis = gen.rng.randrange(-rank, rank)
     other_shape = list(x.type.shape)
-    other_shape[axis] = gen.rng.randint(1, 3)
+    other_shape[axis] = gen.size(1, 3)
     other = gen.arg(Type(tuple(other_shape), x.type.element))
     operands = [x, other] + [other] * gen.rng.randint(0, 1)
     shape = shapes.concat([v.type.shape for v in operands], axis)
@@ -76,9 +75,9 @@ def concat(gen, x: Value) -> Op | None:
 def slice_(gen, x: Value) -> Op | None:
     starts, limits, strides = [], [], []
     for d in x.type.shape:
-        start = gen.rng.randrange(d)
+        start = gen.rng.randrange(d) if d else 0
         starts.append(start)
-        limits.append(gen.rng.randint(start + 1, d))
+        limits.append(start if not d or gen.empty() else gen.rng.randint(start + 1, d))
         strides.append(gen.rng.choice([1, 1, 2, 3]))
     attrs = {"starts": starts, "limits": limits}
     if gen.rng.random() < 0.6:
@@ -105,12 +104,12 @@ def reduce(gen, x: Value) -> Op | None:
     if x.type.element == "i1":
         return None
     names = ["reduce_sum", "reduce_max"] + (["reduce_mean"] if x.type.is_float else [])
-    name = gen.rng.choice(names)
     axes = gen.rng.sample(range(rank), gen.rng.randint(0, rank))
     axes = [a - rank if gen.rng.random() < 0.3 else a for a in axes]
     keepdims = gen.rng.random() < 0.5
     shape = shapes.reduce(x.type.shape, axes, keepdims)
     n = math.prod(x.type.shape[a] for a in axes)
+    name = gen.rng.choice(names) if n else "reduce_sum"  # max and mean of nothing: -inf, nan
     rng = _spread(_bound(gen, x), n) if name == "reduce_sum" else gen.range(x)
     attrs = {"axes": axes, "keepdims": keepdims}
     return gen.add(name, [x], attrs, Type(shape, x.type.element), rng)
@@ -147,7 +146,7 @@ def matmul(gen, x: Value) -> Op | None:
     *batch, m, k = x.type.shape
     batch = batch[gen.rng.randint(0, len(batch)) :]
     batch = [1 if gen.rng.random() < 0.3 else d for d in batch]
-    n = gen.rng.randint(1, 6)
+    n = gen.size(1, 6)
     w = gen.arg(Type((*batch, k, n), x.type.element))
     shape = shapes.matmul(x.type.shape, w.type.shape)
     return gen.add("matmul", [x, w], {}, Type(shape, x.type.element), _spread(_bound(gen, x), k))
@@ -157,7 +156,7 @@ def _image(gen, x: Value, layout: str) -> Value:
     """`x` when it is a small rank-4 float value, else a fresh image argument."""
     if x.type.is_float and len(x.type.shape) == 4 and min(x.type.shape[1:]) >= 1:
         return x
-    shape = (gen.rng.randint(1, 2), gen.rng.randint(1, 4), gen.rng.randint(3, 6), gen.rng.randint(3, 6))
+    shape = (gen.size(1, 2), gen.rng.randint(1, 4), gen.rng.randint(3, 6), gen.rng.randint(3, 6))
     if layout == "NHWC":
         shape = (shape[0], shape[2], shape[3], shape[1])
     return gen.arg(Type(shape, "f32" if not x.type.is_float else x.type.element))
@@ -216,18 +215,6 @@ def pool(gen, x: Value) -> Op | None:
     return gen.add(name, [image], attrs, Type(shape, image.type.element), gen.range(image))
 
 
-def cast(gen, x: Value) -> Op | None:
-    if x.type.is_float:
-        targets = ["f32", "f16"]
-    else:
-        targets = ["f32", "i32", "i64", "i8"] if x.type.element != "i1" else ["f32", "i32"]
-    element = gen.rng.choice([t for t in targets if t != x.type.element])
-    lo, hi = gen.range(x)
-    if element == "i8":
-        lo, hi = max(lo, -128), min(hi, 127)
-    return gen.add("cast", [x], {}, Type(x.type.shape, element), (lo, hi))
-
-
 def compare_select(gen, x: Value) -> Op | None:
     if x.type.element == "i1":
         return None
@@ -252,6 +239,8 @@ def indexing(gen, x: Value) -> Op | None:
         return None
     axis = gen.rng.randrange(-rank, rank)
     choice = gen.rng.choice(["gather", "argmax", "cumsum", "iota"])
+    if t.shape[axis] == 0 and choice in ("gather", "argmax"):  # nothing to pick from
+        choice = "cumsum"
     if choice == "gather":
         indices = gen.arg(Type(gen.shape(gen.rng.randint(0, 2), 8), gen.rng.choice(["i32", "i64"])))
         shape = shapes.gather(t.shape, indices.type.shape, axis)
