@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
 
             unusable[peer.name] = f"unusable here: {reason(err)}"
             log(f"{peer.name}: {unusable[peer.name]}")
-    budget = Budget(args.repeat, per_system_s=1.5 if args.quick else 5.0, long_s=3.0)
+    settle = 0.25 if threads > 1 else 0.0  # one thread: no spinning pool of ours to wait out
+    budget = Budget(args.repeat, per_system_s=1.5 if args.quick else 5.0, long_s=3.0, settle_s=settle)
     results = []
     try:
         for i, row in enumerate(selected):

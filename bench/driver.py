@@ -53,6 +53,11 @@ class Budget:
     per_system_s: float  # timed seconds a system may spend on one row
     long_s: float  # a checking call this long is the only sample
     rewarm_below_s: float = 0.05  # calls shorter than this get an untimed call right before
+    # Multi-threaded runs: a pause before each system's turn, so that the worker threads of the
+    # system before it have stopped spinning (Intel OpenMP's blocktime is 200 ms, OpenBLAS's
+    # ~0.1 s). Without it a 2-thread call shares its cores with the last system's spinners: a
+    # 14 ms Versa matmul measured 27 ms right after numpy.matmul.
+    settle_s: float = 0.0
 
 
 def reason(err: BaseException) -> str:
@@ -160,6 +165,8 @@ def measure_row(row: Row, peers: list[Peer], unusable: dict[str, str], budget: B
         order = names[rnd % len(names) :] + names[: rnd % len(names)] if names else []
         for name in order:
             if len(samples[name]) < owed[name]:
+                if budget.settle_s and len(order) > 1:
+                    time.sleep(budget.settle_s)
                 if estimates[name] < budget.rewarm_below_s:
                     runners[name]()  # wake this system's thread pool after the others ran
                 samples[name].append(_timed(runners[name]))

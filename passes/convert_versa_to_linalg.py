@@ -107,11 +107,14 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
 
 
 def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
-    """conv2d → pad + linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf, or a generic for groups > 1."""
+    """conv2d → pad + linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf; depthwise (one filter per
+    channel) → linalg.depthwise_conv_2d_*; a generic for the other groups > 1."""
     attrs, (shape, element), (x, w) = _attrs(op), _result(op), op.operands
     xp = build.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     init = build.filled(shape, element, 0.0)
-    if attrs["groups"] > 1:
+    if build.is_depthwise(build.shape_of(x), shape, attrs):
+        y = build.depthwise_conv(xp, w, init, attrs)
+    elif attrs["groups"] > 1:
         y = build.grouped_conv(xp, w, init, attrs)
     else:
         named = linalg.conv_2d_nchw_fchw if attrs["layout"] == "NCHW" else linalg.conv_2d_nhwc_hwcf

@@ -260,11 +260,33 @@ def broadcast_matmul(a: ir.Value, b: ir.Value, init: ir.Value) -> ir.Value:
     return generic([a, b], [init], maps, iterators, multiply_add)[0]
 
 
+def is_depthwise(x_shape: Shape, out_shape: Shape, attrs: dict[str, Any]) -> bool:
+    """One filter per input channel (groups == C == F, C > 1): linalg's depthwise ops."""
+    channel = 1 if attrs["layout"] == "NCHW" else 3
+    groups = attrs["groups"]
+    return groups > 1 and x_shape[channel] == groups == out_shape[channel]
+
+
+def depthwise_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
+    """linalg.depthwise_conv_2d_nchw_chw / _nhwc_hwc; the filter loses its unit dim
+    ([C, 1, KH, KW] → [C, KH, KW]; [KH, KW, 1, C] → [KH, KW, C])."""
+    nchw, shape = attrs["layout"] == "NCHW", shape_of(w)
+    if nchw:
+        w = collapse(w, (shape[0], shape[2], shape[3]), [[0, 1], [2], [3]])
+        named = linalg.depthwise_conv_2d_nchw_chw
+    else:
+        w = collapse(w, (shape[0], shape[1], shape[3]), [[0], [1], [2, 3]])
+        named = linalg.depthwise_conv_2d_nhwc_hwc
+    return named(x, w, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
+
+
 def grouped_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
     """Loops (n, f, oh, ow, c, kh, kw) over a padded input; c runs over one group's channels,
     so the input channel is (f floordiv filters-per-group) * channels-per-group + c."""
     nchw, groups = attrs["layout"] == "NCHW", attrs["groups"]
     out_channels = shape_of(init)[1 if nchw else 3]
+    if not out_channels:  # no filters: nothing to compute (and F/groups = 0 cannot divide f)
+        return init
     group_channels = shape_of(w)[1 if nchw else 2]
     n, f, oh, ow, c, kh, kw = (ir.AffineDimExpr.get(i) for i in range(7))
     (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]

@@ -24,8 +24,11 @@ NCHW with a column stride > 1 is correct but slow (~13 GFLOP/s for a 7x7/2 stem,
 the strided 1-D convolution vectorizes per output column with transposes of the accumulator
 inside the window loops. A layout change (NHWC) is the fix; it is a graph-level rewrite.
 
-Depthwise and grouped convolutions lower to a `linalg.generic` (`convert-versa-to-linalg`)
-and are not handled here.
+Depthwise NHWC (`linalg.depthwise_conv_2d_nhwc_hwc`, one filter per channel) is the same nest
+with c a parallel dim: the vectors run along c, the window loops are kh and kw, and the 1-D
+op is `depthwise_conv_1d_nwc_wc` (each fma: a row of channels times the tap's filter row).
+Grouped convolutions lower to a `linalg.generic` (`convert-versa-to-linalg`) and are not
+handled here; depthwise NCHW is left to the loop lowering (versa-layout makes it NHWC at O2).
 """
 
 from dataclasses import dataclass
@@ -36,14 +39,21 @@ from versa.targets import Target
 from .script import Script
 from .strategy import LOWER_CONTRACT, PREPARE, Strategy, needed, round_up
 
-OPS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw")
+LAYOUTS = {  # op → its layout's name in DIMS
+    "linalg.conv_2d_nhwc_hwcf": "NHWC",
+    "linalg.conv_2d_nchw_fchw": "NCHW",
+    "linalg.depthwise_conv_2d_nhwc_hwc": "DEPTHWISE_NHWC",
+}
 
 # Loop dims of each op, in its iteration order; the strategy names them by letter.
 DIMS = {
     "NHWC": ("n", "oh", "ow", "f", "kh", "kw", "c"),
     "NCHW": ("n", "f", "oh", "ow", "c", "kh", "kw"),
+    "DEPTHWISE_NHWC": ("n", "oh", "ow", "c", "kh", "kw"),
 }
-REDUCTION = ("kh", "kw", "c")  # outer to inner
+# The reduction dims, outer to inner; the register tile's rows and vectors.
+REDUCTION = {"NHWC": ("kh", "kw", "c"), "NCHW": ("kh", "kw", "c"), "DEPTHWISE_NHWC": ("kh", "kw")}
+ROLES = {"NHWC": ("ow", "f"), "NCHW": ("f", "ow"), "DEPTHWISE_NHWC": ("ow", "c")}
 
 
 def _divisor_or_max(most: int, extent: int) -> int:
@@ -64,7 +74,7 @@ def _chunks(extent: int, tile: int, pow2: bool) -> list[int]:
 
 @dataclass(frozen=True)
 class ConvStrategy(Strategy):
-    layout: str  # "NHWC" or "NCHW"
+    layout: str  # a key of DIMS
     extents: tuple[int, ...]  # per loop dim, in the op's iteration order (DIMS[layout])
     threads: int
     thread_dim: str  # the dim split across threads ("oh" or "f"); "" = no forall
@@ -73,18 +83,22 @@ class ConvStrategy(Strategy):
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "ConvStrategy | None":
-        if op.name not in OPS:
+        layout = LAYOUTS.get(op.name)
+        if layout is None:
             return None
         w_shape = ir.RankedTensorType(op.operands[1].type).shape
         o_shape = ir.RankedTensorType(op.results[0].type).shape
-        if op.name == "linalg.conv_2d_nhwc_hwcf":
-            layout, (n, oh, ow, f), (kh, kw, c, _) = "NHWC", o_shape, w_shape
+        if layout == "NHWC":
+            (n, oh, ow, f), (kh, kw, c, _) = o_shape, w_shape
             extents = (n, oh, ow, f, kh, kw, c)
-            rows_extent, vec_extent = ow, f
-        else:
-            layout, (n, f, oh, ow), (_, c, kh, kw) = "NCHW", o_shape, w_shape
+        elif layout == "NCHW":
+            (n, f, oh, ow), (_, c, kh, kw) = o_shape, w_shape
             extents = (n, f, oh, ow, c, kh, kw)
-            rows_extent, vec_extent = f, ow
+        else:  # depthwise: f is c
+            (n, oh, ow, f), (kh, kw, _) = o_shape, w_shape
+            extents, c = (n, oh, ow, f, kh, kw), 1
+        rows_dim, vec_dim = ROLES[layout]
+        rows_extent, vec_extent = (extents[DIMS[layout].index(d)] for d in (rows_dim, vec_dim))
         lanes = target.lanes(32)
         vec = min(2 * lanes, round_up(vec_extent, lanes))
         rows = _divisor_or_max(min(max(1, target.vector_registers // 4), rows_extent), rows_extent)
@@ -92,13 +106,17 @@ class ConvStrategy(Strategy):
         thread_dim, thread_tile = "", 0
         if threads > 1 and oh >= threads:
             thread_dim, thread_tile = "oh", -(-oh // threads)
-        elif threads > 1 and f % (threads * (vec if layout == "NHWC" else rows)) == 0:
-            thread_dim, thread_tile = "f", f // threads
+        elif threads > 1 and f % (threads * (rows if layout == "NCHW" else vec)) == 0:
+            thread_dim, thread_tile = ("c" if layout == "DEPTHWISE_NHWC" else "f"), f // threads
         return ConvStrategy(layout, tuple(extents), threads, thread_dim, thread_tile, (rows, vec, cr))
 
     @property
     def dims(self) -> tuple[str, ...]:
         return DIMS[self.layout]
+
+    @property
+    def reduction(self) -> tuple[str, ...]:
+        return REDUCTION[self.layout]
 
     def _sizes(self, sizes: dict[str, int]) -> list[int]:
         return [sizes.get(d, 0) for d in self.dims]
@@ -129,7 +147,7 @@ class ConvStrategy(Strategy):
         # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
         s.patterns(function, PREPARE)
         for window_loops in windows:
-            for d in reversed(REDUCTION):  # innermost first: each hoist exposes the next pair
+            for d in reversed(self.reduction):  # innermost first: each hoist exposes the next pair
                 loop = window_loops.get(self.dims.index(d))
                 if loop:
                     s.hoist(loop)
@@ -156,21 +174,22 @@ class ConvStrategy(Strategy):
         rows_dim, vec_dim = self._roles()
         parallel = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
         op, _ = s.tile(op, needed(self._sizes(parallel), [extents[d] for d in self.dims]))
-        window = {"kh": 1, "kw": 1, "c": cr}
-        order = [self.dims.index(d) for d in (*(d for d in self.dims if d not in REDUCTION), *REDUCTION)]
+        window = {"kh": 1, "kw": 1, "c": cr} if "c" in self.reduction else {"kh": 1, "kw": 1}
+        reduction = self.reduction
+        order = [self.dims.index(d) for d in (*(d for d in self.dims if d not in reduction), *reduction)]
         op, loops = s.tile(op, needed(self._sizes(window), list(self.extents)), order)
         s.vectorize(s.decompose(op))
         return loops
 
     def _roles(self) -> tuple[str, str]:
         """The dims of the register tile's rows and of its vectors."""
-        return ("ow", "f") if self.layout == "NHWC" else ("f", "ow")
+        return ROLES[self.layout]
 
     def _fill(self, s: Script, fill: str) -> None:
         """The zero init, tiled like the output and vectorized (masked where ragged)."""
         rows, vec, _ = self.register_tile
-        rows_dim, vec_dim = ("ow", "f") if self.layout == "NHWC" else ("f", "ow")
-        out_dims = [d for d in self.dims if d not in REDUCTION]
+        rows_dim, vec_dim = self._roles()
+        out_dims = [d for d in self.dims if d not in self.reduction]
         tiles = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
         shape = [self._extent(d) for d in out_dims]
         tiled, _ = s.tile(fill, needed([tiles[d] for d in out_dims], shape))

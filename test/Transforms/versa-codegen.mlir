@@ -121,6 +121,24 @@ func.func @conv_ragged(%x: tensor<1x15x23x3xf32>, %w: tensor<3x3x3x40xf32>) -> t
 
 // -----
 
+// Depthwise NHWC: the conv nest with c parallel: vectors along the channels, accumulators held
+// across the kh and kw loops, the 1-D depthwise convolution left by `decompose` as vector.fma.
+// CHECK-LABEL: func.func @depthwise_nhwc
+//       CHECK:   scf.forall (%{{.+}}) in (2)
+//       CHECK:     scf.for {{.*}} -> (vector<1x{{[0-9]+}}x{{[0-9]+}}xf32>)
+//       CHECK:       scf.for {{.*}} -> (vector<1x{{[0-9]+}}x{{[0-9]+}}xf32>)
+//       CHECK:         vector.fma {{.*}} : vector<8x32xf32>
+//   CHECK-NOT:   linalg.depthwise_conv
+func.func @depthwise_nhwc(%x: tensor<1x18x18x48xf32>, %w: tensor<3x3x48xf32>) -> tensor<1x16x16x48xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x16x48xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x16x16x48xf32>) -> tensor<1x16x16x48xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x18x18x48xf32>, tensor<3x3x48xf32>) outs(%z : tensor<1x16x16x48xf32>) -> tensor<1x16x16x48xf32>
+  return %0 : tensor<1x16x16x48xf32>
+}
+
+// -----
+
 // An elementwise consumer (bias + relu) is the root: it is tiled, the matmul and its fill are
 // fused into its loops, and each output tile gets the epilogue right after its k loop.
 // CHECK-LABEL: func.func @matmul_epilogue

@@ -1,6 +1,7 @@
 """conv2d at every optimisation level, both layouts, on shapes chosen to break the conv
 strategy's tiling: 3x3 with padding, a 7x7 stride-2 stem with C=3, 1x1, dilation, odd spatial
-sizes that leave partial register tiles, and a batch of 2.
+sizes that leave partial register tiles, a batch of 2, depthwise convs (their own linalg op and
+strategy), a grouped conv and a channel multiplier.
 
 The strategy peels partial output tiles and cuts the window into kh, kw and c steps; an
 off-by-one there shows up as a wrong pixel, filter or channel. Inputs are small integers
@@ -14,7 +15,7 @@ from conftest import Compiled, reference
 
 LEVELS = ["lower-to-llvm{opt-level=0}", "lower-to-llvm{opt-level=2}", "lower-to-llvm{opt-level=3 threads=2}"]
 
-# id: (N, C, H, W), (F, KH, KW), strides, padding [top, left, bottom, right], dilations
+# id: (N, C, H, W), (F, KH, KW), strides, padding [top, left, bottom, right], dilations[, groups]
 CASES = {
     "3x3_pad1": ((1, 8, 10, 12), (16, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1]),
     "7x7_s2_c3": ((1, 3, 21, 19), (40, 7, 7), [2, 2], [3, 3, 3, 3], [1, 1]),
@@ -22,6 +23,13 @@ CASES = {
     "dilation2": ((1, 6, 11, 13), (8, 3, 3), [1, 1], [2, 2, 2, 2], [2, 2]),
     "odd_5x9x11": ((1, 5, 9, 11), (7, 3, 2), [1, 2], [1, 0, 1, 1], [1, 1]),
     "batch2": ((2, 4, 7, 9), (35, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1]),
+    # Depthwise (linalg.depthwise_conv_2d_*): channels that leave partial vectors, strides,
+    # dilation; then a grouped conv and a channel multiplier of 2 (generics).
+    "depthwise_3x3": ((1, 40, 9, 11), (40, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 40),
+    "depthwise_s2_odd": ((2, 19, 13, 10), (19, 5, 3), [2, 2], [2, 1, 2, 1], [1, 1], 19),
+    "depthwise_dilation2": ((1, 16, 12, 12), (16, 3, 3), [1, 1], [2, 2, 2, 2], [2, 2], 16),
+    "grouped_4": ((1, 8, 7, 9), (12, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 4),
+    "multiplier_2": ((1, 6, 8, 8), (12, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 6),
 }
 
 
@@ -37,13 +45,14 @@ def _out(size: int, kernel: int, stride: int, before: int, after: int, dilation:
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 @pytest.mark.parametrize("case", CASES)
 def test_conv2d(case: str, layout: str, pipeline: str) -> None:
-    (n, c, h, w), (f, kh, kw), strides, padding, dilations = CASES[case]
+    (n, c, h, w), (f, kh, kw), strides, padding, dilations, *grouping = CASES[case]
+    groups = grouping[0] if grouping else 1
     oh = _out(h, kh, strides[0], padding[0], padding[2], dilations[0])
     ow = _out(w, kw, strides[1], padding[1], padding[3], dilations[1])
     if layout == "NCHW":
-        shapes = (n, c, h, w), (f, c, kh, kw), (n, f, oh, ow)
+        shapes = (n, c, h, w), (f, c // groups, kh, kw), (n, f, oh, ow)
     else:
-        shapes = (n, h, w, c), (kh, kw, c, f), (n, oh, ow, f)
+        shapes = (n, h, w, c), (kh, kw, c // groups, f), (n, oh, ow, f)
     x_t, w_t, y_t = (f"tensor<{'x'.join(map(str, s))}xf32>" for s in shapes)
     attrs = ", ".join(
         f"{name} = array<i64: {', '.join(map(str, v))}>"
@@ -51,7 +60,7 @@ def test_conv2d(case: str, layout: str, pipeline: str) -> None:
     )
     text = f"""
 func.func @main(%x: {x_t}, %w: {w_t}) -> {y_t} {{
-  %0 = "versa.conv2d"(%x, %w) {{{attrs}, layout = "{layout}"}} : ({x_t}, {w_t}) -> {y_t}
+  %0 = "versa.conv2d"(%x, %w) {{{attrs}, groups = {groups} : i64, layout = "{layout}"}} : ({x_t}, {w_t}) -> {y_t}
   return %0 : {y_t}
 }}"""
     rng = np.random.default_rng(sum(shapes[0]) + f)
@@ -59,7 +68,7 @@ func.func @main(%x: {x_t}, %w: {w_t}) -> {y_t} {{
     (got,) = Compiled(text, pipeline).jit(*inputs)
     (want,) = reference(text, inputs)
     assert got.shape == shapes[2]
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * c * kh * kw)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * (c // groups) * kh * kw)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
