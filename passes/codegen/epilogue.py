@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from versa.mlir import ir
 from versa.targets import Target
 
-from .matmul import MatmulStrategy
+from .matmul import MatmulStrategy, uncut
 from .script import Script
 from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, vector_body
 
@@ -59,9 +59,9 @@ class EpilogueStrategy(Strategy):
         mc, _, kc = base.cache_tile
         _, nr, _ = base.register_tile
         nc = fit(target.l2 // 2 // (base.k * 4), base.n, nr)
-        mm = replace(base, cache_tile=(mc, nc, kc))
-        if not mm.thread_tile and mm.m <= mc and mm.n <= nc:
+        if not base.thread_tile and base.m <= max(mc, base.register_tile[0]) and base.n <= nc:
             return None  # one output tile: nothing to fuse into, versa-vectorize takes the consumer
+        mm = replace(base, cache_tile=uncut((mc, nc, kc), base.register_tile))
         return EpilogueStrategy(mm, target.lanes(32))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:

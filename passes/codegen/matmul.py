@@ -7,8 +7,9 @@ For C[M, N] += A[M, K] · B[K, N] (batch matmul: the same per batch, threads ove
         scf.for n2 step nr ; scf.for m2 step mr ; scf.for k2 step kr      (register tile)
           vector.contract → mr·(nr/lanes) vector.fma per k, accumulators hoisted out of k2
 
-Tile sizes come from the target: nr = 2 vectors, mr = rows that keep ~half the vector
-registers as accumulators, kc so that a kc×nr panel of B fills L1, nc and mc so that the B and
+Tile sizes come from the target: mr rows and nr columns whose accumulators fill half the
+vector registers (2 vectors per row; wider rows when M is small), kc so that a kc×nr panel of
+B fills L1 (all of K when there is one row block: then B is used once), nc and mc so that the B and
 A blocks share L2. Register loops whose extent can be partial are peeled: full tiles vectorize
 without masks, the remainders with masks. Nothing is vectorized beyond a register tile.
 """
@@ -27,6 +28,13 @@ OPS = ("linalg.matmul", "linalg.batch_matmul")
 def _divisor_or_max(most: int, extent: int) -> int:
     """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
     return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
+
+
+def uncut(cache: tuple[int, ...], register: tuple[int, ...]) -> tuple[int, ...]:
+    """Cache tiles with 0 (no cache loop) where the register tile is as large: the register
+    level then owns that dim's loop, and peels it where ragged (a ragged cache loop around an
+    untiled register dim is a dynamic tile that vectorization refuses)."""
+    return tuple(0 if c == r else c for c, r in zip(cache, register, strict=True))
 
 
 @dataclass(frozen=True)
@@ -49,10 +57,16 @@ class MatmulStrategy(Strategy):
         n = ir.RankedTensorType(op.operands[1].type).shape[-1]
         batch, (m, k) = (shape[0] if op.name == "linalg.batch_matmul" else 0), shape[-2:]
         lanes = target.lanes(32)
-        nr = min(2 * lanes, round_up(n, lanes))
         mr = _divisor_or_max(min(max(1, target.vector_registers // 4), m), m)
+        # Half the vector registers hold accumulators: 2 vectors of N per row for full row
+        # tiles, wider rows when M is small (a GEMV's one row would otherwise have 2
+        # accumulators: a chain of dependent fmas, bound by their latency).
+        vectors = max(2, target.vector_registers // 2 // mr)
+        nr = min(vectors * lanes, round_up(n, lanes))
         kr = 4 if k % 4 == 0 else 1  # a ragged k-step would add remainder kernels for little gain
-        kc = fit(target.l1 // (nr * 4), k, kr)
+        # One row block: every element of B is used once, so blocking k for L1 reuse buys
+        # nothing and costs an accumulator reload per block.
+        kc = fit(k if m <= mr else target.l1 // (nr * 4), k, kr)
         nc = fit(target.l2 // 2 // (kc * 4), n, nr)
         mc = fit(target.l2 // 16 // (kc * 4), m, mr)
         b = 1 if batch else 0
@@ -67,7 +81,8 @@ class MatmulStrategy(Strategy):
             if threads > 1 and per_thread < extent and (rest == 0 or rest >= multiple):
                 thread_dim, thread_tile = dim, per_thread
                 break
-        return MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, (mc, nc, kc), (mr, nr, kr))
+        cache = uncut((mc, nc, kc), (mr, nr, kr))
+        return MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, cache, (mr, nr, kr))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         # The zero fill of the output, unless an earlier strategy already vectorized it (cse

@@ -21,6 +21,8 @@ MATMUL_SIZES = [
     (37, 131, 67),  # primes
     (64, 96, 260),  # K just above a cache-tile multiple
     (130, 65, 129),  # threads with uneven rows
+    (1, 1000, 2048),  # a GEMV: one row of 16-vector tiles, N ragged, K in one block
+    (3, 257, 9),  # few rows: wider register tiles, one column over a multiple
 ]
 
 
@@ -64,22 +66,24 @@ func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
-def test_matmul_epilogue_and_chain(pipeline: str) -> None:
-    """matmul + bias + relu feeding a second matmul (an MLP): tiled ops next to other ops."""
-    text = """
-func.func @main(%x: tensor<19x48xf32>, %w1: tensor<48x70xf32>, %b1: tensor<70xf32>, %w2: tensor<70x10xf32>)
-    -> tensor<19x10xf32> {
-  %0 = "versa.matmul"(%x, %w1) : (tensor<19x48xf32>, tensor<48x70xf32>) -> tensor<19x70xf32>
-  %1 = "versa.add"(%0, %b1) : (tensor<19x70xf32>, tensor<70xf32>) -> tensor<19x70xf32>
-  %2 = "versa.relu"(%1) : (tensor<19x70xf32>) -> tensor<19x70xf32>
-  %3 = "versa.matmul"(%2, %w2) : (tensor<19x70xf32>, tensor<70x10xf32>) -> tensor<19x10xf32>
-  return %3 : tensor<19x10xf32>
-}"""
+@pytest.mark.parametrize("m,k,h", [(19, 48, 70), (1, 520, 300)])
+def test_matmul_epilogue_and_chain(m: int, k: int, h: int, pipeline: str) -> None:
+    """matmul + bias + relu feeding a second matmul (an MLP): tiled ops next to other ops; at
+    batch 1 the register tile is one row of 16 vectors and the hidden width is ragged."""
+    text = f"""
+func.func @main(%x: tensor<{m}x{k}xf32>, %w1: tensor<{k}x{h}xf32>, %b1: tensor<{h}xf32>, %w2: tensor<{h}x10xf32>)
+    -> tensor<{m}x10xf32> {{
+  %0 = "versa.matmul"(%x, %w1) : (tensor<{m}x{k}xf32>, tensor<{k}x{h}xf32>) -> tensor<{m}x{h}xf32>
+  %1 = "versa.add"(%0, %b1) : (tensor<{m}x{h}xf32>, tensor<{h}xf32>) -> tensor<{m}x{h}xf32>
+  %2 = "versa.relu"(%1) : (tensor<{m}x{h}xf32>) -> tensor<{m}x{h}xf32>
+  %3 = "versa.matmul"(%2, %w2) : (tensor<{m}x{h}xf32>, tensor<{h}x10xf32>) -> tensor<{m}x10xf32>
+  return %3 : tensor<{m}x10xf32>
+}}"""
     rng = np.random.default_rng(7)
-    x, w1, b1, w2 = _ints(rng, (19, 48)), _ints(rng, (48, 70)), _ints(rng, (70,)), _ints(rng, (70, 10))
+    x, w1, b1, w2 = _ints(rng, (m, k)), _ints(rng, (k, h)), _ints(rng, (h,)), _ints(rng, (h, 10))
     (got,) = Compiled(text, pipeline).jit(x, w1, b1, w2)
     hidden = np.maximum(x.astype(np.float64) @ w1 + b1, 0)
-    _check(got, hidden @ w2, 48 * 70)
+    _check(got, hidden @ w2, k * h)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS[1:])
