@@ -94,22 +94,48 @@ def over_rows(t: Text, k: RowShape, x: str, out: str, row_body: RowBody) -> str:
 Step = Callable[[Text, str, str | None, list[str]], list[str]]  # (text, column, mask, carried)
 
 
-def along_row(t: Text, k: RowShape, inits: list[str], types: list[str], step: Step) -> list[str]:
+def along_row(
+    t: Text, k: RowShape, inits: list[str], types: list[str], step: Step, ways: int = 1, combine: str = ""
+) -> list[str]:
     """One pass along a row: full vectors in a loop, then a masked step for the tail. `step`
     emits the work for the vector at a column (mask None for a full vector) on the carried
-    values and returns their new values; returns the values after the pass."""
-    values, joined = inits, ", ".join(types)
-    if k.main:
-        carried = [t.fresh("a") for _ in inits]
+    values and returns their new values; returns the values after the pass.
+
+    With `ways` > 1 the first carried value is a reduction: the loop takes `ways` vectors per
+    iteration into as many independent accumulators (one accumulator is a chain of dependent
+    adds, bound by their latency: 4 cycles a vector where the loads take half of one), then
+    joins them with the arith op `combine`; the few full vectors left over run unrolled."""
+    values, block = list(inits), ways * k.lanes
+    main = k.length // block * block if ways > 1 else k.main
+    if main:
+        accs = [t.fresh("a") for _ in range(ways)]
+        rest = [t.fresh("a") for _ in inits[1:]]
         loop, column = t.fresh("l"), t.fresh("j")
-        args = ", ".join(f"{c} = {v}" for c, v in zip(carried, values, strict=True))
-        t(
-            f"{loop}:{len(inits)} = scf.for {column} = {t.c(0)} to {t.c(k.main)} step {t.c(k.lanes)} "
-            f"iter_args({args}) -> ({joined}) {{"
+        loop_types = [types[0]] * ways + types[1:]
+        args = ", ".join(
+            f"{c} = {v}" for c, v in zip([*accs, *rest], [inits[0]] * ways + inits[1:], strict=True)
         )
-        t(f"  scf.yield {', '.join(step(t, column, None, carried))} : {joined}")
+        t(
+            f"{loop}:{len(loop_types)} = scf.for {column} = {t.c(0)} to {t.c(main)} step {t.c(block)} "
+            f"iter_args({args}) -> ({', '.join(loop_types)}) {{"
+        )
+        new_accs = []
+        for i, acc in enumerate(accs):
+            at = column
+            if i:
+                at = t.fresh("j")
+                t(f"{at} = arith.addi {column}, {t.c(i * k.lanes)} : index")
+            acc, *rest = step(t, at, None, [acc, *rest])
+            new_accs.append(acc)
+        t(f"  scf.yield {', '.join([*new_accs, *rest])} : {', '.join(loop_types)}")
         t("}")
-        values = [f"{loop}#{i}" for i in range(len(inits))]
+        results = [f"{loop}#{i}" for i in range(len(loop_types))]
+        joined = results[0]
+        for other in results[1:ways]:
+            joined = emit(t, k, f"arith.{combine} {joined}, {other}")
+        values = [joined, *results[ways:]]
+    for column in range(main, k.main, k.lanes):
+        values = step(t, t.c(column), None, values)
     if k.length % k.lanes:
         mask = t.fresh("mask")
         t(f"{mask} = vector.create_mask {t.c(k.length - k.main)} : vector<{k.lanes}xi1>")
@@ -144,8 +170,12 @@ def emit(t: Text, k: RowShape, text: str, type_: str | None = None) -> str:
 
 
 def reduce(t: Text, k: RowShape, kind: str, vector: str) -> str:
+    """The lanes of `vector` combined. A sum may be reassociated: LLVM then adds them as a
+    tree (log2 V steps) instead of V dependent scalar adds (64 cycles of latency per row on
+    AVX-512); the lanes are already partial sums, so the order is no less accurate."""
     v = t.fresh("red")
-    t(f"{v} = vector.reduction <{kind}>, {vector} : {k.vec} into f32")
+    flags = " fastmath<reassoc>" if kind == "add" else ""
+    t(f"{v} = vector.reduction <{kind}>, {vector}{flags} : {k.vec} into f32")
     return v
 
 

@@ -5,13 +5,15 @@ linalg ops, three full-size intermediates: five passes over memory). Here each b
 to a kernel template on tensors that reads a row from memory once, keeps it in cache for the
 passes that follow, and writes the result once:
 
-    softmax:    M = max(x); S = sum(exp(x - M)); y = exp(x - M) / S   (V lanes per step)
+    softmax:    M = max(x); y = exp(x - M), S = sum(y); y = y * (1 / S)   (V lanes per step)
     layer_norm: mean; var = mean((x - mean)^2); y = (x - mean) * rstd * gamma + beta
 
 Only the first pass over a row reads memory; the others hit L1/L2 (a row of 30522 f32 is 120
-KB). The online softmax of Milakov and Gimelshein (2018), max and rescaled sum in one pass, was
-tried and measured slower here (2.98 vs 2.77 ms for 4096x1024, 35 vs 30 ms for 2048x30522): it
-saves a cached re-read but costs one more vector exp per step, and softmax is exp-bound.
+KB). Softmax computes each exp once: the second pass writes exp(x - max) to the output and
+sums it, the third scales the output in cache. The online softmax of Milakov and Gimelshein
+(2018), max and rescaled sum in one pass, was tried and measured slower here (2.98 vs 2.77 ms
+for 4096x1024, 35 vs 30 ms for 2048x30522): it saves a cached re-read but costs one more
+vector exp per step, and softmax is exp-bound. Reduction passes keep four accumulators.
 Rows are split across threads by `scf.forall` (one chunk per thread; `threads=1` gives a plain
 loop); the trailing tail of a row shorter than V is a masked vector step. No upstream pass
 writes these loops (linalg.softmax decomposes into the same four generics), hence the template.
@@ -45,6 +47,7 @@ from .kernel_text import (
 )
 
 _NEG_INF = "0xFF800000"
+_WAYS = 4  # independent accumulators of a reduction pass (add latency 4 cycles, 2 loads a cycle)
 
 
 def _static_f32(value: ir.Value) -> list[int] | None:
@@ -73,30 +76,31 @@ def row_axes(op: ir.Operation) -> int | None:
 
 
 def _softmax(k: RowShape, t: Text, x: str, acc: str, r: str, type_: str) -> str:
-    """One row: its max, the sum of exp(x - max), then exp(x - max) / sum written."""
+    """One row: its max; e = exp(x - max) written to the output and summed; the output scaled
+    by 1 / sum where it lies (in cache): one exp per element."""
     at = lambda j: f"{r}, {j}"  # noqa: E731
 
     def high(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
         return [emit(t, k, f"arith.maximumf {carried[0]}, {read(t, k, x, at(j), '%ninf', mask, type_)}")]
 
-    top_v = k.broadcast(
-        t, reduce(t, k, "maximumf", along_row(t, k, [k.broadcast(t, "%ninf")], [k.vec], high)[0])
-    )
+    top = along_row(t, k, [k.broadcast(t, "%ninf")], [k.vec], high, ways=_WAYS, combine="maximumf")[0]
+    top_v = k.broadcast(t, reduce(t, k, "maximumf", top))
 
     def exp_sum(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
         v = read(t, k, x, at(j), "%ninf", mask, type_)
-        shifted = emit(t, k, f"arith.subf {v}, {top_v}")
-        return [emit(t, k, f"arith.addf {carried[0]}, {emit(t, k, f'math.exp {shifted}')}")]
-
-    total = reduce(t, k, "add", along_row(t, k, [k.broadcast(t, "%zero")], [k.vec], exp_sum)[0])
-    inverse = k.broadcast(t, emit(t, k, f"arith.divf %one, {total}", "f32"))
-
-    def write(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        v = read(t, k, x, at(j), "%zero", mask, type_)
         e = emit(t, k, f"math.exp {emit(t, k, f'arith.subf {v}, {top_v}')}")
+        written = write_vector(t, k, e, carried[1], at(j), mask, type_)
+        return [emit(t, k, f"arith.addf {carried[0]}, {e}"), written]
+
+    inits, types = [k.broadcast(t, "%zero"), acc], [k.vec, type_]
+    sums, acc = along_row(t, k, inits, types, exp_sum, ways=_WAYS, combine="addf")
+    inverse = k.broadcast(t, emit(t, k, f"arith.divf %one, {reduce(t, k, 'add', sums)}", "f32"))
+
+    def scale(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
+        e = read(t, k, carried[0], at(j), "%zero", mask, type_)
         return [write_vector(t, k, emit(t, k, f"arith.mulf {e}, {inverse}"), carried[0], at(j), mask, type_)]
 
-    return along_row(t, k, [acc], [type_], write)[0]
+    return along_row(t, k, [acc], [type_], scale)[0]
 
 
 def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, x: str, acc: str, r: str, type_: str) -> str:
@@ -110,7 +114,8 @@ def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, x: str, acc: str, r
     def mean_of(value: str) -> str:
         return emit(t, k, f"arith.mulf {reduce(t, k, 'add', value)}, %inv_n", "f32")
 
-    mean = k.broadcast(t, mean_of(along_row(t, k, [k.broadcast(t, "%zero")], [k.vec], total)[0]))
+    zero = [k.broadcast(t, "%zero")]
+    mean = k.broadcast(t, mean_of(along_row(t, k, zero, [k.vec], total, ways=_WAYS, combine="addf")[0]))
 
     def squares(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
         d = emit(t, k, f"arith.subf {read(t, k, x, at(j), '%zero', mask, type_)}, {mean}")
@@ -120,7 +125,7 @@ def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, x: str, acc: str, r
             )
         return [emit(t, k, f"math.fma {d}, {d}, {carried[0]}")]
 
-    var = mean_of(along_row(t, k, [k.broadcast(t, "%zero")], [k.vec], squares)[0])
+    var = mean_of(along_row(t, k, zero, [k.vec], squares, ways=_WAYS, combine="addf")[0])
     root = emit(t, k, f"math.sqrt {emit(t, k, f'arith.addf {var}, %eps', 'f32')}", "f32")
     rstd = k.broadcast(t, emit(t, k, f"arith.divf %one, {root}", "f32"))
 

@@ -1,22 +1,25 @@
 // RUN: versa-opt --versa-row-kernels="threads=2 target=x86-64" --inline --symbol-dce %s | FileCheck %s
 // RUN: versa-opt --versa-row-kernels %s | FileCheck %s --check-prefix=CALL
 
-// Softmax over the last axis: a max pass, a pass summing exp(x - max), then the write pass,
-// each in full vectors plus a masked step for the ragged tail (1000 = 62 x 16 + 8); rows in
-// two chunks across threads.
+// Softmax over the last axis: a max pass, a pass writing e = exp(x - max) and summing it, then
+// a pass scaling the written row by 1 / sum (one exp per element). Reductions take four
+// vectors a step into four accumulators (1000 = 15 x 64 + 2 x 16 unrolled + a masked tail of
+// 8); rows in two chunks across threads.
 // CHECK-LABEL: func.func @softmax
 // CHECK: scf.forall (%{{.*}}) in (2)
 // CHECK: scf.for
-// CHECK: scf.for {{.*}} -> (vector<16xf32>)
+// CHECK: scf.for {{.*}} to %c960 step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c976], %{{.*}} {in_bounds = [true]}
 // CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c992], %{{.*}} : tensor<?x1000xf32>, vector<16xf32>
 // CHECK: vector.reduction <maximumf>
-// CHECK: scf.for {{.*}} -> (vector<16xf32>)
-// CHECK: math.exp
-// CHECK: vector.reduction <add>
-// CHECK: scf.for {{.*}} -> (tensor<?x1000xf32>)
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<?x1000xf32>)
 // CHECK: math.exp
 // CHECK: vector.transfer_write {{.*}} {in_bounds = [true]}
+// CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc>
+// CHECK: scf.for {{.*}} -> (tensor<?x1000xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
 // CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c992] : vector<16xf32>, tensor<?x1000xf32>
 // CHECK: tensor.parallel_insert_slice
 // CHECK-NOT: versa.softmax
