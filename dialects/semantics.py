@@ -293,6 +293,8 @@ def _layer_norm(
 ) -> np.ndarray:
     """Normalise over dims axis..rank-1 with the biased variance."""
     x = _f64(x)
+    if x.size == 0:  # no rows, or rows without elements: nothing to normalise (np.mean would warn)
+        return x
     dims = tuple(range(axis % x.ndim, x.ndim))
     mean, var = x.mean(axis=dims, keepdims=True), x.var(axis=dims, keepdims=True)
     return (x - mean) / np.sqrt(var + epsilon) * _f64(gamma) + _f64(beta)

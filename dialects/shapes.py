@@ -72,6 +72,7 @@ def conv2d(
         f, cg, kh, kw = w
     else:
         kh, kw, cg, f = w
+    require(kh >= 1 and kw >= 1, f"filter window {kh}x{kw} is empty")
     channels = x[c_dim]
     require(channels % groups == 0, f"groups = {groups} does not divide input channels {channels}")
     require(f % groups == 0, f"groups = {groups} does not divide output channels {f}")
@@ -184,6 +185,7 @@ def conv_transpose2d(
     OH = (H - 1) * stride - top - bottom + dilation * (KH - 1) + output_padding + 1."""
     require(len(x) == 4 and len(w) == 4, "input and filter must have rank 4")
     channels, (wc, fg, kh, kw) = x[1], w
+    require(kh >= 1 and kw >= 1, f"filter window {kh}x{kw} is empty")
     require(wc == channels, f"filter has {wc} input channels, expected {channels} (the input's dim 1)")
     require(channels % groups == 0, f"groups = {groups} does not divide input channels {channels}")
     out = []

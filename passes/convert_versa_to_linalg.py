@@ -225,9 +225,14 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
     """slice(x) → tensor.extract_slice with the starts and strides + linalg.copy.
 
     The copy makes the result contiguous: returning a strided view would bufferize to a strided
-    memref.copy (see linalg_builders).
+    memref.copy (see linalg_builders). A result without elements is a tensor.empty: MLIR refuses
+    an extract_slice whose offset is not inside its dim (any offset into a dim of size 0, or a
+    start at the end of a dim), and there is nothing to copy.
     """
     attrs, (shape, element) = _attrs(op), _result(op)
+    if 0 in shape:
+        rewriter.replace_op(op, [build.empty(shape, element)])
+        return True
     view = tensor.extract_slice(
         op.results[0].type, op.operands[0], [], [], [], attrs["starts"], list(shape), attrs["strides"]
     )

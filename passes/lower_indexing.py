@@ -217,12 +217,14 @@ def _flipped_filter(w: ir.Value, cg: int, fg: int, groups: int) -> ir.Value:
     """[C, F/groups, KH, KW] → conv2d's [F, C/groups, KH, KW], both spatial dims reversed:
     out[f, c, i, j] = w[(f floordiv F/groups) * C/groups + c, f mod F/groups, KH-1-i, KW-1-j]."""
     _, _, kh, kw = build.shape_of(w)
+    out = build.empty((fg * groups, cg, kh, kw), build.element_of(w))
+    if not fg:  # no filters: nothing to copy (and the grouped maps would divide by F/groups = 0)
+        return out
     f, c, i, j = (ir.AffineDimExpr.get(d) for d in range(4))
     channel = c if groups == 1 else ir.AffineExpr.get_floor_div(f, fg) * cg + c
     filter_ = f if groups == 1 else f % fg
     flip = [ir.AffineConstantExpr.get(kh - 1) - i, ir.AffineConstantExpr.get(kw - 1) - j]
     maps = [ir.AffineMap.get(4, 0, [channel, filter_, *flip]), ir.AffineMap.get_identity(4)]
-    out = build.empty((fg * groups, cg, kh, kw), build.element_of(w))
     return build.generic([w], [out], maps, [PARALLEL] * 4, lambda v, _: [v])[0]
 
 

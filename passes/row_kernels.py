@@ -63,9 +63,10 @@ def _static_f32(value: ir.Value) -> list[int] | None:
 
 def row_axes(op: ir.Operation) -> int | None:
     """How many leading axes index rows, when `op` normalises the trailing axes of a static f32
-    tensor (gamma and beta, if any, one row each); None when the op is left to the lowering."""
+    tensor with elements (gamma and beta, if any, one row each); None when the op is left to
+    the lowering (an empty tensor has no rows to loop over, nor a length to divide by)."""
     shape = _static_f32(op.operands[0])
-    if not shape:
+    if not shape or 0 in shape:
         return None
     axis = ir.IntegerAttr(op.attributes["axis"]).value % len(shape)
     if op.name == "versa.softmax" and axis != len(shape) - 1:

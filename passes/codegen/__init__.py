@@ -29,14 +29,26 @@ FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
 
 
 def select(op: ir.Operation, target: Target, threads: int) -> Strategy | None:
-    """The strategy for `op` on `target` with `threads` threads, or None (left to later passes)."""
+    """The strategy for `op` on `target` with `threads` threads, or None (left to later passes).
+    An op without iteration points gets none: its plain loops never run, and tile sizes
+    derived from a zero extent are meaningless (a zero register tile, an empty thread split)."""
     if not all(
         isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape
         for v in (*op.operands, *op.results)
     ):
+        return None
+    if not has_points(op):
         return None
     for family in FAMILIES:
         strategy = family(op, target, threads)
         if strategy is not None:
             return strategy
     return None
+
+
+def has_points(op: ir.Operation) -> bool:
+    """Whether the iteration space of the linalg op `op` (static shapes) has a point. Every loop
+    of a valid structured op takes its extent from an operand or result dim indexed by that loop
+    alone, and any other indexed dim must hold the loop's range: so the space is empty exactly
+    when some operand or result has a dim of size 0."""
+    return all(0 not in ir.RankedTensorType(v.type).shape for v in (*op.operands, *op.results))

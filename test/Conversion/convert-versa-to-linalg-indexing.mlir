@@ -212,6 +212,19 @@ func.func @conv_transpose2d(%x: tensor<1x4x5x6xf32>, %w: tensor<4x3x3x2xf32>) ->
 
 // -----
 
+// No filters (F = 0) with groups > 1: no flip generic (F/groups = 0 cannot divide f), and the
+// grouped conv's result is its empty init; the unused spread input is dropped.
+// CHECK-LABEL: func.func @conv_transpose2d_no_filters
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   %[[Y:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x0x7x7xf32>)
+//  CHECK-NEXT:   return %[[Y]]
+func.func @conv_transpose2d_no_filters(%x: tensor<1x4x5x5xf32>, %w: tensor<4x0x3x3xf32>) -> tensor<1x0x7x7xf32> {
+  %0 = "versa.conv_transpose2d"(%x, %w) {groups = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<4x0x3x3xf32>) -> tensor<1x0x7x7xf32>
+  return %0 : tensor<1x0x7x7xf32>
+}
+
+// -----
+
 // groups = 1: a plain flip and channel swap, then linalg.conv_2d_nchw_fchw with the dilation.
 // A padding (3) beyond dilation * (k - 1) = 2 crops: the first input row and column would land
 // at -1, so they are sliced off before the spread.

@@ -246,3 +246,34 @@ func.func @negative_transpose_keeps_rows(%x: tensor<64x8x32xf32>) -> tensor<8x64
   %0 = linalg.transpose ins(%x : tensor<64x8x32xf32>) outs(%e : tensor<8x64x32xf32>) permutation = [1, 0, 2]
   return %0 : tensor<8x64x32xf32>
 }
+
+// -----
+
+// Ops without iteration points (a static extent 0: M, N or K of a matmul, the batch of a conv)
+// get no strategy, so no transform script: their tile sizes would divide by 0 (matmul) or the
+// interpreter would crash (conv). They stay linalg ops, for the plain loop lowering.
+// CHECK-LABEL: func.func @empty_iteration_spaces
+//       CHECK:   linalg.matmul {{.*}} -> tensor<4x0xf32>
+//       CHECK:   linalg.matmul {{.*}} -> tensor<4x8xf32>
+//       CHECK:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<0x8x8x16xf32>
+//   CHECK-NOT:   scf.forall
+//   CHECK-NOT:   vector.
+//   CHECK-NOT:   versa.codegen
+// SERIAL-LABEL: func.func @empty_iteration_spaces
+//   SERIAL-NOT:   vector.
+func.func @empty_iteration_spaces(%a: tensor<4x16xf32>, %b: tensor<16x0xf32>, %ak: tensor<4x0xf32>, %bk: tensor<0x8xf32>,
+                                  %x: tensor<0x10x10x16xf32>, %w: tensor<3x3x16x16xf32>)
+    -> (tensor<4x0xf32>, tensor<4x8xf32>, tensor<0x8x8x16xf32>) {
+  %c = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x0xf32>
+  %z0 = linalg.fill ins(%c : f32) outs(%e0 : tensor<4x0xf32>) -> tensor<4x0xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x0xf32>) outs(%z0 : tensor<4x0xf32>) -> tensor<4x0xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %z1 = linalg.fill ins(%c : f32) outs(%e1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = linalg.matmul ins(%ak, %bk : tensor<4x0xf32>, tensor<0x8xf32>) outs(%z1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<0x8x8x16xf32>
+  %z2 = linalg.fill ins(%c : f32) outs(%e2 : tensor<0x8x8x16xf32>) -> tensor<0x8x8x16xf32>
+  %2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<0x10x10x16xf32>, tensor<3x3x16x16xf32>) outs(%z2 : tensor<0x8x8x16xf32>) -> tensor<0x8x8x16xf32>
+  return %0, %1, %2 : tensor<4x0xf32>, tensor<4x8xf32>, tensor<0x8x8x16xf32>
+}

@@ -59,3 +59,21 @@ func.func @negative_f16(%x: tensor<6x32xf16>) -> tensor<6x32xf16> {
   %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<6x32xf16>) -> tensor<6x32xf16>
   return %0 : tensor<6x32xf16>
 }
+
+// Tensors without elements: no rows to split across threads (an out-of-bounds thread slice)
+// or rows of length 0 (layer_norm's 1 / length): left for convert-versa-to-linalg.
+// CHECK-LABEL: func.func @negative_empty
+// CHECK: versa.softmax
+// CHECK: versa.softmax
+// CHECK: versa.layer_norm
+// CHECK: versa.layer_norm
+// CALL-LABEL: func.func @negative_empty
+// CALL-NOT: call
+func.func @negative_empty(%x: tensor<2x0xf32>, %y: tensor<0x16xf32>, %g: tensor<0xf32>, %h: tensor<16xf32>)
+    -> (tensor<2x0xf32>, tensor<0x16xf32>, tensor<2x0xf32>, tensor<0x16xf32>) {
+  %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<2x0xf32>) -> tensor<2x0xf32>
+  %1 = "versa.softmax"(%y) {axis = 1 : i64} : (tensor<0x16xf32>) -> tensor<0x16xf32>
+  %2 = "versa.layer_norm"(%x, %g, %g) {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x0xf32>, tensor<0xf32>, tensor<0xf32>) -> tensor<2x0xf32>
+  %3 = "versa.layer_norm"(%y, %h, %h) {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<0x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<0x16xf32>
+  return %0, %1, %2, %3 : tensor<2x0xf32>, tensor<0x16xf32>, tensor<2x0xf32>, tensor<0x16xf32>
+}

@@ -106,6 +106,15 @@ def test_layer_norm_normalises_trailing_dims():
     np.testing.assert_allclose(y.var(axis=(1, 2)), 1.0, rtol=1e-4)
 
 
+def test_layer_norm_and_softmax_of_empty_tensors_are_empty_and_quiet():
+    """No rows, or rows without elements: an empty result, without NumPy's "mean of empty
+    slice" warning (an error under pytest's -W error)."""
+    for shape, axis in (((4, 0), -1), ((0, 3), -1), ((2, 3, 0), 1)):
+        x, params = np.zeros(shape, F32), np.zeros(shape[axis % len(shape) :], F32)
+        assert run("layer_norm", x, params, params, shape=shape, axis=axis).size == 0
+        assert run("softmax", x, shape=shape, axis=-1).size == 0
+
+
 def test_batch_norm_layouts_agree():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 3, 4, 4))

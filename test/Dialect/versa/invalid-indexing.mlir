@@ -253,6 +253,14 @@ func.func @conv_transpose2d_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<3x4x3x3
 
 // -----
 
+func.func @conv_transpose2d_empty_window(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x0xf32>) -> tensor<1x2x7x4xf32> {
+  // expected-error @+1 {{'versa.conv_transpose2d' op filter window 3x0 is empty}}
+  %0 = "versa.conv_transpose2d"(%x, %w) : (tensor<1x4x5x5xf32>, tensor<4x2x3x0xf32>) -> tensor<1x2x7x4xf32>
+  return %0 : tensor<1x2x7x4xf32>
+}
+
+// -----
+
 func.func @conv_transpose2d_groups(%x: tensor<1x4x5x5xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x3x7x7xf32> {
   // expected-error @+1 {{'versa.conv_transpose2d' op groups = 3 does not divide input channels 4}}
   %0 = "versa.conv_transpose2d"(%x, %w) {groups = 3 : i64} : (tensor<1x4x5x5xf32>, tensor<4x1x3x3xf32>) -> tensor<1x3x7x7xf32>

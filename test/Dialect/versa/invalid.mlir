@@ -261,6 +261,15 @@ func.func @conv2d_groups_positive(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf3
 
 // -----
 
+// A filter without a window (KH or KW = 0) is refused, as pooling kernels are.
+func.func @conv2d_empty_window(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x0x3xf32>) -> tensor<1x3x6x3xf32> {
+  // expected-error @+1 {{'versa.conv2d' op filter window 0x3 is empty}}
+  %0 = "versa.conv2d"(%x, %w) : (tensor<1x2x5x5xf32>, tensor<3x2x0x3xf32>) -> tensor<1x3x6x3xf32>
+  return %0 : tensor<1x3x6x3xf32>
+}
+
+// -----
+
 func.func @conv2d_window_fit(%x: tensor<1x3x2x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x1x6xf32> {
   // expected-error @+1 {{'versa.conv2d' op window of extent 3 does not fit in padded height = 2}}
   %0 = "versa.conv2d"(%x, %w) : (tensor<1x3x2x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x6xf32>
