@@ -38,6 +38,7 @@ from . import linalg_builders as build
 from . import lower_indexing
 from .base import Pass, PassError
 from .lower_fused import lower_fused, reduce_generic
+from .pool_regions import pool2d
 from .rewrite import Pattern, apply_greedily
 from .scalar_emitters import SCALAR, batch_norm_scalar
 
@@ -124,15 +125,11 @@ def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
 
 
 def lower_pool2d(op: ir.OpView, rewriter: Any) -> bool:
-    """max_pool2d → pad(-inf) + linalg.pooling_*_max; avg_pool2d → pad(0) + pooling_*_sum / count."""
+    """max_pool2d → linalg.pooling_*_max (padding -inf); avg_pool2d → pooling_*_sum (padding 0)
+    / count; blocks of windows that overlap the padding are pooled apart (`pool_regions`)."""
     attrs, (shape, element), is_max = _attrs(op), _result(op), _name(op) == "max_pool2d"
     init = build.lowest(element) if is_max else build.scalar(element, 0.0)
-    xp = build.pad_spatial(op.operands[0], attrs["padding"], attrs["layout"], init)
-    window = build.empty(tuple(attrs["kernel"]), element)
-    named = getattr(linalg, f"pooling_{attrs['layout'].lower()}_{'max' if is_max else 'sum'}")
-    y = named(
-        xp, window, outs=[build.filled(shape, element, init)], strides=attrs["strides"], dilations=[1, 1]
-    )
+    y = pool2d(op.operands[0], shape, attrs, "max" if is_max else "sum", init)
     if not is_max:
         counts = build.dense(build.window_counts(build.shape_of(op.operands[0]), shape, attrs))
         y = build.elementwise(

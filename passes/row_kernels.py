@@ -93,9 +93,19 @@ def _softmax(k: RowShape, t: Text, x: str, acc: str, r: str, type_: str) -> str:
         written = write_vector(t, k, e, carried[1], at(j), mask, type_)
         return [emit(t, k, f"arith.addf {carried[0]}, {e}"), written]
 
+    def normalize(sums: str) -> str:
+        return k.broadcast(t, emit(t, k, f"arith.divf %one, {reduce(t, k, 'add', sums)}", "f32"))
+
+    if not k.main:  # a row shorter than a vector: e stays in a register, written once
+        mask = t.fresh("mask")
+        t(f"{mask} = vector.create_mask {t.c(k.length)} : vector<{k.lanes}xi1>")
+        v = read(t, k, x, at(t.c(0)), "%ninf", mask, type_)
+        e = emit(t, k, f"math.exp {emit(t, k, f'arith.subf {v}, {top_v}')}")
+        y = emit(t, k, f"arith.mulf {e}, {normalize(e)}")
+        return write_vector(t, k, y, acc, at(t.c(0)), mask, type_)
     inits, types = [k.broadcast(t, "%zero"), acc], [k.vec, type_]
     sums, acc = along_row(t, k, inits, types, exp_sum, ways=_WAYS, combine="addf")
-    inverse = k.broadcast(t, emit(t, k, f"arith.divf %one, {reduce(t, k, 'add', sums)}", "f32"))
+    inverse = normalize(sums)
 
     def scale(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
         e = read(t, k, carried[0], at(j), "%zero", mask, type_)

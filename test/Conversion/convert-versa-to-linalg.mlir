@@ -429,15 +429,38 @@ func.func @conv2d_groups(%x: tensor<1x4x6x6xf32>, %w: tensor<6x2x3x3xf32>) -> te
 
 // -----
 
-// Max pooling pads with -inf.
+// groups > 1 without filters: the result is its (empty) init; filters-per-group = 0 cannot divide f.
+// CHECK-LABEL: func.func @conv2d_groups_no_filters
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   %[[Y:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x0x4x4xf32>)
+//       CHECK:   return %[[Y]]
+func.func @conv2d_groups_no_filters(%x: tensor<1x4x6x6xf32>, %w: tensor<0x2x3x3xf32>) -> tensor<1x0x4x4xf32> {
+  %0 = "versa.conv2d"(%x, %w) {groups = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<0x2x3x3xf32>) -> tensor<1x0x4x4xf32>
+  return %0 : tensor<1x0x4x4xf32>
+}
+
+// -----
+
+// Max pooling pads with -inf, but only where windows overlap the padding: the output is cut
+// into blocks (rows [0, 1) and [1, 3), the same for columns); the three border blocks pool
+// small padded copies of the input rows and columns they read, the interior block pools a
+// view of the input (no copy), each into its slice of one filled output.
 // CHECK-LABEL: func.func @max_pool2d
 //       CHECK:   %[[NEG_INF:.+]] = arith.constant 0xFF800000 : f32
-//       CHECK:   %[[FILL:.+]] = linalg.fill ins(%[[NEG_INF]] : f32) outs(%{{.+}} : tensor<1x2x7x7xf32>)
-//       CHECK:   %[[PADDED:.+]] = tensor.insert_slice %{{.+}} into %[[FILL]][0, 0, 1, 1] [1, 2, 6, 6] [1, 1, 1, 1]
 //       CHECK:   %[[WINDOW:.+]] = tensor.empty() : tensor<3x3xf32>
 //       CHECK:   %[[INIT:.+]] = linalg.fill ins(%[[NEG_INF]] : f32) outs(%{{.+}} : tensor<1x2x3x3xf32>)
+//       CHECK:   %[[CORNER:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 2, 2, 2]
+//       CHECK:   %[[PADDED:.+]] = tensor.insert_slice %[[CORNER]] into %{{.+}}[0, 0, 1, 1] [1, 2, 2, 2]
+//       CHECK:   %[[OUT0:.+]] = tensor.extract_slice %[[INIT]][0, 0, 0, 0] [1, 2, 1, 1]
 //       CHECK:   linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-//  CHECK-SAME:     ins(%[[PADDED]], %[[WINDOW]] : tensor<1x2x7x7xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x2x3x3xf32>)
+//  CHECK-SAME:     ins(%[[PADDED]], %[[WINDOW]] : tensor<1x2x3x3xf32>, tensor<3x3xf32>) outs(%[[OUT0]] : tensor<1x2x1x1xf32>)
+//       CHECK:   linalg.pooling_nchw_max {{.*}} -> tensor<1x2x1x2xf32>
+//       CHECK:   linalg.pooling_nchw_max {{.*}} -> tensor<1x2x2x1xf32>
+//       CHECK:   %[[INTERIOR:.+]] = tensor.extract_slice %arg0[0, 0, 1, 1] [1, 2, 5, 5]
+//   CHECK-NOT:   tensor.insert_slice %[[INTERIOR]]
+//       CHECK:   linalg.pooling_nchw_max {{.*}} ins(%[[INTERIOR]], %[[WINDOW]] : tensor<1x2x5x5xf32>, tensor<3x3xf32>)
+//       CHECK:   %[[Y:.+]] = tensor.insert_slice %{{.+}}[0, 0, 1, 1] [1, 2, 2, 2]
+//       CHECK:   return %[[Y]]
 func.func @max_pool2d(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
   %0 = "versa.max_pool2d"(%x) {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 0>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
   return %0 : tensor<1x2x3x3xf32>
@@ -449,7 +472,8 @@ func.func @max_pool2d(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
 //   CHECK-DAG: #[[$COUNT:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, 0)>
 // CHECK-LABEL: func.func @avg_pool2d
 //   CHECK-DAG:   %[[COUNTS:.+]] = arith.constant dense<{{\[\[\[}}4.000000e+00], [6.000000e+00], [6.000000e+00]], {{\[\[}}6.000000e+00], [9.000000e+00], [9.000000e+00]], {{\[\[}}6.000000e+00], [9.000000e+00], [9.000000e+00]]]> : tensor<3x3x1xf32>
-//       CHECK:   %[[SUM:.+]] = linalg.pooling_nhwc_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+//       CHECK:   linalg.pooling_nhwc_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+//       CHECK:   %[[SUM:.+]] = tensor.insert_slice %{{.+}}[0, 1, 1, 0] [1, 2, 2, 2]
 //       CHECK:   linalg.generic {indexing_maps = [#{{.+}}, #[[$COUNT]], #{{.+}}]
 //  CHECK-SAME:     ins(%[[SUM]], %[[COUNTS]] : tensor<1x3x3x2xf32>, tensor<3x3x1xf32>)
 //       CHECK:     arith.divf
@@ -620,6 +644,22 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<2x1xf32>)
 func.func @slice(%x: tensor<6x5xf32>) -> tensor<2x2xf32> {
   %0 = "versa.slice"(%x) {starts = array<i64: 1, 0>, limits = array<i64: 5, 4>, strides = array<i64: 2, 3>} : (tensor<6x5xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// A slice without elements is a tensor.empty: an extract_slice may not start at the end of a dim
+// (starts = limits = 4 here) nor anywhere in a dim of size 0, and there is nothing to copy.
+// CHECK-LABEL: func.func @slice_empty
+//   CHECK-NOT:   tensor.extract_slice
+//   CHECK-NOT:   linalg.copy
+//       CHECK:   %[[A:.+]] = tensor.empty() : tensor<0x3xf32>
+//       CHECK:   %[[B:.+]] = tensor.empty() : tensor<1x1x0xi32>
+//       CHECK:   return %[[A]], %[[B]]
+func.func @slice_empty(%x: tensor<4x3xf32>, %y: tensor<2x1x0xi32>) -> (tensor<0x3xf32>, tensor<1x1x0xi32>) {
+  %0 = "versa.slice"(%x) {starts = array<i64: 4, 0>, limits = array<i64: 4, 3>} : (tensor<4x3xf32>) -> tensor<0x3xf32>
+  %1 = "versa.slice"(%y) {starts = array<i64: 1, 0, 0>, limits = array<i64: 2, 1, 0>} : (tensor<2x1x0xi32>) -> tensor<1x1x0xi32>
+  return %0, %1 : tensor<0x3xf32>, tensor<1x1x0xi32>
 }
 
 // -----

@@ -71,8 +71,8 @@ def test_matmul_epilogue_and_chain(m: int, k: int, h: int, pipeline: str) -> Non
     """matmul + bias + relu feeding a second matmul (an MLP): tiled ops next to other ops; at
     batch 1 the register tile is one row of 16 vectors and the hidden width is ragged."""
     text = f"""
-func.func @main(%x: tensor<{m}x{k}xf32>, %w1: tensor<{k}x{h}xf32>, %b1: tensor<{h}xf32>, %w2: tensor<{h}x10xf32>)
-    -> tensor<{m}x10xf32> {{
+func.func @main(%x: tensor<{m}x{k}xf32>, %w1: tensor<{k}x{h}xf32>, %b1: tensor<{h}xf32>,
+               %w2: tensor<{h}x10xf32>) -> tensor<{m}x10xf32> {{
   %0 = "versa.matmul"(%x, %w1) : (tensor<{m}x{k}xf32>, tensor<{k}x{h}xf32>) -> tensor<{m}x{h}xf32>
   %1 = "versa.add"(%0, %b1) : (tensor<{m}x{h}xf32>, tensor<{h}xf32>) -> tensor<{m}x{h}xf32>
   %2 = "versa.relu"(%1) : (tensor<{m}x{h}xf32>) -> tensor<{m}x{h}xf32>

@@ -60,7 +60,8 @@ def test_conv2d(case: str, layout: str, pipeline: str) -> None:
     )
     text = f"""
 func.func @main(%x: {x_t}, %w: {w_t}) -> {y_t} {{
-  %0 = "versa.conv2d"(%x, %w) {{{attrs}, groups = {groups} : i64, layout = "{layout}"}} : ({x_t}, {w_t}) -> {y_t}
+  %0 = "versa.conv2d"(%x, %w) {{{attrs}, groups = {groups} : i64, layout = "{layout}"}}
+      : ({x_t}, {w_t}) -> {y_t}
   return %0 : {y_t}
 }}"""
     rng = np.random.default_rng(sum(shapes[0]) + f)

@@ -1,0 +1,56 @@
+"""max_pool2d and avg_pool2d at every optimisation level, both layouts, on shapes chosen to
+break the block decomposition of padded pooling (`passes/pool_regions.py`): padding on one
+side only, padding larger than the stride, windows wider than the input (no interior block),
+strides that leave the last input rows unread, and odd sizes.
+
+The output is cut into border blocks (windows overlapping the padding, pooled from small padded
+copies) and an interior block (pooled from a view of the input); a wrong cut shows up as a
+wrong or missing border pixel. Max pooling is exact; average pooling divides by the count of
+real (unpadded) elements, compared with the reference to a few ulps.
+"""
+
+import numpy as np
+import pytest
+from conftest import Compiled, reference
+
+LEVELS = ["lower-to-llvm{opt-level=0}", "lower-to-llvm{opt-level=2}", "lower-to-llvm{opt-level=3 threads=2}"]
+
+# id: (N, C, H, W), kernel, strides, padding [top, left, bottom, right]
+CASES = {
+    "3x3_s2_p1": ((2, 3, 14, 15), (3, 3), (2, 2), (1, 1, 1, 1)),
+    "2x2_s2": ((1, 4, 9, 8), (2, 2), (2, 2), (0, 0, 0, 0)),
+    "one_sided": ((1, 2, 10, 11), (3, 2), (1, 2), (2, 0, 0, 1)),
+    "pad_over_stride": ((1, 3, 7, 9), (5, 5), (1, 1), (2, 2, 2, 2)),
+    "no_interior": ((1, 2, 3, 2), (3, 3), (2, 1), (1, 1, 1, 1)),
+    "stride3_tail_unread": ((1, 5, 13, 16), (2, 3), (3, 3), (1, 0, 0, 1)),
+}
+
+
+def _out(size: int, kernel: int, stride: int, before: int, after: int) -> int:
+    return (size + before + after - kernel) // stride + 1
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("op", ["max_pool2d", "avg_pool2d"])
+@pytest.mark.parametrize("case", CASES)
+def test_pool2d(case: str, op: str, layout: str, pipeline: str) -> None:
+    (n, c, h, w), kernel, strides, padding = CASES[case]
+    oh = _out(h, kernel[0], strides[0], padding[0], padding[2])
+    ow = _out(w, kernel[1], strides[1], padding[1], padding[3])
+    shapes = ((n, c, h, w), (n, c, oh, ow)) if layout == "NCHW" else ((n, h, w, c), (n, oh, ow, c))
+    x_t, y_t = (f"tensor<{'x'.join(map(str, s))}xf32>" for s in shapes)
+    attrs = ", ".join(
+        f"{name} = array<i64: {', '.join(map(str, v))}>"
+        for name, v in (("kernel", kernel), ("strides", strides), ("padding", padding))
+    )
+    text = f"""
+func.func @main(%x: {x_t}) -> {y_t} {{
+  %0 = "versa.{op}"(%x) {{{attrs}, layout = "{layout}"}} : ({x_t}) -> {y_t}
+  return %0 : {y_t}
+}}"""
+    x = np.random.default_rng(h * w + c).standard_normal(shapes[0]).astype(np.float32)
+    (got,) = Compiled(text, pipeline).jit(x)
+    (want,) = reference(text, [x])
+    assert got.shape == shapes[1]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
