@@ -112,6 +112,8 @@ def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
     channel) → linalg.depthwise_conv_2d_*; a generic for the other groups > 1."""
     attrs, (shape, element), (x, w) = _attrs(op), _result(op), op.operands
     xp = build.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
+    window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
+    xp = build.crop_spatial(xp, shape, attrs, window)
     init = build.filled(shape, element, 0.0)
     if build.is_depthwise(build.shape_of(x), shape, attrs):
         y = build.depthwise_conv(xp, w, init, attrs)

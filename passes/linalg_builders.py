@@ -117,6 +117,23 @@ def copy_into(x: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value:
     return tensor.insert_slice(x, dest, [], [], [], offsets, sizes, ones)
 
 
+def extract(x: ir.Value, offsets: Sequence[int], sizes: Sequence[int]) -> ir.Value:
+    """The static slice of `x` at `offsets` with `sizes` (unit strides)."""
+    result = ir.RankedTensorType.get(list(sizes), element_of(x))
+    return tensor.extract_slice(result, x, [], [], [], list(offsets), list(sizes), [1] * len(sizes))
+
+
+def crop_spatial(x: ir.Value, out: Shape, attrs: dict[str, Any], kernel: Sequence[int]) -> ir.Value:
+    """`x` without the trailing rows and columns no window reads ((O - 1)·s + (K - 1)·d + 1
+    are read): the conv strategy decomposes a one-row output to a 1-D conv only when its input
+    slice has exactly the rows the windows use."""
+    _, h, w = spatial_dims(attrs["layout"])
+    sizes, strides, dilations = list(shape_of(x)), attrs["strides"], attrs["dilations"]
+    for d, i in ((h, 0), (w, 1)):
+        sizes[d] = min(sizes[d], (out[d] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1)
+    return x if sizes == list(shape_of(x)) or 0 in sizes else extract(x, [0] * 4, sizes)
+
+
 def pad(x: ir.Value, low: Sequence[int], high: Sequence[int], value: ir.Value) -> ir.Value:
     """Constant padding: `x` copied into the interior of a filled tensor."""
     if not any(low) and not any(high):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from versa.dialects.shapes import spatial_dims
-from versa.mlir import ir, linalg, tensor
+from versa.mlir import ir, linalg
 
 from . import linalg_builders as build
 
@@ -29,11 +29,6 @@ def _segments(size: int, out: int, kernel: int, stride: int, low: int) -> list[t
     lo = min(-(-low // stride), out)
     hi = max(lo, min((size - kernel + low) // stride + 1, out))
     return [(a, b) for a, b in ((0, lo), (lo, hi), (hi, out)) if b > a]
-
-
-def _extract(x: ir.Value, offsets: Sequence[int], sizes: Sequence[int]) -> ir.Value:
-    result = ir.RankedTensorType.get(list(sizes), build.element_of(x))
-    return tensor.extract_slice(result, x, [], [], [], list(offsets), list(sizes), [1] * len(sizes))
 
 
 def pool2d(x: ir.Value, shape: Sequence[int], attrs: dict[str, Any], kind: str, init: ir.Value) -> ir.Value:
@@ -59,8 +54,8 @@ def pool2d(x: ir.Value, shape: Sequence[int], attrs: dict[str, Any], kind: str, 
                 offsets[d], sizes[d] = start, stop - start
                 low[d], high[d] = start - first, end - stop
                 out_offsets[d], out_sizes[d] = o0, o1 - o0
-            block = build.pad(_extract(x, offsets, sizes), low, high, init)
-            outs = _extract(y, out_offsets, out_sizes)
+            block = build.pad(build.extract(x, offsets, sizes), low, high, init)
+            outs = build.extract(y, out_offsets, out_sizes)
             pooled = named(block, window, outs=[outs], strides=strides, dilations=[1, 1])
             y = build.copy_into(pooled, y, out_offsets)
     return y

@@ -1,12 +1,12 @@
 // RUN: versa-fuzz --replay %s
-// XFAIL: *
 // Found by versa-fuzz --seed 7 (program 904, mutant of corpus program 104; reduced by versa-fuzz
 // to this with strides 3x3), and in a campaign on zero-size probes (a 1x1x0x1 input padded to 2
 // rows); no empty tensor is needed.
 // compile-error in O2, O3 and fused: pass 'versa-codegen' failed: expected type to be
 // 'tensor<1x2x1x1xf32>' or a rank-reduced version. (size mismatch) (a tensor.extract_slice of
 // the conv2d strategy's 2-D → 1-D decomposition).
-// Open: the output has one row (OH = 1) but the stride skips the input's second row (H = 2,
+// Fixed (lower_conv2d crops the input rows and columns no window reads, linalg_builders.
+// crop_spatial). It was: the output has one row (OH = 1) but the stride skips the input's second row (H = 2,
 // KH = 1). passes/codegen/conv.py tiles oh only where the extent exceeds the tile (`needed`
 // gives 0 for OH = 1), so `transform.structured.decompose` meets an input slice of 2 rows
 // where it drops the H dim as a unit dim. Either tile oh to 1 regardless, or crop the unread
