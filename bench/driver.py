@@ -52,7 +52,8 @@ class Budget:
     repeat: int  # rounds R
     per_system_s: float  # timed seconds a system may spend on one row
     long_s: float  # a checking call this long is the only sample
-    rewarm_below_s: float = 0.05  # calls shorter than this get an untimed call right before
+    rewarm_below_s: float = 0.05  # calls shorter than this get untimed calls right before
+    rewarm_s: float = 0.02  # for this long (at least one call)
     # Multi-threaded runs: a pause before each system's turn, so that the worker threads of the
     # system before it have stopped spinning (Intel OpenMP's blocktime is 200 ms, OpenBLAS's
     # ~0.1 s). Without it a 2-thread call shares its cores with the last system's spinners: a
@@ -168,7 +169,13 @@ def measure_row(row: Row, peers: list[Peer], unusable: dict[str, str], budget: B
                 if budget.settle_s and len(order) > 1:
                     time.sleep(budget.settle_s)
                 if estimates[name] < budget.rewarm_below_s:
-                    runners[name]()  # wake this system's thread pool after the others ran
+                    # Untimed calls for rewarm_s: they wake this system's thread pool, and the
+                    # core from the idle of the pause (one call after a 0.25 s pause measured a
+                    # 0.26 ms MLP at 1.26 ms; 5 ms of calls restored it).
+                    until = time.perf_counter() + budget.rewarm_s
+                    runners[name]()
+                    while time.perf_counter() < until:
+                        runners[name]()
                 samples[name].append(_timed(runners[name]))
     for name in names:
         note = ""
