@@ -124,13 +124,15 @@ def extract(x: ir.Value, offsets: Sequence[int], sizes: Sequence[int]) -> ir.Val
 
 
 def crop_spatial(x: ir.Value, out: Shape, attrs: dict[str, Any], kernel: Sequence[int]) -> ir.Value:
-    """`x` without the trailing rows and columns no window reads ((O - 1)·s + (K - 1)·d + 1
-    are read): the conv strategy decomposes a one-row output to a 1-D conv only when its input
-    slice has exactly the rows the windows use."""
+    """`x` without the trailing rows (columns) no window reads when the output has one row
+    (column): the conv strategy leaves a unit output dim untiled, and decomposing to a 1-D conv
+    drops it only from an input slice of exactly the rows the window reads. Elsewhere `x` stays
+    whole (a view would not be the identity-layout buffer versa-gpu-conv takes)."""
     _, h, w = spatial_dims(attrs["layout"])
-    sizes, strides, dilations = list(shape_of(x)), attrs["strides"], attrs["dilations"]
+    sizes, dilations = list(shape_of(x)), attrs["dilations"]
     for d, i in ((h, 0), (w, 1)):
-        sizes[d] = min(sizes[d], (out[d] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1)
+        if out[d] == 1:
+            sizes[d] = min(sizes[d], (kernel[i] - 1) * dilations[i] + 1)
     return x if sizes == list(shape_of(x)) or 0 in sizes else extract(x, [0] * 4, sizes)
 
 
