@@ -174,8 +174,8 @@ class ConvStrategy(Strategy):
         rows_dim, vec_dim = self._roles()
         parallel = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
         op, _ = s.tile(op, needed(self._sizes(parallel), [extents[d] for d in self.dims]))
-        window = {"kh": 1, "kw": 1, "c": cr} if "c" in self.reduction else {"kh": 1, "kw": 1}
         reduction = self.reduction
+        window = {d: cr if d == "c" else 1 for d in reduction}
         order = [self.dims.index(d) for d in (*(d for d in self.dims if d not in reduction), *reduction)]
         op, loops = s.tile(op, needed(self._sizes(window), list(self.extents)), order)
         s.vectorize(s.decompose(op))
