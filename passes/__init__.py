@@ -18,6 +18,7 @@ from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
 from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
+from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
@@ -35,6 +36,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaUnshareInits,
         VersaReadonlyArguments,
         VersaDistinctResults,
+        VersaReshapedResults,
         VersaLowerMemrefCopy,
         VersaPlanBuffers,
         VersaFastMath,

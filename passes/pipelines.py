@@ -25,6 +25,7 @@ from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
+from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
@@ -51,6 +52,7 @@ def buffer_steps(plan: bool = False, kernels: tuple[Pass, ...] = ()) -> Iterator
     yield "cse"
     yield "canonicalize"
     yield from kernels
+    yield VersaReshapedResults()  # a returned reshape of a buffer: the buffer takes its shape
     yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
     if not kernels:
         yield "buffer-deallocation-pipeline"

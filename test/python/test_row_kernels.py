@@ -91,3 +91,16 @@ func.func @main(%x: tensor<6x5xf32>) -> tensor<6x5xf32> {
   return %0 : tensor<6x5xf32>
 }"""
     _check(text, LEVELS[1])
+
+
+@pytest.mark.parametrize("pipeline", LEVELS[1:2])
+@pytest.mark.parametrize(
+    "text", [_softmax((2, 3, 37)), _layer_norm((2, 3, 32), 2)], ids=["softmax", "layer_norm"]
+)
+def test_rank_3_rows_write_the_callers_buffer(text: str, pipeline: str) -> None:
+    """A kernel over rows of a rank-3 tensor returns its row buffer reshaped: the buffer takes
+    the result's shape (versa-reshaped-results), so the result needs no intermediate and no copy."""
+    compiled = Compiled(text, pipeline)
+    assert compiled.jit.memory.arena == 0
+    assert "memcpy" not in str(compiled.module)
+    _check(text, pipeline, atol=1e-6)
