@@ -20,6 +20,7 @@ from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
+from .serial_foralls import VersaSerialForalls
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
@@ -39,6 +40,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaReshapedResults,
         VersaLowerMemrefCopy,
         VersaPlanBuffers,
+        VersaSerialForalls,
         VersaFastMath,
         VersaGpuMap,
         VersaGpuMatmul,

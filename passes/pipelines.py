@@ -27,6 +27,7 @@ from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
+from .serial_foralls import VersaSerialForalls
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
@@ -151,6 +152,7 @@ class LowerToLLVM(Pipeline):
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
         yield from buffer_steps(plan=True)
+        yield VersaSerialForalls()  # loops that a strategy made foralls only to fuse into them
         # Threads: the strategies' scf.forall loops become OpenMP parallel loops.
         if threads > 1:
             yield "scf-forall-to-parallel"

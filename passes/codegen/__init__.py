@@ -10,6 +10,7 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .conv import ConvStrategy
+from .conv_epilogue import ConvEpilogueStrategy
 from .epilogue import EpilogueStrategy
 from .matmul import MatmulStrategy
 from .pool import PoolStrategy
@@ -21,6 +22,7 @@ from .transpose import TransposeStrategy
 FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
     EpilogueStrategy.for_op,
     MatmulStrategy.for_op,
+    ConvEpilogueStrategy.for_op,
     ConvStrategy.for_op,
     ReductionStrategy.for_op,
     TransposeStrategy.for_op,

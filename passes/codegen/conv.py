@@ -118,6 +118,11 @@ class ConvStrategy(Strategy):
     def reduction(self) -> tuple[str, ...]:
         return REDUCTION[self.layout]
 
+    @property
+    def output_dims(self) -> list[str]:
+        """The parallel dims, in the order of the output's axes."""
+        return [d for d in self.dims if d not in self.reduction]
+
     def _sizes(self, sizes: dict[str, int]) -> list[int]:
         return [sizes.get(d, 0) for d in self.dims]
 
@@ -128,11 +133,20 @@ class ConvStrategy(Strategy):
         # The zero fill of the output, unless another op's strategy (cse merged equal fills) has
         # already vectorized it: then the producer is a loop and there is nothing to match.
         fill = s.match_ops(["linalg.fill"], s.producer(op, 2))
-        function = s.parent(op, "func.func")
-        extents = dict(zip(self.dims, self.extents, strict=True))
+        full = dict(zip(self.dims, self.extents, strict=True))
+        extents = dict(full)
         if self.thread_dim:
             op, _ = s.tile_forall(op, self._sizes({self.thread_dim: self.thread_tile}))
             extents[self.thread_dim] = self.thread_tile
+        function = s.parent(op, "func.func")
+        self.finish(s, function, self.emit_tile(s, op, extents, fill, full))
+
+    def emit_tile(
+        self, s: Script, op: str, extents: dict[str, int], fill: str, fill_extents: dict[str, int]
+    ) -> list[dict[int, str]]:
+        """The register tiles of `op`, a tile of the conv spanning `extents` of its dims,
+        vectorized, and `fill`, its zero init spanning `fill_extents` (an empty handle when
+        already done). Returns the window loops of each piece, for `finish`."""
         rows, vec, cr = self.register_tile
         rows_dim, vec_dim = self._roles()
         # Split so that every piece tiles evenly: full row blocks and the leftover rows; full
@@ -142,7 +156,11 @@ class ConvStrategy(Strategy):
         for dim, tile, pow2 in ((rows_dim, rows, False), (vec_dim, vec, True)):
             pieces = [cut for piece in pieces for cut in self._split(s, piece, dim, tile, pow2)]
         windows = [self._kernel(s, piece, piece_extents) for piece, piece_extents in pieces]
-        self._fill(s, fill)
+        self._fill(s, fill, fill_extents)
+        return windows
+
+    def finish(self, s: Script, function: str, windows: list[dict[int, str]]) -> None:
+        """Accumulators hoisted out of the window loops, contractions lowered to vector.fma."""
         # Patterns run on the whole function: the vectorized fill outside the loops must fold
         # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
         s.patterns(function, PREPARE)
@@ -185,12 +203,12 @@ class ConvStrategy(Strategy):
         """The dims of the register tile's rows and of its vectors."""
         return ROLES[self.layout]
 
-    def _fill(self, s: Script, fill: str) -> None:
+    def _fill(self, s: Script, fill: str, extents: dict[str, int]) -> None:
         """The zero init, tiled like the output and vectorized (masked where ragged)."""
         rows, vec, _ = self.register_tile
         rows_dim, vec_dim = self._roles()
-        out_dims = [d for d in self.dims if d not in self.reduction]
+        out_dims = self.output_dims
         tiles = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
-        shape = [self._extent(d) for d in out_dims]
+        shape = [extents[d] for d in out_dims]
         tiled, _ = s.tile(fill, needed([tiles[d] for d in out_dims], shape))
         s.vectorize(tiled, [min(tiles[d], e) for d, e in zip(out_dims, shape, strict=True)])

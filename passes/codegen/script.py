@@ -128,6 +128,20 @@ class Script:
         )
         return tiled, loop
 
+    def annotate(self, op: str, name: str) -> None:
+        """Put the unit attribute `name` on the ops of `op` (a mark for a later pass)."""
+        self._emit(f'transform.annotate {op} "{name}" : {self.type(op)}')
+
+    def forall_to_for(self, loop: str, dims: int) -> list[str]:
+        """The bufferized `scf.forall` `loop` of `dims` dims as an `scf.for` nest (handles,
+        outermost first)."""
+        handles = self._fresh(dims, FOR)
+        self._emit(
+            f"{', '.join(handles)} = transform.loop.forall_to_for {loop} "
+            f": ({self.type(loop)}) -> ({', '.join([FOR] * dims)})"
+        )
+        return handles
+
     def tile_reduction(self, op: str, sizes: Sequence[int]) -> tuple[str, str, str, str]:
         """`tile_reduction_using_for`: a loop of partial results `sizes` wide (elementwise, so
         vector code), then one combining reduction: (init fill, partial op, combine, loop)."""

@@ -167,6 +167,42 @@ func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bi
 
 // -----
 
+// A conv's epilogue (bias + relu, the conv as its init as versa-fuse lowers it) is the root:
+// tiled by threads and by output rows, the conv and its fill fused into the row loop, each
+// row's epilogue vectorized right after the row's window loops; its ragged end (F = 40: 32 +
+// 8) is split off at its own width. No second pass over the output.
+// CHECK-LABEL: func.func @conv_epilogue
+//       CHECK:   scf.forall
+//       CHECK:     scf.for
+//       CHECK:       vector.fma
+//       CHECK:       arith.addf {{.*}} : vector<16xf32>
+//       CHECK:       arith.maximumf {{.*}} : vector<16xf32>
+//       CHECK:       arith.addf {{.*}} : vector<8xf32>
+//       CHECK:       arith.maximumf {{.*}} : vector<8xf32>
+//       CHECK:   scf.forall.in_parallel
+//   CHECK-NOT:   linalg.generic
+//   CHECK-NOT:   linalg.conv_2d
+// SERIAL-LABEL: func.func @conv_epilogue
+//   SERIAL-NOT:   scf.forall
+//       SERIAL:   scf.for
+//       SERIAL:     vector.fma
+//       SERIAL:     arith.maximumf {{.*}} : vector<16xf32>
+func.func @conv_epilogue(%x: tensor<1x10x14x8xf32>, %w: tensor<3x3x8x40xf32>, %bias: tensor<40xf32>) -> tensor<1x8x12x40xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x12x40xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x8x12x40xf32>) -> tensor<1x8x12x40xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x10x14x8xf32>, tensor<3x3x8x40xf32>) outs(%z : tensor<1x8x12x40xf32>) -> tensor<1x8x12x40xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<40xf32>) outs(%0 : tensor<1x8x12x40xf32>) {
+  ^bb0(%y: f32, %o: f32):
+    %s = arith.addf %o, %y : f32
+    %r = arith.maximumf %s, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x8x12x40xf32>
+  return %1 : tensor<1x8x12x40xf32>
+}
+
+// -----
+
 // A row reduction: rows across threads, the row reduced in vector-wide partial sums (kept in
 // registers across the loop), then one horizontal reduction.
 // CHECK-LABEL: func.func @row_sum

@@ -42,35 +42,62 @@ def _out(size: int, kernel: int, stride: int, before: int, after: int, dilation:
     return (size + before + after - dilation * (kernel - 1) - 1) // stride + 1
 
 
-@pytest.mark.parametrize("pipeline", LEVELS)
-@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
-@pytest.mark.parametrize("case", CASES)
-def test_conv2d(case: str, layout: str, pipeline: str) -> None:
+def _conv(case: str, layout: str, epilogue: bool) -> tuple[str, list[np.ndarray], tuple[int, ...], int]:
+    """The case's conv2d as a function (with a bias + relu + residual-add epilogue when
+    `epilogue`), seeded integer inputs, the output shape and the reduction length."""
     (n, c, h, w), (f, kh, kw), strides, padding, dilations, *grouping = CASES[case]
     groups = grouping[0] if grouping else 1
     oh = _out(h, kh, strides[0], padding[0], padding[2], dilations[0])
     ow = _out(w, kw, strides[1], padding[1], padding[3], dilations[1])
     if layout == "NCHW":
-        shapes = (n, c, h, w), (f, c // groups, kh, kw), (n, f, oh, ow)
+        shapes = (n, c, h, w), (f, c // groups, kh, kw), (n, f, oh, ow), (f, 1, 1)
     else:
-        shapes = (n, h, w, c), (kh, kw, c // groups, f), (n, oh, ow, f)
-    x_t, w_t, y_t = (f"tensor<{'x'.join(map(str, s))}xf32>" for s in shapes)
+        shapes = (n, h, w, c), (kh, kw, c // groups, f), (n, oh, ow, f), (f,)
+    x_t, w_t, y_t, b_t = (f"tensor<{'x'.join(map(str, s))}xf32>" for s in shapes)
     attrs = ", ".join(
         f"{name} = array<i64: {', '.join(map(str, v))}>"
         for name, v in (("strides", strides), ("padding", padding), ("dilations", dilations))
     )
-    text = f"""
-func.func @main(%x: {x_t}, %w: {w_t}) -> {y_t} {{
-  %0 = "versa.conv2d"(%x, %w) {{{attrs}, groups = {groups} : i64, layout = "{layout}"}}
-      : ({x_t}, {w_t}) -> {y_t}
-  return %0 : {y_t}
-}}"""
+    conv = f"""%0 = "versa.conv2d"(%x, %w) {{{attrs}, groups = {groups} : i64, layout = "{layout}"}}
+      : ({x_t}, {w_t}) -> {y_t}"""
     rng = np.random.default_rng(sum(shapes[0]) + f)
     inputs = [_ints(rng, shapes[0]), _ints(rng, shapes[1])]
+    if not epilogue:
+        text = f"func.func @main(%x: {x_t}, %w: {w_t}) -> {y_t} {{\n  {conv}\n  return %0 : {y_t}\n}}"
+        return text, inputs, shapes[2], (c // groups) * kh * kw
+    text = f"""
+func.func @main(%x: {x_t}, %w: {w_t}, %b: {b_t}, %r: {y_t}) -> {y_t} {{
+  {conv}
+  %1 = "versa.add"(%0, %b) : ({y_t}, {b_t}) -> {y_t}
+  %2 = "versa.relu"(%1) : ({y_t}) -> {y_t}
+  %3 = "versa.add"(%2, %r) : ({y_t}, {y_t}) -> {y_t}
+  return %3 : {y_t}
+}}"""
+    return text, [*inputs, _ints(rng, shapes[3]), _ints(rng, shapes[2])], shapes[2], (c // groups) * kh * kw
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("case", CASES)
+def test_conv2d(case: str, layout: str, pipeline: str) -> None:
+    text, inputs, shape, reduction = _conv(case, layout, epilogue=False)
     (got,) = Compiled(text, pipeline).jit(*inputs)
     (want,) = reference(text, inputs)
-    assert got.shape == shapes[2]
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * (c // groups) * kh * kw)
+    assert got.shape == shape
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * reduction)
+
+
+@pytest.mark.parametrize("pipeline", [f"versa-fuse,{level}" for level in LEVELS[1:]])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("case", CASES)
+def test_conv2d_epilogue(case: str, layout: str, pipeline: str) -> None:
+    """The fused epilogue (bias, relu, residual add) computed on each output row of the conv
+    (codegen/conv_epilogue.py): partial register tiles, ragged rows, threads."""
+    text, inputs, shape, reduction = _conv(case, layout, epilogue=True)
+    (got,) = Compiled(text, pipeline).jit(*inputs)
+    (want,) = reference(text, inputs)
+    assert got.shape == shape
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * reduction)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
