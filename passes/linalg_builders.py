@@ -118,7 +118,11 @@ def copy_into(x: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value:
 
 
 def extract(x: ir.Value, offsets: Sequence[int], sizes: Sequence[int]) -> ir.Value:
-    """The static slice of `x` at `offsets` with `sizes` (unit strides)."""
+    """The static slice of `x` at `offsets` with `sizes` (unit strides). A slice without
+    elements is an empty tensor: `tensor.extract_slice` rejects any offset into a dim of size 0,
+    and there is nothing to read."""
+    if 0 in sizes:
+        return empty(tuple(sizes), element_of(x))
     result = ir.RankedTensorType.get(list(sizes), element_of(x))
     return tensor.extract_slice(result, x, [], [], [], list(offsets), list(sizes), [1] * len(sizes))
 

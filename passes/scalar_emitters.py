@@ -34,6 +34,19 @@ def _neg(x: ir.Value) -> ir.Value:
     return arith.negf(x) if build.is_float(x.type) else arith.subi(build.scalar(x.type, 0), x)
 
 
+def _idiv(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a / b truncated toward zero, defined where the hardware traps (x86 `idiv` raises SIGFPE):
+    a / 0 is 0 and MIN / -1 is MIN, as NumPy's integer division gives them. The divisor becomes
+    1 there, and the quotient 0 where it was 0."""
+    eq = arith.CmpIPredicate.eq
+    zero = arith.cmpi(eq, b, build.scalar(b.type, 0))
+    overflow = arith.andi(
+        arith.cmpi(eq, b, build.scalar(b.type, -1)), arith.cmpi(eq, a, build.lowest(a.type))
+    )
+    safe = arith.select(arith.ori(zero, overflow), build.scalar(b.type, 1), b)
+    return arith.select(zero, build.scalar(a.type, 0), arith.divsi(a, safe))
+
+
 def _iabs(x: ir.Value) -> ir.Value:
     """|x| of an integer as max(x, 0 - x) (the smallest value stays itself, as in NumPy):
     `math.absi` on i64 has no lowering in convert-gpu-to-nvvm, and LLVM matches this form."""
@@ -114,7 +127,7 @@ SCALAR: dict[str, Scalar] = {
     "add": _typed(arith.addf, arith.addi),
     "sub": _typed(arith.subf, arith.subi),
     "mul": _typed(arith.mulf, arith.muli),
-    "div": _typed(arith.divf, arith.divsi),
+    "div": _typed(arith.divf, _idiv),
     "max": _typed(arith.maximumf, arith.maxsi),
     "min": _typed(arith.minimumf, arith.minsi),
     "pow": lambda xs, out, attrs: mmath.powf(*xs),

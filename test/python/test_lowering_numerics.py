@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import reference
 from versa import compiler
 from versa.context import make_context
 from versa.dialects.attributes import parse_attrs
@@ -605,3 +606,24 @@ def test_fused_elementwise_refuses_an_op_wider_than_the_group() -> None:
         with pytest.raises(PassError, match=r"result shape \[4, 8\] does not broadcast") as err:
             ConvertVersaToLinalg().run(module.operation)
         assert str(err.value.location) == 'loc("-":4:10)'  # the versa.add
+
+
+@pytest.mark.parametrize("opt_level", [0, 1, 2, 3], ids=["O0", "O1", "O2", "O3"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_integer_division_where_the_hardware_traps(dtype: type, opt_level: int) -> None:
+    """a / 0 is 0 and MIN / -1 is MIN (NumPy's results), not a SIGFPE from x86 `idiv`; the rest
+    truncates toward zero. 17 elements: a vector and a remainder."""
+    t = f"tensor<17x{element_name(np.dtype(dtype))}>"
+    text = f"""
+func.func @main(%a: {t}, %b: {t}) -> {t} {{
+  %0 = "versa.div"(%a, %b) : ({t}, {t}) -> {t}
+  return %0 : {t}
+}}"""
+    low = np.iinfo(dtype).min
+    a = np.array([7, -7, 7, -7, 5, low, low, low, 0, 9, -9, 100, 1, -1, low, 3, 8], dtype)
+    b = np.array([2, 2, -2, -2, 0, -1, 0, 1, 0, -3, 4, 7, 0, 0, 2, 5, -1], dtype)
+    (got,) = compile_and_run(text, [a, b], opt_level)
+    with np.errstate(all="ignore"):
+        (want,) = reference(text, [a, b])
+    np.testing.assert_array_equal(got, want)
+    assert got[4] == 0 and got[5] == low and got[0] == 3 and got[1] == -3
