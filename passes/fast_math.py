@@ -146,9 +146,12 @@ _ERF_LOG_ERFC = [
 ]
 
 
-def _exp(b: _Builder, x: ir.Value) -> ir.Value:
+def _exp(b: _Builder, x: ir.Value, bounded: bool = False) -> ir.Value:
+    """e^x. `bounded`: the caller guarantees x in [-87, 88] (erf's tail), so the clamp and the
+    split of 2^n into two factors (for overflow and subnormal results) are left out."""
     # Beyond [-104, 89] the result is 0 or inf anyway (also for +-inf); NaN passes the clamp.
-    x = b.clamp_keep_nan(x, -104.0, 89.0)
+    if not bounded:
+        x = b.clamp_keep_nan(x, -104.0, 89.0)
     # n = round(x log2 e): the magic constant leaves n in the low bits of t (no fptosi, so a
     # NaN input gives garbage bits there, never poison; the polynomial carries the NaN).
     t = math.fma(x, b.f(_LOG2E), b.f(_ROUND))
@@ -158,6 +161,8 @@ def _exp(b: _Builder, x: ir.Value) -> ir.Value:
     r = math.fma(n_float, b.f(-_LN2_LO), r)
     p = b.horner(r, _EXP_P)
     p = arith.addf(math.fma(p, arith.mulf(r, r), r), b.f(1.0))
+    if bounded:  # n in [-126, 127]: 2^n is one normal float
+        return arith.mulf(p, b.as_float(arith.shli(arith.addi(n, b.i(127)), b.i(23))))
     # 2^n for n in [-150, 128] as 2^(n >> 1) 2^(n - (n >> 1)): both factors are normal floats,
     # so overflow gives inf and underflow rounds once into the subnormals (or to 0).
     half = arith.shrsi(n, b.i(1))
@@ -212,7 +217,9 @@ def _erf(b: _Builder, x: ir.Value) -> ir.Value:
     small = arith.mulf(a, b.horner(arith.mulf(a, a), _ERF_SMALL))
     # Large |x|: 1 - e^S(|x|), |x| clamped to [1, 4] (NaN passes through to the result).
     u = arith.subf(b.clamp_keep_nan(a, 1.0, 4.0), b.f(2.5))
-    large = arith.subf(b.f(1.0), _exp(b, b.horner(u, _ERF_LOG_ERFC)))
+    # S(u) = log(erfc(|x|)) lies in [-18, -1.8] on [1, 4]: a bounded exp (a NaN |x| gives a
+    # NaN u, and the final select keeps the small branch's NaN).
+    large = arith.subf(b.f(1.0), _exp(b, b.horner(u, _ERF_LOG_ERFC), bounded=True))
     return math.copysign(arith.select(arith.cmpf(_F.OLT, a, b.f(1.0)), small, large), x)
 
 
