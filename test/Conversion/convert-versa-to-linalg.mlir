@@ -234,10 +234,12 @@ func.func @erf(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// gelu "none": 0.5 x (1 + erf(x / sqrt(2))).
+// gelu "none": 0.5 x (1 + erf(x / sqrt(2))), the division as a multiply by sqrt(0.5).
 // CHECK-LABEL: func.func @gelu
+//       CHECK:   arith.constant 0.707106769 : f32
 //       CHECK:   linalg.generic
-//       CHECK:     arith.divf
+//   CHECK-NOT:     arith.divf
+//       CHECK:     arith.mulf
 //       CHECK:     math.erf
 //   CHECK-NOT:     math.tanh
 func.func @gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
