@@ -23,22 +23,24 @@ from versa.mlir import ir, memref
 
 from .base import Pass, collect
 from .lower_memref_copy import identity_layout
+from .matching import producer
 
 _RESHAPES = ("memref.expand_shape", "memref.collapse_shape")
 
 
 def _local_alloc(value: ir.Value) -> ir.Operation | None:
     """The static, identity-layout `memref.alloc` defining `value`, if it is one."""
-    owner = _defining_op(value)
-    if owner is None or owner.name != "memref.alloc":
+    alloc = producer(value, "memref.alloc")
+    if alloc is None:
         return None
     t = ir.MemRefType(value.type)
-    return owner if t.has_static_shape and identity_layout(t) else None
+    return alloc.operation if t.has_static_shape and identity_layout(t) else None
 
 
-def _defining_op(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
+def _reshape(value: ir.Value) -> ir.Operation | None:
+    """The expand_shape or collapse_shape defining `value`, if it is one."""
+    op = producer(value, _RESHAPES[0]) or producer(value, _RESHAPES[1])
+    return None if op is None else op.operation
 
 
 def _inverse(reshape: ir.Operation, buffer: ir.Value, shape_of: ir.MemRefType) -> ir.Value:
@@ -52,7 +54,7 @@ def _inverse(reshape: ir.Operation, buffer: ir.Value, shape_of: ir.MemRefType) -
 def _reshape_chain(value: ir.Value) -> tuple[ir.Operation, list[ir.Operation]] | None:
     """The local alloc that `value` is a chain of reshapes of, and the chain (alloc side first)."""
     chain = []
-    while (op := _defining_op(value)) is not None and op.name in _RESHAPES:
+    while (op := _reshape(value)) is not None:
         chain.insert(0, op)
         value = op.operands[0]
     alloc = _local_alloc(value)
@@ -69,7 +71,8 @@ def _own_result(ret: ir.Operation, index: int) -> None:
     if any(use.owner.name == "func.return" for view in views for use in view.uses):
         return  # a buffer returned twice: out-params must not alias
     with ir.InsertionPoint(alloc), alloc.location:
-        value = memref.AllocOp(ret.operands[index].type, [], [], alignment=_alignment(alloc)).result
+        alignment = alloc.attributes["alignment"] if "alignment" in alloc.attributes else None
+        value = memref.AllocOp(ret.operands[index].type, [], [], alignment=alignment).result
         ret.operands[index] = value
         for op, view in zip(reversed(chain), reversed(views), strict=True):
             value = _inverse(op, value, ir.MemRefType(view.type))
@@ -78,11 +81,6 @@ def _own_result(ret: ir.Operation, index: int) -> None:
         if not list(op.result.uses):
             op.erase()
     alloc.erase()
-
-
-def _alignment(alloc: ir.Operation) -> int | None:
-    attr = alloc.attributes["alignment"] if "alignment" in alloc.attributes else None
-    return ir.IntegerAttr(attr).value if attr is not None else None
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,15 @@ class VersaSerialForalls(Pass):
     summary = "Rewrite the bufferized scf.forall loops marked versa.serial as scf.for nests"
 
     def run(self, module: ir.Operation) -> None:
+        # Only bufferized loops (no results): forall_to_for refuses shared outs.
+        loops = collect(
+            module, lambda op: op.name == "scf.forall" and SERIAL in op.attributes and not op.results
+        )
+        if not loops:
+            return
         script = Script()
-        loops = collect(module, lambda op: op.name == "scf.forall" and SERIAL in op.attributes)
-        for index, loop in enumerate(op for op in loops if not op.results):  # bufferized only
+        for index, loop in enumerate(loops):
             loop.attributes[_TAG] = ir.StringAttr.get(f"l{index}")
             dims = len(loop.regions[0].blocks[0].arguments)
             script.forall_to_for(script.match_tag(_TAG, f"l{index}"), dims)
-        if any(not op.results for op in loops):
-            run_script(module, script.text(), _TAG)
+        run_script(module, script.text(), _TAG)
