@@ -61,7 +61,7 @@ class EpilogueStrategy(Strategy):
         nc = fit(target.l2 // 2 // (base.k * 4), base.n, nr)
         if not base.thread_tile and base.m <= max(mc, base.register_tile[0]) and base.n <= nc:
             return None  # one output tile: nothing to fuse into, versa-vectorize takes the consumer
-        mm = replace(base, cache_tile=uncut((mc, nc, kc), base.register_tile))
+        mm = replace(base, cache_tile=uncut((mc, nc, kc), base.register_tile), pack_b=False)
         return EpilogueStrategy(mm, target.lanes(32))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:

@@ -7,6 +7,13 @@ For C[M, N] += A[M, K] · B[K, N] (batch matmul: the same per batch, threads ove
         scf.for n2 step nr ; scf.for m2 step mr ; scf.for k2 step kr      (register tile)
           vector.contract → mr·(nr/lanes) vector.fma per k, accumulators hoisted out of k2
 
+B is packed (Goto's packed panels) when its cache block outgrows L1 and several row tiles
+reuse it: before the m1 loop the kc×nc block is copied into [nc/nr][kc/kr][kr][nr], so each
+register panel is one contiguous run that the m loops stream from L1/L2. Read in place, a
+panel's rows lie N·4 bytes apart (4 KB for N = 1024): they share L1 sets and pages. The copy is
+upstream's `pad` (nofold: a copy even without padding) + `hoist_pad`, which builds the packing
+loop nest over (n2, k2) above the loops B does not depend on; it is vector code like the rest.
+
 Tile sizes come from the target: mr rows and nr columns whose accumulators fill half the
 vector registers (2 vectors per row; wider rows when M is small), kc so that a kc×nr panel of
 B fills L1 (all of K when there is one row block: then B is used once), nc and mc so that the B and
@@ -14,7 +21,7 @@ A blocks share L2. Register loops whose extent can be partial are peeled: full t
 without masks, the remainders with masks. Nothing is vectorized beyond a register tile.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from versa.mlir import ir
 from versa.targets import Target
@@ -23,6 +30,8 @@ from .script import Script
 from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, round_up
 
 OPS = ("linalg.matmul", "linalg.batch_matmul")
+# Register row tiles that must read a packed B block before packing it pays for the copy.
+PACK_REUSE = 4
 
 
 def _divisor_or_max(most: int, extent: int) -> int:
@@ -48,6 +57,8 @@ class MatmulStrategy(Strategy):
     thread_tile: int  # extent of thread_dim per thread; 0 = no forall
     cache_tile: tuple[int, int, int]  # mc, nc, kc
     register_tile: tuple[int, int, int]  # mr, nr, kr
+    pack_b: bool = False  # B's cache block copied into contiguous register panels
+    zeros: tuple[str, ...] = ()  # each operand's zero (`0.0 : f32`): padding values of the pack
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "MatmulStrategy | None":
@@ -82,7 +93,21 @@ class MatmulStrategy(Strategy):
                 thread_dim, thread_tile = dim, per_thread
                 break
         cache = uncut((mc, nc, kc), (mr, nr, kr))
-        return MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, cache, (mr, nr, kr))
+        zeros = tuple(_zero(ir.ShapedType(v.type).element_type) for v in op.operands)
+        plain = MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, cache, (mr, nr, kr))
+        return replace(plain, pack_b=plain.packs(target.l1), zeros=zeros)
+
+    def packs(self, l1: int) -> bool:
+        """Whether packing B pays: its kc×nc block does not fit in L1 (read in place, its panels
+        come strided from L2), each thread's rows make PACK_REUSE register tiles, and N and K
+        split into whole register tiles (a ragged panel would need C padded inside the k loop)."""
+        b = 1 if self.batch else 0
+        rows = self.thread_tile if self.thread_tile and self.thread_dim == b else self.m
+        mr, nr, kr = self.register_tile
+        _, nc, kc = self.cache_tile
+        block = (kc or self.k) * (nc or self.n) * 4
+        whole = not ragged(self.n, self.tiles(b + 1)) and not ragged(self.k, self.tiles(b + 2))
+        return whole and rows >= PACK_REUSE * mr and block > l1
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         # The zero fill of the output, unless an earlier strategy already vectorized it (cse
@@ -99,6 +124,8 @@ class MatmulStrategy(Strategy):
         extents = [c or e for c, e in zip(cache, extents, strict=True)]
         register = needed([*lead, *self.register_tile], extents)
         op, loops = s.tile(op, register, [*range(b), b + 1, b, b + 2])  # n, m, k
+        if self.pack_b:
+            op = self._pack_b(s, op, cache_loops.get(b), len(loops))
         peel = [d for d in (b + 2, b, b + 1) if d in loops and ragged(self.extent(d), self.tiles(d))]
         for d in peel:  # innermost first: peeling consumes the handles of nested loops
             s.peel(loops[d])
@@ -134,6 +161,18 @@ class MatmulStrategy(Strategy):
     def op_name(self) -> str:
         return "linalg.batch_matmul" if self.batch else "linalg.matmul"
 
+    def _pack_b(self, s: Script, op: str, m_block: str | None, register_loops: int) -> str:
+        """Pack B's register panels above the m1 loop (or above the register loops when there
+        is no m1); the padded op, which reads its B tile from the packed block."""
+        b = 1 if self.batch else 0
+        if m_block:  # the B block's slice is invariant in m1: hoist_pad needs it defined outside
+            s.licm(m_block)
+        padded = s.pad(op, [b + 1, b + 2], self.zeros, [0, 1, 0])
+        panel = s.hoist_pad(s.producer(padded, 1), register_loops + (1 if m_block else 0))
+        _, nr, kr = self.register_tile
+        s.vectorize(panel, [*([1] if b else []), kr, nr])
+        return padded
+
     def _fill(self, s: Script, fill: str) -> None:
         """The zero init: row vectors, masked where the row is ragged."""
         mr, nr, _ = self.register_tile
@@ -141,3 +180,7 @@ class MatmulStrategy(Strategy):
         shape = [*([self.batch] if self.batch else []), self.m, self.n]
         tiled, _ = s.tile(fill, needed([*lead, mr, nr], shape))
         s.vectorize(tiled, [*lead, min(mr, self.m), min(nr, self.n)])
+
+
+def _zero(element: ir.Type) -> str:
+    return f"0.0 : {element}" if isinstance(element, ir.FloatType) else f"0 : {element}"

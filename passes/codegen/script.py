@@ -186,6 +186,31 @@ class Script:
         self._emit(f"{h} = transform.structured.decompose {op} : ({ANY}) -> {ANY}")
         return h
 
+    def licm(self, loop: str) -> None:
+        """Hoist the loop-invariant ops of `loop` (and of the loops nested in it) out of it."""
+        self._emit(f"transform.apply_licm to {loop} : {self.type(loop)}")
+
+    def pad(self, op: str, dims: Sequence[int], values: Sequence[str], nofold: Sequence[int]) -> str:
+        """`structured.pad`: the operands of `op` padded along loop `dims` to the static tile
+        bounds with `values` (`0.0 : f32`, one per operand); a `nofold` operand is copied even
+        when nothing is padded (a copy that `hoist_pad` can move out of loops). The padded op."""
+        padded, pads, copy = self._fresh(3)
+        self._emit(
+            f"{padded}, {pads}, {copy} = transform.structured.pad {op} "
+            f"{{padding_values = [{', '.join(values)}], padding_dimensions = [{_ints(dims)}], "
+            f'nofold_flags = [{_ints(nofold)}], copy_back_op = "none"}} '
+            f": ({ANY}) -> ({ANY}, {ANY}, {ANY})"
+        )
+        return padded
+
+    def hoist_pad(self, pad: str, loops: int) -> str:
+        """Move the `tensor.pad` `pad` above its `loops` enclosing `scf.for`s: the pads of every
+        iteration of the loops that index it are packed into one tensor before them (a packing
+        loop nest); the others just do not repeat it. The pad in that nest."""
+        (h,) = self._fresh()
+        self._emit(f"{h} = transform.structured.hoist_pad {pad} by {loops} loops : ({ANY}) -> {ANY}")
+        return h
+
     def vectorize(self, op: str, sizes: Sequence[int] = ()) -> None:
         """Vectorize; with `sizes`, masked (for tiles whose extent is not static)."""
         masked = f" vector_sizes [{_ints(sizes)}]" if sizes else ""

@@ -2,16 +2,23 @@
 // RUN: versa-opt %s --split-input-file --versa-codegen='threads=1' | FileCheck %s --check-prefix=SERIAL
 
 // matmul: rows split across two threads, cache blocks, a register tile whose accumulators
-// live in vector registers across the k loop (hoisted), outer products as vector.fma.
+// live in vector registers across the k loop (hoisted), outer products as vector.fma. B's
+// block (128 KB, more than L1) is packed first: [n panels][k steps][4][nr], read by the tiles.
 // CHECK-LABEL: func.func @matmul
 //       CHECK:   scf.forall (%{{.+}}) in (2)
+//       CHECK:     %[[PANELS:.+]] = tensor.empty() : tensor<{{[0-9]+}}x32x4x{{[0-9]+}}xf32>
+//       CHECK:     %[[PACKED:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[PANELS]])
+//       CHECK:       tensor.extract_slice %{{.+}}[%{{.+}}, %{{.+}}] [4, {{[0-9]+}}] [1, 1] : tensor<128x256xf32>
+//       CHECK:       tensor.insert_slice
 //       CHECK:     scf.for
 //       CHECK:       %[[ACC:.+]] = vector.transfer_read
 //       CHECK:       scf.for {{.*}} iter_args(%{{.+}} = %[[ACC]]) -> (vector<{{[0-9]+}}x{{[0-9]+}}xf32>)
+//       CHECK:         tensor.extract_slice %[[PACKED]]
 //       CHECK:         vector.fma {{.*}} : vector<{{[0-9]+}}xf32>
 //   CHECK-NOT:   linalg.matmul
 // SERIAL-LABEL: func.func @matmul
 //   SERIAL-NOT:   scf.forall
+//       SERIAL:   tensor.empty() : tensor<{{[0-9]+}}x32x4x{{[0-9]+}}xf32>
 //       SERIAL:   vector.fma
 func.func @matmul(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
   %c = arith.constant 0.0 : f32
@@ -35,6 +42,31 @@ func.func @ragged(%a: tensor<37x67xf32>, %b: tensor<67x131xf32>) -> tensor<37x13
   %z = linalg.fill ins(%c : f32) outs(%e : tensor<37x131xf32>) -> tensor<37x131xf32>
   %0 = linalg.matmul ins(%a, %b : tensor<37x67xf32>, tensor<67x131xf32>) outs(%z : tensor<37x131xf32>) -> tensor<37x131xf32>
   return %0 : tensor<37x131xf32>
+}
+
+// -----
+
+// A ragged N (200 is no multiple of the register tile's width) is not packed: its last panel
+// would need C padded inside the k loop. Neither are few rows (B would be read by one tile).
+// CHECK-LABEL: func.func @negative_pack_ragged_n
+//   CHECK-NOT:   x4x{{[0-9]+}}xf32>
+//       CHECK:   vector.fma
+// CHECK-LABEL: func.func @negative_pack_few_rows
+//   CHECK-NOT:   x4x{{[0-9]+}}xf32>
+//       CHECK:   vector.fma
+func.func @negative_pack_ragged_n(%a: tensor<256x256xf32>, %b: tensor<256x200xf32>) -> tensor<256x200xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x200xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<256x200xf32>) -> tensor<256x200xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x200xf32>) outs(%z : tensor<256x200xf32>) -> tensor<256x200xf32>
+  return %0 : tensor<256x200xf32>
+}
+func.func @negative_pack_few_rows(%a: tensor<16x256xf32>, %b: tensor<256x512xf32>) -> tensor<16x512xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x512xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<16x256xf32>, tensor<256x512xf32>) outs(%z : tensor<16x512xf32>) -> tensor<16x512xf32>
+  return %0 : tensor<16x512xf32>
 }
 
 // -----

@@ -23,6 +23,7 @@ MATMUL_SIZES = [
     (130, 65, 129),  # threads with uneven rows
     (1, 1000, 2048),  # a GEMV: one row of 16-vector tiles, N ragged, K in one block
     (3, 257, 9),  # few rows: wider register tiles, one column over a multiple
+    (97, 256, 128),  # B packed into register panels; M ragged (peeled) per thread
 ]
 
 
@@ -49,7 +50,10 @@ func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
-@pytest.mark.parametrize("batch,m,n,k", [(1, 5, 7, 3), (3, 9, 33, 12), (5, 16, 40, 7), ((2, 3), 17, 19, 8)])
+@pytest.mark.parametrize(
+    "batch,m,n,k",
+    [(1, 5, 7, 3), (3, 9, 33, 12), (5, 16, 40, 7), ((2, 3), 17, 19, 8), (3, 72, 128, 128)],  # last: packed B
+)
 def test_batch_matmul_sizes(batch: int | tuple[int, int], m: int, n: int, k: int, pipeline: str) -> None:
     dims = "x".join(str(d) for d in np.atleast_1d(batch))
     a_t, b_t, c_t = (f"tensor<{dims}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
