@@ -275,9 +275,12 @@ func.func @negative_ragged_row(%x: tensor<64x30xf32>) -> tensor<64xf32> {
 // -----
 
 // transpose: 16x16 register tiles (full-line reads and writes), transposed by a shuffle
-// network; rows of tiles across the two threads.
+// network, in 64x64 blocks (each thread's 64 rows; the block's input lines stay in cache and
+// TLB); rows of tiles across the two threads.
 // CHECK-LABEL: func.func @transpose
 //       CHECK:   scf.forall
+//       CHECK:     scf.for {{.*}} -> (tensor<64x256xf32>)
+//       CHECK:       scf.for {{.*}} -> (tensor<64x64xf32>)
 //       CHECK:     vector.transfer_read {{.*}} vector<16x16xf32>
 //       CHECK:     vector.shuffle
 //       CHECK:     vector.transfer_write {{.*}} : vector<16x16xf32>

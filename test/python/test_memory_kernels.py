@@ -36,6 +36,8 @@ def _run(text: str, pipeline: str, rtol: float = 0.0) -> None:
         ((4, 32, 64), (0, 2, 1)),
         ((2, 16, 8, 32), (0, 3, 1, 2)),
         ((64, 3, 16), (2, 1, 0)),
+        ((2, 96, 64), (0, 2, 1)),  # tiles in 32x32 blocks
+        ((2, 64, 32, 96), (0, 3, 1, 2)),  # blocks on one of the two dims
     ],
     ids=str,
 )
