@@ -13,6 +13,7 @@ from .conv import ConvStrategy
 from .conv_epilogue import ConvEpilogueStrategy
 from .epilogue import EpilogueStrategy
 from .matmul import MatmulStrategy
+from .outer_reduction import OuterReductionStrategy
 from .pool import PoolStrategy
 from .reduction import ReductionStrategy
 from .strategy import Strategy
@@ -25,6 +26,7 @@ FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
     ConvEpilogueStrategy.for_op,
     ConvStrategy.for_op,
     ReductionStrategy.for_op,
+    OuterReductionStrategy.for_op,
     TransposeStrategy.for_op,
     PoolStrategy.for_op,
 )

@@ -42,21 +42,25 @@ def _row_reduction(op: ir.Operation) -> list[int] | None:
         return None
     if any("parallel" not in it for it in iterators[:-1]):
         return None
-    block = op.regions[0].blocks[0]
-    body = list(block.operations)
-    if not vector_body(op):
-        return None
-    combiner = body[-1].operands[0].owner if len(body) >= 2 else None
-    accumulator = block.arguments[len(block.arguments) - 1]
-    if not isinstance(combiner, ir.OpView) or combiner.operation.name not in _COMBINERS:
-        return None
-    if accumulator not in list(combiner.operands):
+    if not vector_body(op) or combiner_name(op) is None:
         return None
     maps = op.attributes["indexing_maps"]
     source = ir.RankedTensorType(op.operands[0].type).shape
     if str(maps[0]) != str(ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(iterators)))):
         return None  # the first input must be read in loop order (the row is contiguous)
     return list(source)
+
+
+def combiner_name(op: ir.Operation) -> str | None:
+    """The op that folds each element into the accumulator (`arith.addf`, ...) when it is one
+    whose identity `tile_reduction_using_for` and the vectorizer know, else None."""
+    block = op.regions[0].blocks[0]
+    body = list(block.operations)
+    combiner = body[-1].operands[0].owner if len(body) >= 2 else None
+    accumulator = block.arguments[len(block.arguments) - 1]
+    if not isinstance(combiner, ir.OpView) or combiner.operation.name not in _COMBINERS:
+        return None
+    return combiner.operation.name if accumulator in list(combiner.operands) else None
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,16 @@ def fit(tile: int, extent: int, multiple: int) -> int:
     return tile
 
 
+def even_chunk(extent: int, multiple: int, threads: int) -> int:
+    """The smallest multiple of `multiple` that divides `extent` and gives at most `threads`
+    chunks, so every thread's tiles are whole (vectorizing needs static tiles); 0 if that is
+    the whole extent."""
+    for chunk in range(multiple, extent, multiple):
+        if extent % chunk == 0 and extent // chunk <= threads:
+            return chunk
+    return 0
+
+
 def needed(tiles: Sequence[int], extents: Sequence[int]) -> list[int]:
     """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops: canonicalization
     would fold them away, and their transform handles with them)."""

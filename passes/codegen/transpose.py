@@ -27,7 +27,7 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import MIN_PARALLEL_ELEMENTS, Strategy
+from .strategy import MIN_PARALLEL_ELEMENTS, Strategy, even_chunk
 
 
 def _lowering(lanes: int) -> str:
@@ -69,7 +69,7 @@ class TransposeStrategy(Strategy):
         tile[inner] = tile[fed] = lanes
         thread_tile = 0
         if threads > 1 and math.prod(shape) >= MIN_PARALLEL_ELEMENTS:
-            thread_tile = _even_chunk(shape[0], tile[0], threads)
+            thread_tile = even_chunk(shape[0], tile[0], threads)
         extents = [thread_tile or shape[0], *shape[1:]]  # a thread's share
         return TransposeStrategy(
             tuple(tile), _block(extents[inner], extents[fed], lanes, target.l2), thread_tile, _lowering(lanes)
@@ -91,16 +91,6 @@ class TransposeStrategy(Strategy):
                 "canonicalization",
             ],
         )
-
-
-def _even_chunk(extent: int, multiple: int, threads: int) -> int:
-    """The smallest multiple of `multiple` that divides `extent` and gives at most `threads`
-    chunks, so every thread's tiles are whole (vectorizing needs static tiles); 0 if that is
-    the whole extent."""
-    for chunk in range(multiple, extent, multiple):
-        if extent % chunk == 0 and extent // chunk <= threads:
-            return chunk
-    return 0
 
 
 def _block(a: int, b: int, lanes: int, l2: int) -> int:

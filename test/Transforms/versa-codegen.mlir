@@ -257,6 +257,33 @@ func.func @row_sum(%x: tensor<64x256xf32>) -> tensor<64xf32> {
 
 // -----
 
+// A column reduction (over the outer dim): columns across the threads, 8 rows at a time added
+// into a few vectors of the output, rows read in address order; no horizontal reduction.
+// CHECK-LABEL: func.func @column_sum
+//       CHECK:   scf.forall (%{{.+}}) in (2)
+//       CHECK:     scf.for {{.*}} step %c8
+//       CHECK:       scf.for
+//       CHECK:         vector.transfer_read {{.*}} vector<8x{{[0-9]+}}xf32>
+//       CHECK:         arith.addf {{.*}} : vector<{{[0-9]+}}xf32>
+//   CHECK-NOT:   vector.multi_reduction
+//   CHECK-NOT:   vector.reduction
+// SERIAL-LABEL: func.func @column_sum
+//   SERIAL-NOT:   scf.forall
+//       SERIAL:   vector<8x{{[0-9]+}}xf32>
+func.func @column_sum(%x: tensor<256x1024xf32>) -> tensor<1024xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<256x1024xf32>) outs(%z : tensor<1024xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+// -----
+
 // A row that no vector width divides is left to the scalar loops (no masks).
 // CHECK-LABEL: func.func @negative_ragged_row
 //       CHECK:   linalg.generic

@@ -1,6 +1,8 @@
-"""Row reductions (the reduction codegen strategy) at every optimisation level, against NumPy:
+"""Reductions (the reduction codegen strategies) at every optimisation level, against NumPy:
 sum/max/mean over the last axis, 2-D and 3-D, rows that a vector width divides and rows that
-it does not (left scalar), floats and integers, and softmax/layer_norm built on them."""
+it does not (left scalar), floats and integers, and softmax/layer_norm built on them; and over
+outer axes (vector code across the kept innermost dim), split across threads by kept rows or
+by columns, with row blocks and column widths that divide or not."""
 
 import numpy as np
 import pytest
@@ -27,6 +29,41 @@ func.func @main(%x: {src}) -> {dst} {{
     x = np.random.default_rng(len(shape)).integers(-4, 5, shape).astype(np.float32)
     (got,) = Compiled(text, pipeline).jit(x)
     np.testing.assert_allclose(got, reference(text, [x])[0], rtol=1e-6, atol=1e-6)
+
+
+OUTER = [
+    ((130, 256), (0,)),  # row blocks of 2, column chunks per thread
+    ((64, 48), (0,)),  # one vector width
+    ((9, 30), (0,)),  # no width divides 30: left scalar
+    ((5, 7, 48), (1,)),
+    ((4, 33, 64), (0, 1)),
+    ((64, 1024), (0,)),  # columns split across threads
+    ((16, 40, 64), (1,)),  # kept outer rows split across threads
+]
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize(("shape", "axes"), OUTER, ids=str)
+@pytest.mark.parametrize(
+    ("op", "element"), [("reduce_sum", "f32"), ("reduce_max", "f32"), ("reduce_sum", "i32")]
+)
+def test_outer_reduction(
+    op: str, element: str, shape: tuple[int, ...], axes: tuple[int, ...], pipeline: str
+) -> None:
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    src, dst = _type(shape, element), _type(kept, element)
+    text = f"""
+func.func @main(%x: {src}) -> {dst} {{
+  %0 = "versa.{op}"(%x) {{axes = array<i64: {", ".join(map(str, axes))}>}} : ({src}) -> {dst}
+  return %0 : {dst}
+}}"""
+    x = (
+        np.random.default_rng(len(shape))
+        .integers(-4, 5, shape)
+        .astype(element.replace("f", "float").replace("i", "int"))
+    )
+    (got,) = Compiled(text, pipeline).jit(x)
+    np.testing.assert_array_equal(got, reference(text, [x])[0])
 
 
 @pytest.mark.parametrize("pipeline", LEVELS[1:])
