@@ -3,6 +3,7 @@
 from .base import Pass
 from .canonicalize import VersaCanonicalize
 from .codegen.apply import VersaCodegen
+from .collapse_epilogues import VersaCollapseEpilogues
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
@@ -33,6 +34,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaRowKernels,
         ConvertVersaToLinalg,
         VersaVectorize,
+        VersaCollapseEpilogues,
         VersaCodegen,
         VersaUnshareInits,
         VersaReadonlyArguments,

@@ -12,6 +12,7 @@ from versa import openmp, targets
 
 from .base import Pass, PassError
 from .codegen.apply import VersaCodegen, cpu_target, default_threads
+from .collapse_epilogues import VersaCollapseEpilogues
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
@@ -144,6 +145,7 @@ class LowerToLLVM(Pipeline):
         # Contractions get their strategies first: tiles (threads, caches, registers), then
         # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
         if self.opt_level >= 2:
+            yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
             yield VersaCodegen(threads=threads, target=self.target)
             yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.

@@ -120,3 +120,24 @@ func.func @main(%x: tensor<2x5x12xf32>, %w: tensor<12x33xf32>) -> tensor<2x5x33x
     x, w = _ints(rng, (2, 5, 12)), _ints(rng, (12, 33))
     (got,) = Compiled(text, pipeline).jit(x, w)
     _check(got, x.astype(np.float64) @ w, 12)
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["unfused", "fused"])
+@pytest.mark.parametrize("pipeline", LEVELS)
+def test_linear_layer_epilogue_on_batched_rows(pipeline: str, fused: bool) -> None:
+    """[B, S, K] x [K, N] + bias, + a residual [B, S, N], relu: the epilogue runs in the 2-D
+    matmul's shape (versa-collapse-epilogues), with M ragged and split across threads."""
+    text = """
+func.func @main(%x: tensor<3x37x64xf32>, %w: tensor<64x96xf32>, %b: tensor<96xf32>, %r: tensor<3x37x96xf32>)
+    -> tensor<3x37x96xf32> {
+  %0 = "versa.matmul"(%x, %w) : (tensor<3x37x64xf32>, tensor<64x96xf32>) -> tensor<3x37x96xf32>
+  %1 = "versa.add"(%0, %b) : (tensor<3x37x96xf32>, tensor<96xf32>) -> tensor<3x37x96xf32>
+  %2 = "versa.add"(%1, %r) : (tensor<3x37x96xf32>, tensor<3x37x96xf32>) -> tensor<3x37x96xf32>
+  %3 = "versa.relu"(%2) : (tensor<3x37x96xf32>) -> tensor<3x37x96xf32>
+  return %3 : tensor<3x37x96xf32>
+}"""
+    rng = np.random.default_rng(12)
+    x, w, b, r = _ints(rng, (3, 37, 64)), _ints(rng, (64, 96)), _ints(rng, (96,)), _ints(rng, (3, 37, 96))
+    steps = f"versa-fuse,{pipeline}" if fused else pipeline
+    (got,) = Compiled(text, steps).jit(x, w, b, r)
+    _check(got, np.maximum(x.astype(np.float64) @ w + b + r, 0), 64)
