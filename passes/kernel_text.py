@@ -59,18 +59,20 @@ class RowShape:
         return v
 
 
-RowBody = Callable[[Text, str, str, str, str], str]  # (text, x rows, acc, row, tensor type)
+# (text, x rows, acc, row in them, row in the whole tensor, tensor type) → the new acc
+RowBody = Callable[[Text, str, str, str, str, str], str]
 
 
-def over_rows(t: Text, k: RowShape, x: str, out: str, row_body: RowBody) -> str:
+def over_rows(t: Text, k: RowShape, x: str | None, out: str, row_body: RowBody) -> str:
     """Loops over the rows of `x` (a chunk of rows per thread, then one row at a time), each
-    row written into the loop's copy of `out` by `row_body`; returns the result's name."""
+    row written into the loop's copy of `out` by `row_body`; returns the result's name. Without
+    `x`, the body reads its own tensors at the whole tensor's row."""
     rows, n = k.rows, k.length
     whole = f"tensor<{rows}x{n}xf32>"
     chunk = -(-rows // k.threads)
     if chunk == rows:
         t(f"%y = scf.for %r = {t.c(0)} to {t.c(rows)} step {t.c(1)} iter_args(%acc = {out}) -> ({whole}) {{")
-        t(f"  scf.yield {row_body(t, x, '%acc', '%r', whole)} : {whole}")
+        t(f"  scf.yield {row_body(t, x or '', '%acc', '%r', '%r', whole)} : {whole}")
         t("}")
         return "%y"
     part = f"tensor<?x{n}xf32>"
@@ -79,10 +81,12 @@ def over_rows(t: Text, k: RowShape, x: str, out: str, row_body: RowBody) -> str:
     t(f"  %r1 = arith.addi %r0, {t.c(chunk)} : index")
     t(f"  %r2 = arith.minui %r1, {t.c(rows)} : index")
     t("  %count = arith.subi %r2, %r0 : index")
-    t(f"  %xs = tensor.extract_slice {x}[%r0, 0] [%count, {n}] [1, 1] : {whole} to {part}")
+    if x:
+        t(f"  %xs = tensor.extract_slice {x}[%r0, 0] [%count, {n}] [1, 1] : {whole} to {part}")
     t(f"  %os = tensor.extract_slice %o[%r0, 0] [%count, {n}] [1, 1] : {whole} to {part}")
     t(f"  %part = scf.for %r = {t.c(0)} to %count step {t.c(1)} iter_args(%acc = %os) -> ({part}) {{")
-    t(f"    scf.yield {row_body(t, '%xs', '%acc', '%r', part)} : {part}")
+    t("    %ra = arith.addi %r0, %r : index")
+    t(f"    scf.yield {row_body(t, '%xs' if x else '', '%acc', '%r', '%ra', part)} : {part}")
     t("  }")
     t("  scf.forall.in_parallel {")
     t(f"    tensor.parallel_insert_slice %part into %o[%r0, 0] [%count, {n}] [1, 1] : {part} into {whole}")
@@ -91,6 +95,7 @@ def over_rows(t: Text, k: RowShape, x: str, out: str, row_body: RowBody) -> str:
     return "%y"
 
 
+Load = Callable[[Text, str, str, str | None], str]  # (text, column, padding, mask) → a vector of x
 Step = Callable[[Text, str, str | None, list[str]], list[str]]  # (text, column, mask, carried)
 
 
@@ -227,8 +232,10 @@ def chain(t: Text, value: str, ops: list[str]) -> str:
 
 
 def define(module: ir.Operation, text: str) -> None:
-    """Parse `text` (function definitions: a kernel template) into the start of `module`."""
+    """Parse `text` (function definitions: a kernel template) into the start of `module`. Its
+    declarations (functions without a body) only let `text` parse: the module defines them."""
     kernel = ir.Module.parse(text, module.context)  # alive until its ops have moved out
     body = module.regions[0].blocks[0]
     for definition in list(kernel.body.operations):
-        definition.operation.move_before(body.operations[0])
+        if len(definition.regions[0].blocks):
+            definition.operation.move_before(body.operations[0])

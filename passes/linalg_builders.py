@@ -23,7 +23,8 @@ REDUCTION = "reduction"
 
 
 def is_float(t: ir.Type) -> bool:
-    return isinstance(t, ir.FloatType)
+    """A float scalar, or a vector of floats (the scalar emitters also run on vectors)."""
+    return isinstance(t.element_type if isinstance(t, ir.VectorType) else t, ir.FloatType)
 
 
 def shape_of(v: ir.Value) -> Shape:
@@ -43,12 +44,17 @@ def is_bool(t: ir.Type) -> bool:
 
 def scalar(element: ir.Type, value: float) -> ir.Value:
     """`arith.constant value : element`; for integers, `value` is truncated toward zero; for
-    i1 it is `value != 0` (as NumPy's cast to bool)."""
+    i1 it is `value != 0` (as NumPy's cast to bool). A vector type gives a splat vector."""
+    if isinstance(element, ir.VectorType):
+        lane = _attribute(element.element_type, value)
+        return arith.constant(element, ir.DenseElementsAttr.get_splat(element, lane))
+    return arith.constant(element, _attribute(element, value))
+
+
+def _attribute(element: ir.Type, value: float) -> ir.Attribute:
     if is_float(element):
-        return arith.constant(element, ir.FloatAttr.get(element, float(value)))
-    if is_bool(element):
-        return arith.constant(element, ir.IntegerAttr.get(element, int(value != 0)))
-    return arith.constant(element, ir.IntegerAttr.get(element, int(value)))
+        return ir.FloatAttr.get(element, float(value))
+    return ir.IntegerAttr.get(element, int(value != 0) if is_bool(element) else int(value))
 
 
 def lowest(element: ir.Type) -> ir.Value:

@@ -17,7 +17,9 @@ vector exp per step, and softmax is exp-bound. Reduction passes keep four accumu
 Rows are split across threads by `scf.forall` (one chunk per thread; `threads=1` gives a plain
 loop); the trailing tail of a row shorter than V is a masked vector step. No upstream pass
 writes these loops (linalg.softmax decomposes into the same four generics), hence the template.
-The kernels are inlined by the pipeline's `inline` step.
+The kernels are inlined by the pipeline's `inline` step. A single-use elementwise producer
+of the input (a fused group or one op: attention's scale and mask) is evaluated inside the
+kernel where it reads its input (`row_producers.py`), so its result is never written.
 
     %y = "versa.softmax"(%x) {axis = -1} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   → %y = call @versa_softmax_0(%x) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
@@ -32,6 +34,7 @@ from versa.mlir import func, ir
 
 from .base import Pass, collect
 from .kernel_text import (
+    Load,
     RowShape,
     Text,
     along_row,
@@ -45,6 +48,7 @@ from .kernel_text import (
     reshapes,
     write_vector,
 )
+from .row_producers import Input, define_function, kernel_inputs, loader, producers
 
 _NEG_INF = "0xFF800000"
 _WAYS = 4  # independent accumulators of a reduction pass (add latency 4 cycles, 2 loads a cycle)
@@ -76,19 +80,19 @@ def row_axes(op: ir.Operation) -> int | None:
     return axis
 
 
-def _softmax(k: RowShape, t: Text, x: str, acc: str, r: str, type_: str) -> str:
+def _softmax(k: RowShape, t: Text, load: Load, acc: str, r: str, type_: str) -> str:
     """One row: its max; e = exp(x - max) written to the output and summed; the output scaled
     by 1 / sum where it lies (in cache): one exp per element."""
     at = lambda j: f"{r}, {j}"  # noqa: E731
 
     def high(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        return [emit(t, k, f"arith.maximumf {carried[0]}, {read(t, k, x, at(j), '%ninf', mask, type_)}")]
+        return [emit(t, k, f"arith.maximumf {carried[0]}, {load(t, j, '%ninf', mask)}")]
 
     top = along_row(t, k, [k.broadcast(t, "%ninf")], [k.vec], high, ways=_WAYS, combine="maximumf")[0]
     top_v = k.broadcast(t, reduce(t, k, "maximumf", top))
 
     def exp_sum(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        v = read(t, k, x, at(j), "%ninf", mask, type_)
+        v = load(t, j, "%ninf", mask)
         e = emit(t, k, f"math.exp {emit(t, k, f'arith.subf {v}, {top_v}')}")
         written = write_vector(t, k, e, carried[1], at(j), mask, type_)
         return [emit(t, k, f"arith.addf {carried[0]}, {e}"), written]
@@ -99,7 +103,7 @@ def _softmax(k: RowShape, t: Text, x: str, acc: str, r: str, type_: str) -> str:
     if not k.main:  # a row shorter than a vector: e stays in a register, written once
         mask = t.fresh("mask")
         t(f"{mask} = vector.create_mask {t.c(k.length)} : vector<{k.lanes}xi1>")
-        v = read(t, k, x, at(t.c(0)), "%ninf", mask, type_)
+        v = load(t, t.c(0), "%ninf", mask)
         e = emit(t, k, f"math.exp {emit(t, k, f'arith.subf {v}, {top_v}')}")
         y = emit(t, k, f"arith.mulf {e}, {normalize(e)}")
         return write_vector(t, k, y, acc, at(t.c(0)), mask, type_)
@@ -114,13 +118,13 @@ def _softmax(k: RowShape, t: Text, x: str, acc: str, r: str, type_: str) -> str:
     return along_row(t, k, [acc], [type_], scale)[0]
 
 
-def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, x: str, acc: str, r: str, type_: str) -> str:
+def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, load: Load, acc: str, r: str, type_: str) -> str:
     """One row: the mean, the variance of the centred row, then the normalised row written."""
     at = lambda j: f"{r}, {j}"  # noqa: E731
     row = f"tensor<{k.length}xf32>"
 
     def total(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        return [emit(t, k, f"arith.addf {carried[0]}, {read(t, k, x, at(j), '%zero', mask, type_)}")]
+        return [emit(t, k, f"arith.addf {carried[0]}, {load(t, j, '%zero', mask)}")]
 
     def mean_of(value: str) -> str:
         return emit(t, k, f"arith.mulf {reduce(t, k, 'add', value)}, %inv_n", "f32")
@@ -129,7 +133,7 @@ def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, x: str, acc: str, r
     mean = k.broadcast(t, mean_of(along_row(t, k, zero, [k.vec], total, ways=_WAYS, combine="addf")[0]))
 
     def squares(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        d = emit(t, k, f"arith.subf {read(t, k, x, at(j), '%zero', mask, type_)}, {mean}")
+        d = emit(t, k, f"arith.subf {load(t, j, '%zero', mask)}, {mean}")
         if mask:  # the padding is 0, not the mean
             d = emit(
                 t, k, f"arith.select {mask}, {d}, {k.broadcast(t, '%zero')}", f"vector<{k.lanes}xi1>, {k.vec}"
@@ -141,7 +145,7 @@ def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, x: str, acc: str, r
     rstd = k.broadcast(t, emit(t, k, f"arith.divf %one, {root}", "f32"))
 
     def write(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        v = read(t, k, x, at(j), "%zero", mask, type_)
+        v = load(t, j, "%zero", mask)
         g = read(t, k, gamma, j, "%zero", mask, row)
         b = read(t, k, beta, j, "%zero", mask, row)
         normed = emit(t, k, f"arith.mulf {emit(t, k, f'arith.subf {v}, {mean}')}, {rstd}")
@@ -152,19 +156,29 @@ def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, x: str, acc: str, r
 
 
 def kernel_text(
-    name: str, kind: str, shape: list[int], lead: int, lanes: int, threads: int, eps: float = 0.0
+    name: str,
+    kind: str,
+    shape: list[int],
+    lead: int,
+    lanes: int,
+    threads: int,
+    eps: float = 0.0,
+    inputs: list[Input] | None = None,
 ) -> str:
     """The kernel function `name` for `kind` ("softmax" or "layer_norm") of a `shape` tensor whose
-    first `lead` axes are rows, `lanes` f32 per vector, rows split over `threads`."""
+    first `lead` axes are rows, `lanes` f32 per vector, rows split over `threads`. With `inputs`,
+    it reads them instead of its input and applies the producers `@{name}_input` to them."""
     rows, length = math.prod(shape[:lead]), math.prod(shape[lead:])
     k, t = RowShape(rows, length, lanes, threads), Text()
     full = f"tensor<{'x'.join(map(str, shape))}xf32>"
-    params = [f"%x0: {full}"]
     t(f"%ninf = arith.constant {_NEG_INF} : f32")
     t("%zero = arith.constant 0.0 : f32")
     t("%one = arith.constant 1.0 : f32")
     to_rows, from_rows = reshapes(shape, lead, rows, length)
-    x = chain(t, "%x0", to_rows)
+    if inputs is None:
+        params, x = [f"%x0: {full}"], chain(t, "%x0", to_rows)
+    else:
+        (params, sources), x = kernel_inputs(t, k, inputs), None
     body = functools.partial(_softmax, k)
     if kind == "layer_norm":
         params_shape = f"tensor<{'x'.join(map(str, shape[lead:]))}xf32>"
@@ -182,10 +196,22 @@ def kernel_text(
         t(f"%inv_n = arith.constant {f32_literal(1.0 / length)} : f32")
         t(f"%eps = arith.constant {f32_literal(eps)} : f32")
         body = functools.partial(_layer_norm, k, gamma, beta)
+
+    def row_body(t: Text, xs: str, acc: str, r: str, whole_row: str, type_: str) -> str:
+        if inputs is None:
+            load: Load = lambda t, j, pad, mask: read(t, k, xs, f"{r}, {j}", pad, mask, type_)  # noqa: E731
+        else:
+            load = loader(k, inputs, sources, whole_row, f"{name}_input")
+        return body(t, load, acc, r, type_)
+
     t(f"%init = tensor.empty() : tensor<{rows}x{length}xf32>")
-    y = over_rows(t, k, x, "%init", body)
+    y = over_rows(t, k, x, "%init", row_body)
     t(f"return {chain(t, y, from_rows)} : {full}")
-    return t.function(f"func.func private @{name}({', '.join(params)}) -> {full} {{")
+    kernel = t.function(f"func.func private @{name}({', '.join(params)}) -> {full} {{")
+    if inputs is None:
+        return kernel
+    vectors = ", ".join([k.vec] * len(inputs))
+    return f"func.func private @{name}_input({vectors}) -> {k.vec}\n{kernel}"
 
 
 @dataclass(frozen=True)
@@ -205,9 +231,17 @@ class VersaRowKernels(Pass):
             kind = op.name.split(".")[1]
             eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
             name = f"versa_{kind}_{count}"
-            text = kernel_text(name, kind, shape, lead, lanes, max(1, self.threads), eps)
+            found = producers(op.operands[0], shape, lead)
+            inputs = found.read_as(shape, lead) if found else None
+            text = kernel_text(name, kind, shape, lead, lanes, max(1, self.threads), eps, inputs)
             define(module, text)
+            operands = list(op.operands)
+            if found:
+                define_function(module, f"{name}_input", found, lanes)
+                operands = [*found.inputs, *operands[1:]]
             with ir.InsertionPoint(op), op.location:
-                call = func.CallOp([op.results[0].type], ir.FlatSymbolRefAttr.get(name), list(op.operands))
+                call = func.CallOp([op.results[0].type], ir.FlatSymbolRefAttr.get(name), operands)
             op.results[0].replace_all_uses_with(call.results[0])
             op.erase()
+            if found:
+                found.root.erase()

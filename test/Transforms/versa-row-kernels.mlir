@@ -77,3 +77,50 @@ func.func @negative_empty(%x: tensor<2x0xf32>, %y: tensor<0x16xf32>, %g: tensor<
   %3 = "versa.layer_norm"(%y, %h, %h) {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<0x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<0x16xf32>
   return %0, %1, %2, %3 : tensor<2x0xf32>, tensor<0x16xf32>, tensor<2x0xf32>, tensor<0x16xf32>
 }
+
+// Attention scores: softmax(x * scale + mask) with the producers in a fused group. The kernel
+// reads x and the mask (row r of x reads mask row r mod 128) and applies the producers per
+// vector, inlined into every read: the scaled and masked scores are never written. The scale,
+// one element, is read once and splat.
+// CHECK-LABEL: func.func @softmax_producers
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<2x4x128x128xf32> into tensor<1024x128xf32>
+// CHECK: %[[SCALE:.+]] = tensor.extract %{{.*}}[] : tensor<f32>
+// CHECK: %[[SPLAT:.+]] = vector.broadcast %[[SCALE]] : f32 to vector<16xf32>
+// CHECK: scf.forall
+// CHECK: %[[ROW:.+]] = arith.remui %{{.*}}, %c128 : index
+// CHECK: %[[M:.+]] = vector.transfer_read %{{.*}}[%[[ROW]], %{{.*}}]{{.*}} : tensor<128x128xf32>, vector<16xf32>
+// CHECK: %[[S:.+]] = arith.mulf %{{.*}}, %[[SPLAT]] : vector<16xf32>
+// CHECK: arith.addf %[[S]], %[[M]] : vector<16xf32>
+// CHECK: arith.maximumf
+// CHECK-NOT: versa.fused
+// CHECK-NOT: versa.mul
+// CALL-LABEL: func.func @softmax_producers
+// CALL-NOT: versa.fused
+// CALL: call @versa_softmax_{{[0-9]+}}(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x4x128x128xf32>, tensor<f32>, tensor<128x128xf32>) -> tensor<2x4x128x128xf32>
+func.func @softmax_producers(%x: tensor<2x4x128x128xf32>, %m: tensor<128x128xf32>) -> tensor<2x4x128x128xf32> {
+  %s = "versa.constant"() {value = dense<0.125> : tensor<f32>} : () -> tensor<f32>
+  %0 = "versa.fused"() ({
+    %1 = "versa.mul"(%x, %s) : (tensor<2x4x128x128xf32>, tensor<f32>) -> tensor<2x4x128x128xf32>
+    %2 = "versa.add"(%1, %m) : (tensor<2x4x128x128xf32>, tensor<128x128xf32>) -> tensor<2x4x128x128xf32>
+    "versa.yield"(%2) : (tensor<2x4x128x128xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<2x4x128x128xf32>
+  %3 = "versa.softmax"(%0) {axis = -1 : i64} : (tensor<2x4x128x128xf32>) -> tensor<2x4x128x128xf32>
+  return %3 : tensor<2x4x128x128xf32>
+}
+
+// Producers stay their own loop nest when their result has another user, or when an input is
+// broadcast over some row dims only (a mask [2, 1, 128, 128] under [2, 4, 128, 128]).
+// CHECK-LABEL: func.func @negative_producer_with_two_users
+// CHECK: "versa.mul"
+// CHECK-LABEL: func.func @negative_producer_partial_broadcast
+// CHECK: "versa.add"
+func.func @negative_producer_with_two_users(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %0 = "versa.mul"(%x, %x) : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32>
+  %1 = "versa.softmax"(%0) {axis = -1 : i64} : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %0, %1 : tensor<8x64xf32>, tensor<8x64xf32>
+}
+func.func @negative_producer_partial_broadcast(%x: tensor<2x4x128x128xf32>, %m: tensor<2x1x128x128xf32>) -> tensor<2x4x128x128xf32> {
+  %0 = "versa.add"(%x, %m) : (tensor<2x4x128x128xf32>, tensor<2x1x128x128xf32>) -> tensor<2x4x128x128xf32>
+  %1 = "versa.softmax"(%0) {axis = -1 : i64} : (tensor<2x4x128x128xf32>) -> tensor<2x4x128x128xf32>
+  return %1 : tensor<2x4x128x128xf32>
+}

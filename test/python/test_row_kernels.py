@@ -104,3 +104,43 @@ def test_rank_3_rows_write_the_callers_buffer(text: str, pipeline: str) -> None:
     assert compiled.jit.memory.arena == 0
     assert "memcpy" not in str(compiled.module)
     _check(text, pipeline, atol=1e-6)
+
+
+# Producers evaluated inside the kernel (row_producers.py): inputs read by rows in full, by
+# rows mod their own count (a mask [5, 37] under [3, 5, 37]), as one row (a bias) or as one
+# element (a scale); rows a vector divides, ragged and shorter than a vector; threads.
+PRODUCER_SHAPES = [(3, 5, 37), (2, 4, 64), (6, 3, 7)]
+
+
+def _producers_then(kind: str, shape: tuple[int, ...]) -> str:
+    t, inner, row = _type(shape), _type(shape[1:]), _type(shape[-1:])
+    p = _type(shape[-1:])
+    kernel = (
+        f'"versa.softmax"(%4) {{axis = -1 : i64}} : ({t}) -> {t}'
+        if kind == "softmax"
+        else f'"versa.layer_norm"(%4, %g, %b) {{axis = 2 : i64, epsilon = 1.0e-05 : f32}}'
+        f" : ({t}, {p}, {p}) -> {t}"
+    )
+    return f"""
+func.func @main(%x: {t}, %m: {inner}, %bias: {row}, %y: {t}, %g: {p}, %b: {p}) -> {t} {{
+  %s = "versa.constant"() {{value = dense<0.125> : tensor<f32>}} : () -> tensor<f32>
+  %0 = "versa.mul"(%x, %s) : ({t}, tensor<f32>) -> {t}
+  %1 = "versa.add"(%0, %m) : ({t}, {inner}) -> {t}
+  %2 = "versa.sub"(%1, %bias) : ({t}, {row}) -> {t}
+  %3 = "versa.tanh"(%y) : ({t}) -> {t}
+  %4 = "versa.add"(%2, %3) : ({t}, {t}) -> {t}
+  %5 = {kernel}
+  return %5 : {t}
+}}"""
+
+
+@pytest.mark.parametrize("fuse", ["versa-fuse,", ""], ids=["group", "ops"])
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("shape", PRODUCER_SHAPES, ids=str)
+@pytest.mark.parametrize("kind", ["softmax", "layer_norm"])
+def test_producers_inside_the_kernel(kind: str, shape: tuple[int, ...], pipeline: str, fuse: str) -> None:
+    text = _producers_then(kind, shape)
+    compiled = Compiled(text, fuse + pipeline)
+    inputs = compiled.random_inputs()
+    (got,) = compiled.jit(*inputs)
+    np.testing.assert_allclose(got, reference(text, inputs)[0], rtol=2e-6, atol=1e-6)
