@@ -96,6 +96,7 @@ def over_rows(t: Text, k: RowShape, x: str | None, out: str, row_body: RowBody) 
 
 
 Load = Callable[[Text, str, str, str | None], str]  # (text, column, padding, mask) → a vector of x
+Finish = Callable[[Text, str, str, str | None], str]  # (text, column, vector, mask) → what is written
 Step = Callable[[Text, str, str | None, list[str]], list[str]]  # (text, column, mask, carried)
 
 

@@ -19,7 +19,8 @@ loop); the trailing tail of a row shorter than V is a masked vector step. No ups
 writes these loops (linalg.softmax decomposes into the same four generics), hence the template.
 The kernels are inlined by the pipeline's `inline` step. A single-use elementwise producer
 of the input (a fused group or one op: attention's scale and mask) is evaluated inside the
-kernel where it reads its input (`row_producers.py`), so its result is never written.
+kernel where it reads its input, and an elementwise consumer that alone reads the result is
+applied to each vector before it is written (`row_producers.py`): neither is ever written.
 
     %y = "versa.softmax"(%x) {axis = -1} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   → %y = call @versa_softmax_0(%x) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
@@ -34,6 +35,7 @@ from versa.mlir import func, ir
 
 from .base import Pass, collect
 from .kernel_text import (
+    Finish,
     Load,
     RowShape,
     Text,
@@ -48,7 +50,7 @@ from .kernel_text import (
     reshapes,
     write_vector,
 )
-from .row_producers import Input, define_function, kernel_inputs, loader, producers
+from .row_producers import Input, consumers, define_function, finisher, kernel_inputs, loader, producers
 
 _NEG_INF = "0xFF800000"
 _WAYS = 4  # independent accumulators of a reduction pass (add latency 4 cycles, 2 loads a cycle)
@@ -80,7 +82,7 @@ def row_axes(op: ir.Operation) -> int | None:
     return axis
 
 
-def _softmax(k: RowShape, t: Text, load: Load, acc: str, r: str, type_: str) -> str:
+def _softmax(k: RowShape, t: Text, load: Load, finish: Finish, acc: str, r: str, type_: str) -> str:
     """One row: its max; e = exp(x - max) written to the output and summed; the output scaled
     by 1 / sum where it lies (in cache): one exp per element."""
     at = lambda j: f"{r}, {j}"  # noqa: E731
@@ -106,19 +108,22 @@ def _softmax(k: RowShape, t: Text, load: Load, acc: str, r: str, type_: str) -> 
         v = load(t, t.c(0), "%ninf", mask)
         e = emit(t, k, f"math.exp {emit(t, k, f'arith.subf {v}, {top_v}')}")
         y = emit(t, k, f"arith.mulf {e}, {normalize(e)}")
-        return write_vector(t, k, y, acc, at(t.c(0)), mask, type_)
+        return write_vector(t, k, finish(t, t.c(0), y, mask), acc, at(t.c(0)), mask, type_)
     inits, types = [k.broadcast(t, "%zero"), acc], [k.vec, type_]
     sums, acc = along_row(t, k, inits, types, exp_sum, ways=_WAYS, combine="addf")
     inverse = normalize(sums)
 
     def scale(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
         e = read(t, k, carried[0], at(j), "%zero", mask, type_)
-        return [write_vector(t, k, emit(t, k, f"arith.mulf {e}, {inverse}"), carried[0], at(j), mask, type_)]
+        y = finish(t, j, emit(t, k, f"arith.mulf {e}, {inverse}"), mask)
+        return [write_vector(t, k, y, carried[0], at(j), mask, type_)]
 
     return along_row(t, k, [acc], [type_], scale)[0]
 
 
-def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, load: Load, acc: str, r: str, type_: str) -> str:
+def _layer_norm(
+    k: RowShape, gamma: str, beta: str, t: Text, load: Load, finish: Finish, acc: str, r: str, type_: str
+) -> str:
     """One row: the mean, the variance of the centred row, then the normalised row written."""
     at = lambda j: f"{r}, {j}"  # noqa: E731
     row = f"tensor<{k.length}xf32>"
@@ -150,7 +155,7 @@ def _layer_norm(k: RowShape, gamma: str, beta: str, t: Text, load: Load, acc: st
         b = read(t, k, beta, j, "%zero", mask, row)
         normed = emit(t, k, f"arith.mulf {emit(t, k, f'arith.subf {v}, {mean}')}, {rstd}")
         y = emit(t, k, f"math.fma {normed}, {g}, {b}")
-        return [write_vector(t, k, y, carried[0], at(j), mask, type_)]
+        return [write_vector(t, k, finish(t, j, y, mask), carried[0], at(j), mask, type_)]
 
     return along_row(t, k, [acc], [type_], write)[0]
 
@@ -164,6 +169,7 @@ def kernel_text(
     threads: int,
     eps: float = 0.0,
     inputs: list[Input] | None = None,
+    outputs: list[Input] | None = None,
 ) -> str:
     """The kernel function `name` for `kind` ("softmax" or "layer_norm") of a `shape` tensor whose
     first `lead` axes are rows, `lanes` f32 per vector, rows split over `threads`. With `inputs`,
@@ -178,7 +184,7 @@ def kernel_text(
     if inputs is None:
         params, x = [f"%x0: {full}"], chain(t, "%x0", to_rows)
     else:
-        (params, sources), x = kernel_inputs(t, k, inputs), None
+        (params, sources), x = kernel_inputs(t, k, inputs, "in"), None
     body = functools.partial(_softmax, k)
     if kind == "layer_norm":
         params_shape = f"tensor<{'x'.join(map(str, shape[lead:]))}xf32>"
@@ -197,21 +203,32 @@ def kernel_text(
         t(f"%eps = arith.constant {f32_literal(eps)} : f32")
         body = functools.partial(_layer_norm, k, gamma, beta)
 
+    if outputs is not None:
+        consumer_params, consumer_sources = kernel_inputs(t, k, outputs, "out")
+        params += consumer_params
+
     def row_body(t: Text, xs: str, acc: str, r: str, whole_row: str, type_: str) -> str:
         if inputs is None:
             load: Load = lambda t, j, pad, mask: read(t, k, xs, f"{r}, {j}", pad, mask, type_)  # noqa: E731
         else:
             load = loader(k, inputs, sources, whole_row, f"{name}_input")
-        return body(t, load, acc, r, type_)
+        finish: Finish = lambda t, j, value, mask: value  # noqa: E731
+        if outputs is not None:
+            finish = finisher(k, outputs, consumer_sources, whole_row, f"{name}_output")
+        return body(t, load, finish, acc, r, type_)
 
     t(f"%init = tensor.empty() : tensor<{rows}x{length}xf32>")
     y = over_rows(t, k, x, "%init", row_body)
     t(f"return {chain(t, y, from_rows)} : {full}")
-    kernel = t.function(f"func.func private @{name}({', '.join(params)}) -> {full} {{")
-    if inputs is None:
-        return kernel
-    vectors = ", ".join([k.vec] * len(inputs))
-    return f"func.func private @{name}_input({vectors}) -> {k.vec}\n{kernel}"
+    # Declarations of the producer and consumer functions (`define_function` defines them).
+    lines = [t.function(f"func.func private @{name}({', '.join(params)}) -> {full} {{")]
+    if inputs is not None:
+        lines.insert(0, f"func.func private @{name}_input({', '.join([k.vec] * len(inputs))}) -> {k.vec}")
+    if outputs is not None:
+        lines.insert(
+            0, f"func.func private @{name}_output({', '.join([k.vec] * (1 + len(outputs)))}) -> {k.vec}"
+        )
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -231,17 +248,26 @@ class VersaRowKernels(Pass):
             kind = op.name.split(".")[1]
             eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
             name = f"versa_{kind}_{count}"
-            found = producers(op.operands[0], shape, lead)
-            inputs = found.read_as(shape, lead) if found else None
-            text = kernel_text(name, kind, shape, lead, lanes, max(1, self.threads), eps, inputs)
+            before = producers(op.operands[0], shape, lead)
+            after = consumers(op.results[0], shape, lead)
+            inputs = before.read_as(shape, lead) if before else None
+            outputs = after.read_as(shape, lead) if after else None
+            text = kernel_text(name, kind, shape, lead, lanes, max(1, self.threads), eps, inputs, outputs)
             define(module, text)
             operands = list(op.operands)
-            if found:
-                define_function(module, f"{name}_input", found, lanes)
-                operands = [*found.inputs, *operands[1:]]
-            with ir.InsertionPoint(op), op.location:
+            if before:
+                define_function(module, f"{name}_input", before, lanes)
+                operands = [*before.inputs, *operands[1:]]
+            if after:
+                define_function(module, f"{name}_output", after, lanes)
+                operands += after.inputs
+            with ir.InsertionPoint(after.root if after else op), op.location:
                 call = func.CallOp([op.results[0].type], ir.FlatSymbolRefAttr.get(name), operands)
-            op.results[0].replace_all_uses_with(call.results[0])
+            if after:
+                after.root.results[0].replace_all_uses_with(call.results[0])
+                after.root.erase()
+            else:
+                op.results[0].replace_all_uses_with(call.results[0])
             op.erase()
-            if found:
-                found.root.erase()
+            if before:
+                before.root.erase()

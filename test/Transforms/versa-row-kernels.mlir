@@ -124,3 +124,34 @@ func.func @negative_producer_partial_broadcast(%x: tensor<2x4x128x128xf32>, %m: 
   %1 = "versa.softmax"(%0) {axis = -1 : i64} : (tensor<2x4x128x128xf32>) -> tensor<2x4x128x128xf32>
   return %1 : tensor<2x4x128x128xf32>
 }
+
+// Consumers (the normalised row times a scale, then relu; a fused group, the kernel's only
+// reader): applied to each vector the kernel writes, so the normalised row is never written.
+// CHECK-LABEL: func.func @layer_norm_consumers
+// CHECK: math.fma
+// CHECK: %[[S:.+]] = vector.transfer_read %{{.*}} : tensor<1x64xf32>, vector<16xf32>
+// CHECK: %[[Y:.+]] = arith.mulf %{{.*}}, %[[S]] : vector<16xf32>
+// CHECK: %[[R:.+]] = arith.maximumf %[[Y]], %{{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write %[[R]]
+// CHECK-NOT: versa.
+// CALL-LABEL: func.func @layer_norm_consumers
+// CALL: call @versa_layer_norm_{{[0-9]+}}(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+// CALL-NOT: versa.fused
+func.func @layer_norm_consumers(%x: tensor<8x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>, %s: tensor<64xf32>) -> tensor<8x64xf32> {
+  %0 = "versa.layer_norm"(%x, %g, %b) {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+  %1 = "versa.fused"() ({
+    %2 = "versa.mul"(%0, %s) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+    %3 = "versa.relu"(%2) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+    "versa.yield"(%3) : (tensor<8x64xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<8x64xf32>
+  return %1 : tensor<8x64xf32>
+}
+
+// A kernel result that is also returned keeps its consumer apart.
+// CHECK-LABEL: func.func @negative_consumer_of_a_returned_result
+// CHECK: "versa.relu"
+func.func @negative_consumer_of_a_returned_result(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+  %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  %1 = "versa.relu"(%0) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %0, %1 : tensor<8x64xf32>, tensor<8x64xf32>
+}
