@@ -34,6 +34,25 @@ def test_versa_compile_matches_eager(name: str, batch: int) -> None:
         assert_close(compiled(*inputs), model(*inputs))
 
 
+class Recurrent(torch.nn.Module):
+    def __init__(self, kind: str):
+        super().__init__()
+        self.layer = getattr(torch.nn, kind)(5, 6, num_layers=2, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)[0]
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_recurrent_layers_match_eager(kind: str) -> None:
+    """The layers arrive as one op over a list of weights; PyTorch's decompositions unroll them."""
+    torch.manual_seed(0)
+    model, x = Recurrent(kind).eval(), torch.randn(2, 3, 5)
+    compiled = versa.compile(model, (x,))
+    with torch.no_grad():
+        assert_close(compiled(x), model(x))
+
+
 @pytest.mark.parametrize("batch", [1, 4])
 @pytest.mark.parametrize("name", models.NAMES)
 def test_torch_compile_backend_matches_eager(name: str, batch: int) -> None:

@@ -72,3 +72,18 @@ DECOMPOSITIONS = get_decompositions(
         aten.mse_loss_backward,
     ]
 )
+
+
+# Recurrent layers arrive as one op over a list of weights, which the FX importer cannot take (it
+# wants a list of tensors, not parameters); PyTorch's own decompositions unroll them into matmuls
+# and pointwise gates per time step.
+RECURRENT = get_decompositions([aten.lstm.input, aten.gru.input, aten.rnn_tanh.input, aten.rnn_relu.input])
+
+
+def unroll_recurrent(program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """`program` with its LSTM/GRU/RNN layers unrolled, if it has any. Decomposing re-traces the
+    whole program to ATen's inference form (batch_norm becomes _native_batch_norm_legit_...), so
+    the table also holds those that torch.compile's graphs get (DECOMPOSITIONS)."""
+    if not any(node.target in RECURRENT for node in program.graph.nodes):
+        return program
+    return program.run_decompositions({**DECOMPOSITIONS, **RECURRENT})

@@ -20,6 +20,7 @@ from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ir
 
+from .decompositions import unroll_recurrent
 from .fallback import load_torch_c
 from .types import TORCH_DTYPES, TORCH_ELEMENT
 
@@ -90,6 +91,7 @@ def import_program(model, example_inputs: Sequence, context: ir.Context) -> tupl
                 program = model
             else:
                 program = torch.export.export(model, tuple(example_inputs), strict=False)
+            program = unroll_recurrent(program)
             module = fx.export_and_import(
                 program,
                 output_type="raw",
