@@ -109,7 +109,8 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
     """conv2d → pad + linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf; depthwise (one filter per
-    channel) → linalg.depthwise_conv_2d_*; a generic for the other groups > 1."""
+    channel) → linalg.depthwise_conv_2d_*; other groups > 1 → a named convolution per group,
+    or one generic for very many groups."""
     attrs, (shape, element), (x, w) = _attrs(op), _result(op), op.operands
     xp = build.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
@@ -117,6 +118,8 @@ def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
     init = build.filled(shape, element, 0.0)
     if build.is_depthwise(build.shape_of(x), shape, attrs):
         y = build.depthwise_conv(xp, w, init, attrs)
+    elif 1 < attrs["groups"] <= build.MAX_SPLIT_GROUPS and 0 not in shape:
+        y = build.conv_per_group(xp, w, init, attrs)
     elif attrs["groups"] > 1:
         y = build.grouped_conv(xp, w, init, attrs)
     else:

@@ -309,6 +309,37 @@ def depthwise_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, An
     return named(x, w, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
 
 
+# Groups up to which a grouped convolution is one named convolution per group (each then gets
+# the conv codegen strategy); beyond, the per-group scripts would cost more compile time than
+# the vector code saves on such thin groups, and the generic below stays.
+MAX_SPLIT_GROUPS = 64
+
+
+def conv_per_group(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
+    """A grouped convolution as `groups` named convolutions on channel slices (NCHW x FCHW:
+    channels dim 1, filters dim 0; NHWC x HWCF: channels dim 3, filters dim 3), each written
+    into its filters' slice of the output: the named ops vectorize, the generic does not."""
+    nchw, groups = attrs["layout"] == "NCHW", attrs["groups"]
+    channel_dim, filter_dim = (1, 0) if nchw else (3, 3)
+    x_shape, w_shape, out_shape = shape_of(x), shape_of(w), shape_of(init)
+    per_group_in, per_group_out = x_shape[channel_dim] // groups, out_shape[channel_dim] // groups
+    named = linalg.conv_2d_nchw_fchw if nchw else linalg.conv_2d_nhwc_hwcf
+
+    def part(value: ir.Value, shape: Shape, dim: int, size: int, g: int) -> tuple[list[int], ir.Value]:
+        offsets, sizes = [0] * len(shape), list(shape)
+        offsets[dim], sizes[dim] = g * size, size
+        return offsets, extract(value, offsets, sizes)
+
+    y = init
+    for g in range(groups):
+        _, xg = part(x, x_shape, channel_dim, per_group_in, g)
+        _, wg = part(w, w_shape, filter_dim, per_group_out, g)
+        offsets, yg = part(y, out_shape, channel_dim, per_group_out, g)
+        conv = named(xg, wg, outs=[yg], strides=attrs["strides"], dilations=attrs["dilations"])
+        y = copy_into(conv, y, offsets)
+    return y
+
+
 def grouped_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
     """Loops (n, f, oh, ow, c, kh, kw) over a padded input; c runs over one group's channels,
     so the input channel is (f floordiv filters-per-group) * channels-per-group + c."""

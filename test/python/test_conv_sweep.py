@@ -25,11 +25,12 @@ CASES = {
     "batch2": ((2, 4, 7, 9), (35, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1]),
     "stride_skips_rows": ((1, 3, 2, 8), (4, 1, 1), [2, 3], [0, 0, 0, 0], [1, 1]),  # rows/cols unread
     # Depthwise (linalg.depthwise_conv_2d_*): channels that leave partial vectors, strides,
-    # dilation; then a grouped conv and a channel multiplier of 2 (generics).
+    # dilation; then grouped convs (a named conv per group) and a channel multiplier of 2.
     "depthwise_3x3": ((1, 40, 9, 11), (40, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 40),
     "depthwise_s2_odd": ((2, 19, 13, 10), (19, 5, 3), [2, 2], [2, 1, 2, 1], [1, 1], 19),
     "depthwise_dilation2": ((1, 16, 12, 12), (16, 3, 3), [1, 1], [2, 2, 2, 2], [2, 2], 16),
     "grouped_4": ((1, 8, 7, 9), (12, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 4),
+    "grouped_16_s2": ((1, 32, 9, 10), (48, 3, 3), [2, 2], [1, 1, 1, 1], [1, 1], 16),  # a conv per group
     "multiplier_2": ((1, 6, 8, 8), (12, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 6),
 }
 
