@@ -24,7 +24,10 @@ from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, rag
 
 def epilogue_consumer(op: ir.Operation) -> ir.Operation | None:
     """The single elementwise consumer of a contraction that reads its whole result point by
-    point (vector code), or None."""
+    point (vector code), or None. A consumer that reads its own init must update the
+    contraction's result in place: a separate init (a zero fill, which cse may have merged with
+    the contraction's own) would be fused into the tiles as the contraction's accumulator,
+    and the consumer would then add the contraction to itself."""
     uses = list(op.results[0].uses)
     if len(uses) != 1:
         return None
@@ -40,6 +43,9 @@ def epilogue_consumer(op: ir.Operation) -> ir.Operation | None:
     index = uses[0].operand_number
     maps = user.attributes["indexing_maps"]
     if index >= len(maps) or ir.AffineMapAttr(maps[index]).value != ir.AffineMap.get_identity(len(shape)):
+        return None
+    init = user.regions[0].blocks[0].arguments[len(user.operands) - 1]
+    if list(init.uses) and user.operands[len(user.operands) - 1] != op.results[0]:
         return None
     return user if vector_body(user) else None
 

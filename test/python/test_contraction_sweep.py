@@ -9,7 +9,7 @@ scaled with the reduction length.
 
 import numpy as np
 import pytest
-from conftest import Compiled
+from conftest import Compiled, reference
 
 LEVELS = ["lower-to-llvm{opt-level=0}", "lower-to-llvm{opt-level=2}", "lower-to-llvm{opt-level=3 threads=2}"]
 
@@ -141,3 +141,30 @@ func.func @main(%x: tensor<3x37x64xf32>, %w: tensor<64x96xf32>, %b: tensor<96xf3
     steps = f"versa-fuse,{pipeline}" if fused else pipeline
     (got,) = Compiled(text, steps).jit(x, w, b, r)
     _check(got, np.maximum(x.astype(np.float64) @ w + b + r, 0), 64)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("contraction", ["matmul", "conv2d"])
+def test_consumer_that_reads_its_own_init(contraction: str, pipeline: str) -> None:
+    """A mean over no axes is an elementwise op that adds into its own zero init (a fill that
+    cse merges with the contraction's): it must not become the contraction's epilogue, which
+    would accumulate the contraction into that init too (found by versa-fuzz: 2x the result,
+    then more on every call)."""
+    if contraction == "matmul":
+        a_t, b_t, y_t = "tensor<40x24xf32>", "tensor<24x48xf32>", "tensor<40x48xf32>"
+        op = f'"versa.matmul"(%a, %b) : ({a_t}, {b_t}) -> {y_t}'
+    else:
+        a_t, b_t, y_t = "tensor<2x9x10x8xf32>", "tensor<3x3x8x16xf32>", "tensor<2x7x8x16xf32>"
+        op = f'"versa.conv2d"(%a, %b) {{layout = "NHWC"}} : ({a_t}, {b_t}) -> {y_t}'
+    text = f"""
+func.func @main(%a: {a_t}, %b: {b_t}) -> {y_t} {{
+  %0 = {op}
+  %1 = "versa.reduce_mean"(%0) {{axes = array<i64>}} : ({y_t}) -> {y_t}
+  return %1 : {y_t}
+}}"""
+    compiled = Compiled(text, pipeline)
+    inputs = [3 * x for x in compiled.random_inputs()]
+    want = reference(text, inputs)[0]
+    for _ in range(2):  # the second call must not see the first one's result
+        (got,) = compiled.jit(*inputs)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
