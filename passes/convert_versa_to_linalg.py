@@ -25,6 +25,7 @@ The pass refuses (with a located error) an elementwise group whose ops have no s
 do not broadcast to the group's result shape, and any versa op it could not lower.
 """
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -107,10 +108,10 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
     return True
 
 
-def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
+def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
     """conv2d → pad + linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf; depthwise (one filter per
-    channel) → linalg.depthwise_conv_2d_*; other groups > 1 → a named convolution per group,
-    or one generic for very many groups."""
+    channel) → linalg.depthwise_conv_2d_*; other groups > 1 → one generic, or a named
+    convolution per group where there are at most `split_groups`."""
     attrs, (shape, element), (x, w) = _attrs(op), _result(op), op.operands
     xp = build.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
@@ -118,7 +119,7 @@ def lower_conv2d(op: ir.OpView, rewriter: Any) -> bool:
     init = build.filled(shape, element, 0.0)
     if build.is_depthwise(build.shape_of(x), shape, attrs):
         y = build.depthwise_conv(xp, w, init, attrs)
-    elif 1 < attrs["groups"] <= build.MAX_SPLIT_GROUPS and 0 not in shape:
+    elif 1 < attrs["groups"] <= split_groups and 0 not in shape:
         y = build.conv_per_group(xp, w, init, attrs)
     elif attrs["groups"] > 1:
         y = build.grouped_conv(xp, w, init, attrs)
@@ -296,9 +297,15 @@ def _outside_fused(fn: Pattern) -> Pattern:
 class ConvertVersaToLinalg(Pass):
     name = "convert-versa-to-linalg"
     summary = "Lower versa ops to linalg, tensor, arith and math on tensors"
+    # Grouped convs with at most this many groups become a named conv per group, for the CPU's
+    # conv strategy (0: one generic, which versa-gpu-conv takes as a whole).
+    split_groups: int = 0
 
     def run(self, module: ir.Operation) -> None:
-        table = [(root, _outside_fused(fn)) for root, fn in PATTERNS]
+        conv = functools.update_wrapper(
+            functools.partial(lower_conv2d, split_groups=self.split_groups), lower_conv2d
+        )
+        table = [(root, _outside_fused(conv if fn is lower_conv2d else fn)) for root, fn in PATTERNS]
         apply_greedily(module, [*table, (dialect.FusedOp, lower_fused)])
         left: list[ir.Operation] = []
 

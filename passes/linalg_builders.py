@@ -309,12 +309,6 @@ def depthwise_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, An
     return named(x, w, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
 
 
-# Groups up to which a grouped convolution is one named convolution per group (each then gets
-# the conv codegen strategy); beyond, the per-group scripts would cost more compile time than
-# the vector code saves on such thin groups, and the generic below stays.
-MAX_SPLIT_GROUPS = 64
-
-
 def conv_per_group(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
     """A grouped convolution as `groups` named convolutions on channel slices (NCHW x FCHW:
     channels dim 1, filters dim 0; NHWC x HWCF: channels dim 3, filters dim 3), each written

@@ -1,4 +1,5 @@
 // RUN: versa-opt %s --split-input-file --convert-versa-to-linalg | FileCheck %s
+// RUN: versa-opt %s --split-input-file --convert-versa-to-linalg=split-groups=64 | FileCheck %s --check-prefix=SPLIT
 
 // Binary ops broadcast NumPy-style in the indexing maps: leading dims dropped, size-1 dims → 0.
 //   CHECK-DAG: #[[$A:.+]] = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
@@ -416,37 +417,37 @@ func.func @conv2d_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tens
 
 // -----
 
-// groups > 1: one named convolution per group, on its channels and its filters, written into
-// its filters' slice of the output (so each gets the conv codegen strategy).
+// groups > 1: input channel = (f floordiv filters-per-group) * channels-per-group + c.
+//   CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, (d1 floordiv 3) * 2 + d4, d2 + d5, d3 + d6)>
+//   CHECK-DAG: #[[$FILTER:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+//   CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv2d_groups
-//  CHECK-SAME:   (%[[X:.+]]: tensor<1x4x6x6xf32>, %[[W:.+]]: tensor<6x2x3x3xf32>)
-//       CHECK:   %[[Y:.+]] = linalg.fill
-//       CHECK:   %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 6, 6] [1, 1, 1, 1]
-//       CHECK:   %[[W0:.+]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
-//       CHECK:   %[[Y0:.+]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
-//       CHECK:   %[[C0:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X0]], %[[W0]] : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%[[Y0]] : tensor<1x3x4x4xf32>)
-//       CHECK:   %[[Y1:.+]] = tensor.insert_slice %[[C0]] into %[[Y]][0, 0, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
-//       CHECK:   %[[X1:.+]] = tensor.extract_slice %[[X]][0, 2, 0, 0] [1, 2, 6, 6] [1, 1, 1, 1]
-//       CHECK:   %[[W1:.+]] = tensor.extract_slice %[[W]][3, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
-//       CHECK:   %[[C1:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X1]], %[[W1]]
-//       CHECK:   %[[R:.+]] = tensor.insert_slice %[[C1]] into %[[Y1]][0, 3, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
-//       CHECK:   return %[[R]]
+//       CHECK:   linalg.generic {indexing_maps = [#[[$IN]], #[[$FILTER]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+// With split-groups (lower-to-llvm sets it at O2+): one named convolution per group, on its
+// channels and its filters, written into its filters' slice of the output, so each gets the
+// conv codegen strategy.
+// SPLIT-LABEL: func.func @conv2d_groups
+//  SPLIT-SAME:   (%[[X:.+]]: tensor<1x4x6x6xf32>, %[[W:.+]]: tensor<6x2x3x3xf32>)
+//       SPLIT:   %[[Y:.+]] = linalg.fill
+//       SPLIT:   %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 6, 6] [1, 1, 1, 1]
+//       SPLIT:   %[[W0:.+]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
+//       SPLIT:   %[[Y0:.+]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+//       SPLIT:   %[[C0:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X0]], %[[W0]] : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%[[Y0]] : tensor<1x3x4x4xf32>)
+//       SPLIT:   %[[Y1:.+]] = tensor.insert_slice %[[C0]] into %[[Y]][0, 0, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+//       SPLIT:   %[[X1:.+]] = tensor.extract_slice %[[X]][0, 2, 0, 0] [1, 2, 6, 6] [1, 1, 1, 1]
+//       SPLIT:   %[[W1:.+]] = tensor.extract_slice %[[W]][3, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
+//       SPLIT:   %[[C1:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X1]], %[[W1]]
+//       SPLIT:   %[[R:.+]] = tensor.insert_slice %[[C1]] into %[[Y1]][0, 3, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+//       SPLIT:   return %[[R]]
+// More groups than split-groups: one generic all the same.
+// SPLIT-LABEL: func.func @conv2d_many_groups
+//       SPLIT:   linalg.generic
 func.func @conv2d_groups(%x: tensor<1x4x6x6xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32> {
   %0 = "versa.conv2d"(%x, %w) {groups = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x4x4xf32>
   return %0 : tensor<1x6x4x4xf32>
 }
-
-// -----
-
-// Very many groups (more than 64): one generic, input channel = (f floordiv filters-per-group) *
-// channels-per-group + c (a script per group would cost more compile time than it saves).
-//   CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 + d5, d3 + d6)>
-//   CHECK-DAG: #[[$FILTER:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
-//   CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
-// CHECK-LABEL: func.func @conv2d_many_groups
-//       CHECK:   linalg.generic {indexing_maps = [#[[$IN]], #[[$FILTER]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-//       CHECK:     arith.mulf
-//       CHECK:     arith.addf
 func.func @conv2d_many_groups(%x: tensor<1x130x3x3xf32>, %w: tensor<65x2x1x1xf32>) -> tensor<1x65x3x3xf32> {
   %0 = "versa.conv2d"(%x, %w) {groups = 65 : i64} : (tensor<1x130x3x3xf32>, tensor<65x2x1x1xf32>) -> tensor<1x65x3x3xf32>
   return %0 : tensor<1x65x3x3xf32>
