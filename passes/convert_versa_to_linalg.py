@@ -37,6 +37,7 @@ from versa.mlir import arith, ir, linalg, tensor
 
 from . import linalg_builders as build
 from . import lower_indexing
+from . import window_builders as windows
 from .base import Pass, PassError
 from .lower_fused import lower_fused, reduce_generic
 from .pool_regions import pool2d
@@ -113,16 +114,16 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
     channel) → linalg.depthwise_conv_2d_*; other groups > 1 → one generic, or a named
     convolution per group where there are at most `split_groups`."""
     attrs, (shape, element), (x, w) = _attrs(op), _result(op), op.operands
-    xp = build.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
+    xp = windows.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
-    xp = build.crop_spatial(xp, shape, attrs, window)
+    xp = windows.crop_spatial(xp, shape, attrs, window)
     init = build.filled(shape, element, 0.0)
-    if build.is_depthwise(build.shape_of(x), shape, attrs):
-        y = build.depthwise_conv(xp, w, init, attrs)
+    if windows.is_depthwise(build.shape_of(x), shape, attrs):
+        y = windows.depthwise_conv(xp, w, init, attrs)
     elif 1 < attrs["groups"] <= split_groups and 0 not in shape:
-        y = build.conv_per_group(xp, w, init, attrs)
+        y = windows.conv_per_group(xp, w, init, attrs)
     elif attrs["groups"] > 1:
-        y = build.grouped_conv(xp, w, init, attrs)
+        y = windows.grouped_conv(xp, w, init, attrs)
     else:
         named = linalg.conv_2d_nchw_fchw if attrs["layout"] == "NCHW" else linalg.conv_2d_nhwc_hwcf
         y = named(xp, w, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
@@ -130,14 +131,15 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
     return True
 
 
-def lower_pool2d(op: ir.OpView, rewriter: Any) -> bool:
+def lower_pool2d(op: ir.OpView, rewriter: Any, views: bool = False) -> bool:
     """max_pool2d → linalg.pooling_*_max (padding -inf); avg_pool2d → pooling_*_sum (padding 0)
-    / count; blocks of windows that overlap the padding are pooled apart (`pool_regions`)."""
+    / count; blocks of windows that overlap the padding are pooled apart, and with `views` the
+    interior as reductions over reshaped views of the input (`pool_regions`)."""
     attrs, (shape, element), is_max = _attrs(op), _result(op), _name(op) == "max_pool2d"
     init = build.lowest(element) if is_max else build.scalar(element, 0.0)
-    y = pool2d(op.operands[0], shape, attrs, "max" if is_max else "sum", init)
+    y = pool2d(op.operands[0], shape, attrs, "max" if is_max else "sum", init, views)
     if not is_max:
-        counts = build.dense(build.window_counts(build.shape_of(op.operands[0]), shape, attrs))
+        counts = build.dense(windows.window_counts(build.shape_of(op.operands[0]), shape, attrs))
         y = build.elementwise(
             [y, counts], shape, [element], lambda total, n: [arith.divf(total, build.convert(n, element))]
         )[0]
@@ -300,12 +302,19 @@ class ConvertVersaToLinalg(Pass):
     # Grouped convs with at most this many groups become a named conv per group, for the CPU's
     # conv strategy (0: one generic, which versa-gpu-conv takes as a whole).
     split_groups: int = 0
+    # The interior of 2-D pools as reductions over reshaped views of the input (vector code
+    # for the CPU's pool strategy) rather than named pooling ops (which versa-gpu-* map).
+    pool_views: bool = False
 
     def run(self, module: ir.Operation) -> None:
-        conv = functools.update_wrapper(
-            functools.partial(lower_conv2d, split_groups=self.split_groups), lower_conv2d
-        )
-        table = [(root, _outside_fused(conv if fn is lower_conv2d else fn)) for root, fn in PATTERNS]
+        options = {
+            lower_conv2d: functools.partial(lower_conv2d, split_groups=self.split_groups),
+            lower_pool2d: functools.partial(lower_pool2d, views=self.pool_views),
+        }
+        table = [
+            (root, _outside_fused(functools.update_wrapper(options[fn], fn) if fn in options else fn))
+            for root, fn in PATTERNS
+        ]
         apply_greedily(module, [*table, (dialect.FusedOp, lower_fused)])
         left: list[ir.Operation] = []
 

@@ -82,7 +82,7 @@ def _ints(op: ir.Operation, name: str) -> list[int]:
 def _grouped_maps(
     nchw: bool, fg: int, cg: int, strides: list[int], dilations: list[int]
 ) -> list[ir.AffineMap]:
-    """The indexing maps that linalg_builders.grouped_conv gives a grouped conv's generic."""
+    """The indexing maps that window_builders.grouped_conv gives a grouped conv's generic."""
     n, f, oh, ow, c, kh, kw = (ir.AffineDimExpr.get(i) for i in range(7))
     channel = ir.AffineExpr.get_floor_div(f, fg) * cg + c
     h, v = oh * strides[0] + kh * dilations[0], ow * strides[1] + kw * dilations[1]

@@ -145,7 +145,8 @@ class LowerToLLVM(Pipeline):
             yield VersaRowKernels(threads=threads, target=self.target)
             yield "inline"
             yield "symbol-dce"
-        yield ConvertVersaToLinalg(split_groups=SPLIT_GROUPS if self.opt_level >= 2 else 0)
+        codegen = self.opt_level >= 2
+        yield ConvertVersaToLinalg(split_groups=SPLIT_GROUPS if codegen else 0, pool_views=codegen)
         yield "canonicalize"
         yield "cse"
         # Contractions get their strategies first: tiles (threads, caches, registers), then

@@ -18,6 +18,7 @@ from .pool import PoolStrategy
 from .reduction import ReductionStrategy
 from .strategy import Strategy
 from .transpose import TransposeStrategy
+from .window import WindowStrategy
 
 # In order: the first strategy that accepts an op handles it.
 FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
@@ -25,6 +26,7 @@ FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
     MatmulStrategy.for_op,
     ConvEpilogueStrategy.for_op,
     ConvStrategy.for_op,
+    WindowStrategy.for_op,
     ReductionStrategy.for_op,
     OuterReductionStrategy.for_op,
     TransposeStrategy.for_op,

@@ -24,18 +24,9 @@ from versa.targets import Target
 
 from .reduction import combiner_name
 from .script import Script
-from .strategy import MIN_PARALLEL_ELEMENTS, Strategy, even_chunk, vector_body
+from .strategy import LOWER_OUTER_REDUCTION, MIN_PARALLEL_ELEMENTS, Strategy, even_chunk, vector_body
 
 ROWS = (8, 4, 2, 1)  # R, the first that divides the innermost reduced extent
-# After vectorization: the multi_reduction over the rows of a tile becomes vector adds.
-_LOWER = (
-    "vector.cast_away_vector_leading_one_dim",
-    'vector.reorder_multi_reduction_dims lowering_strategy = "innerparallel"',
-    'vector.multi_reduction_flattening lowering_strategy = "innerparallel"',
-    'vector.multi_reduction_unrolling lowering_strategy = "innerparallel"',
-    "vector.transfer_permutation_patterns",
-    "canonicalization",
-)
 
 
 def _outer_reduction(op: ir.Operation) -> tuple[list[int], list[bool]] | None:
@@ -96,4 +87,4 @@ class OuterReductionStrategy(Strategy):
                 tiles[self.thread_dim] = 1
         op, _ = s.tile(op, tiles)
         s.vectorize(op)
-        s.patterns(function, _LOWER)
+        s.patterns(function, LOWER_OUTER_REDUCTION)

@@ -30,6 +30,18 @@ LOWER_CONTRACT = (
     "canonicalization",
 )
 
+# After vectorizing a reduction over outer dims: the vector.multi_reduction becomes vector ops
+# across the reduced dims (vertical, no horizontal reduce); transposed reads (NCHW pooling
+# windows) are de-interleaved in registers first.
+LOWER_OUTER_REDUCTION = (
+    "vector.cast_away_vector_leading_one_dim",
+    'vector.reorder_multi_reduction_dims lowering_strategy = "innerparallel"',
+    'vector.multi_reduction_flattening lowering_strategy = "innerparallel"',
+    'vector.multi_reduction_unrolling lowering_strategy = "innerparallel"',
+    "vector.transfer_permutation_patterns",
+    "canonicalization",
+)
+
 
 # Elements below which a loop nest stays on one thread: an OpenMP fork and join costs a few
 # microseconds, the time to stream ~32K floats.

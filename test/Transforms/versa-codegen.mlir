@@ -347,6 +347,61 @@ func.func @negative_transpose_keeps_rows(%x: tensor<64x8x32xf32>) -> tensor<8x64
 
 // -----
 
+// A window reduction (the interior of a pool, as pool-views writes it: a reduction over a
+// [N, C, OH, s, OW, s] view): batches across threads, one output row per tile, its fill fused
+// (max with the -inf fill folds away); each tile reads its two input rows as one vector<2x32x2>
+// (contiguous), de-interleaves the stride in registers and folds it with vector max.
+// CHECK-LABEL: func.func @window_max
+//       CHECK:   scf.forall (%{{.+}}) in (2)
+//       CHECK:     scf.for
+//       CHECK:       scf.for
+//       CHECK:         scf.for
+//       CHECK:           %[[ROWS:.+]] = vector.transfer_read {{.+}} : tensor<1x1x1x2x32x2xf32>, vector<2x32x2xf32>
+//       CHECK:           vector.transpose
+//       CHECK:           arith.maximumf {{.+}} : vector<32xf32>
+//       CHECK:           vector.transfer_write {{.+}} : vector<32xf32>, tensor<1x1x1x32xf32>
+//   CHECK-NOT:   linalg.generic
+// SERIAL-LABEL: func.func @window_max
+//   SERIAL-NOT:   scf.forall
+//       SERIAL:   vector.transfer_read {{.+}} vector<2x32x2xf32>
+func.func @window_max(%x: tensor<8x16x64x64xf32>) -> tensor<8x16x32x32xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8x16x32x32xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<8x16x32x32xf32>) -> tensor<8x16x32x32xf32>
+  %v = tensor.expand_shape %x [[0], [1], [2, 3], [4, 5]] output_shape [8, 16, 32, 2, 32, 2] : tensor<8x16x64x64xf32> into tensor<8x16x32x2x32x2xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, r, w, s) -> (n, c, h, r, w, s)>, affine_map<(n, c, h, r, w, s) -> (n, c, h, w)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"]}
+      ins(%v : tensor<8x16x32x2x32x2xf32>) outs(%f : tensor<8x16x32x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16x32x32xf32>
+  return %0 : tensor<8x16x32x32xf32>
+}
+
+// -----
+
+// A trailing reduce (every loop after the first reduced one is reduced) is no window: no
+// vector across a kept dim exists, and this one (two reduced loops) is left to the loops.
+// CHECK-LABEL: func.func @negative_window_trailing_reduce
+//   CHECK-NOT:   vector.transfer_read
+//       CHECK:   linalg.generic
+func.func @negative_window_trailing_reduce(%x: tensor<64x4x128xf32>) -> tensor<64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, r, j) -> (i, r, j)>, affine_map<(i, r, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : tensor<64x4x128xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
 // Ops without iteration points (a static extent 0: M, N or K of a matmul, the batch of a conv)
 // get no strategy, so no transform script: their tile sizes would divide by 0 (matmul) or the
 // interpreter would crash (conv). They stay linalg ops, for the plain loop lowering.

@@ -4,9 +4,10 @@ side only, padding larger than the stride, windows wider than the input (no inte
 strides that leave the last input rows unread, and odd sizes.
 
 The output is cut into border blocks (windows overlapping the padding, pooled from small padded
-copies) and an interior block (pooled from a view of the input); a wrong cut shows up as a
-wrong or missing border pixel. Max pooling is exact; average pooling divides by the count of
-real (unpadded) elements, compared with the reference to a few ulps.
+copies) and an interior block (pooled from a view of the input, at O2+ as a reduction over
+reshaped views); a wrong cut shows up as a wrong or missing border pixel. Max pooling is
+exact; average pooling divides by the count of real (unpadded) elements, compared with the
+reference to a few ulps.
 """
 
 import numpy as np
@@ -23,6 +24,12 @@ CASES = {
     "pad_over_stride": ((1, 3, 7, 9), (5, 5), (1, 1), (2, 2, 2, 2)),
     "no_interior": ((1, 2, 3, 2), (3, 3), (2, 1), (1, 1, 1, 1)),
     "stride3_tail_unread": ((1, 5, 13, 16), (2, 3), (3, 3), (1, 0, 0, 1)),
+    # At O2+ the blocks are reductions over views [.., O, s, ..] (`pool-views`): strides wider
+    # than the kernel (taps masked), rows split into tiles of a divisor (70 → 35; C 80 → 40)
+    # across threads, and rows with no divisor to tile by (134) left to the loops.
+    "stride_over_kernel": ((1, 3, 11, 13), (2, 2), (3, 3), (0, 0, 0, 0)),
+    "wide_rows_threads": ((2, 80, 20, 140), (3, 3), (2, 2), (1, 1, 1, 1)),
+    "untileable_rows": ((1, 3, 6, 269), (2, 2), (2, 2), (0, 0, 0, 0)),
 }
 
 
