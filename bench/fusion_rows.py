@@ -1,8 +1,8 @@
 """What `bench/fusion.py` measures: its rows, its three Versa configurations, and their buffers.
 
 The rows are the main suite's where it has them (`bench/rows.py`), so a row means the same
-program and data in both tables; conv+bias+relu and the README's example MLP are new here,
-because they are the patterns fusion is meant for (an epilogue on a contraction, a chain of
+program and data in both tables; conv+bias+relu, attention scores and the README's example MLP are new here,
+because they are the patterns fusion is meant for (an epilogue on a contraction or a batched one, a chain of
 elementwise ops between two matmuls). The configurations are plain pipeline strings, so what
 versa-fuse learns shows up here without a change to this file.
 """
@@ -56,6 +56,22 @@ def conv_bias_relu() -> Case:
     return Case(p.text(y), arrays, Fn(fn), len(arrays), flops, 4.0 * size, 64 * 9)
 
 
+def attention_scores() -> Case:
+    """q @ kᵀ * scale + mask over [batch, heads]: 2x8 heads of 256x64 @ 64x256, a batch
+    matmul's epilogue (the scores of an attention layer, before the softmax)."""
+    rng = np.random.default_rng(0)
+    p = Program()
+    q, k, mask = p.arg((2, 8, 256, 64)), p.arg((2, 8, 64, 256)), p.arg((2, 8, 256, 256))
+    y = p.add(p.mul(p.matmul(q, k), p.constant(0.125)), mask)
+    arrays = [rand(rng, 2, 8, 256, 64), rand(rng, 2, 8, 64, 256), rand(rng, 2, 8, 256, 256)]
+
+    def fn(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return q @ k * 0.125 + mask
+
+    size = sum(a.size for a in arrays) + math.prod(y.shape)
+    return Case(p.text(y), arrays, Fn(fn), len(arrays), 2.0 * 16 * 256 * 256 * 64, 4.0 * size, 64)
+
+
 def mlp_example() -> Case:
     """examples/mlp.mlir as written: softmax(tanh(gelu_tanh(x @ w1 + b1) * s @ w2 + b2)).
     Weights are scaled by 1/sqrt(fan-in), so gelu and tanh see values of order one."""
@@ -83,6 +99,7 @@ ROWS = [
     _suite("relu 1M"),
     _suite("relu(x*a+b)*sigmoid(x) 16M"),
     Row("conv3x3+bias+relu 1x64x56² →64 p1", "compute", conv_bias_relu),
+    Row("attention scores 2x8x256² k64 *s+mask", "compute", attention_scores),
     _suite("softmax 4096x1024"),
     _suite("layer_norm 8x512x768"),
     Row("MLP examples/mlp.mlir 64x256", "compute", mlp_example),

@@ -3,7 +3,7 @@
 A group is one loop nest. It has at most one *anchor*, the op whose loops the group runs:
 
     anchor                       kind          producers join   consumers join
-    matmul, conv2d               "epilogue"    no (read K times)  yes: bias, activation, residual, scale
+    matmul (batched), conv2d     "epilogue"    no (read K times)  yes: bias, activation, residual, scale
     reduce_sum/max/mean          "reduction"   yes               no (the reduced shape is another nest)
     batch_norm                   "reduction"   yes               yes (per-channel, same shape)
 

@@ -1,8 +1,9 @@
-"""Matmul with its elementwise consumer (bias, activation, residual add, scale): the epilogue
-is computed on each output tile while the tile is still in cache, never as a second pass.
+"""Matmul and batch matmul with their elementwise consumer (bias, activation, residual add,
+scale): the epilogue is computed on each output tile while the tile is still in cache, never as
+a second pass.
 
-    scf.forall over rows, or columns when rows are few               (threads)
-      scf.for n1 step nc ; scf.for m1 step mc                         (output tile, L1/L2)
+    scf.forall over batches, rows, or columns when rows are few      (threads)
+      scf.for b step 1 ; scf.for n1 step nc ; scf.for m1 step mc      (output tile, L1/L2)
         fill ; scf.for k1 step kc { register micro-kernel of matmul.py }
         epilogue linalg.generic on the mc x nc tile, vector code        (reads the hot tile)
 
@@ -57,7 +58,7 @@ class EpilogueStrategy(Strategy):
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "EpilogueStrategy | None":
-        if op.name != "linalg.matmul" or epilogue_consumer(op) is None:
+        if epilogue_consumer(op) is None:
             return None
         base = MatmulStrategy.for_op(op, target, threads)
         if base is None:
@@ -65,45 +66,49 @@ class EpilogueStrategy(Strategy):
         mc, _, kc = base.cache_tile
         _, nr, _ = base.register_tile
         nc = fit(target.l2 // 2 // (base.k * 4), base.n, nr)
-        if not base.thread_tile and base.m <= max(mc, base.register_tile[0]) and base.n <= nc:
-            return None  # one output tile: nothing to fuse into, versa-vectorize takes the consumer
+        one_tile = base.batch <= 1 and base.m <= max(mc, base.register_tile[0]) and base.n <= nc
+        if not base.thread_tile and one_tile:
+            return None  # nothing to fuse into: versa-vectorize takes the consumer
         mm = replace(base, cache_tile=uncut((mc, nc, kc), base.register_tile), pack_b=False)
         return EpilogueStrategy(mm, target.lanes(32))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         mm = self.matmul
+        b = 1 if mm.batch else 0  # a batch matmul's leading dim: one batch per tile
+        lead = [1] * b
         function, epilogue = s.parent(op, "func.func"), s.consumer(op)
         fill = s.match_ops(["linalg.fill"], s.producer(op, 2))
-        extents = [mm.m, mm.n]
+        extents = [mm.extent(d) for d in range(b + 2)]
         scope = function
         if mm.thread_tile:
-            sizes = [mm.thread_tile if d == mm.thread_dim else 0 for d in range(2)]
+            sizes = [mm.thread_tile if d == mm.thread_dim else 0 for d in range(b + 2)]
             epilogue, scope = s.tile_forall(epilogue, sizes)
             s.fuse_into(op, scope)
             s.fuse_into(fill, scope)
             extents[mm.thread_dim] = mm.thread_tile
         mc, nc, kc = mm.cache_tile
-        epilogue, loops = s.fuse(epilogue, needed([mc, nc], extents), [1, 0])  # n1, m1
-        scope = loops.get(1, loops.get(0, scope))
+        tiles = needed([*lead, mc, nc], extents)
+        epilogue, loops = s.fuse(epilogue, tiles, [*range(b), b + 1, b])  # b, n1, m1
+        scope = loops.get(b + 1, loops.get(b, loops.get(0, scope)))
         s.patterns(function, ["canonicalization"])  # drops the unfused originals
         tile = s.match_tag(*tag, scope)
         fill = s.match_ops(["linalg.fill"], scope)
-        extents = [(mc if 0 in loops else extents[0]), (nc if 1 in loops else extents[1]), mm.k]
-        tile, k_block = s.tile(tile, needed([0, 0, kc], extents))
+        extents = [t or e for t, e in zip(tiles, extents, strict=True)] + [mm.k]
+        tile, k_block = s.tile(tile, needed([*lead, 0, 0, kc], extents))
         mr, nr, kr = mm.register_tile
-        extents[2] = kc if k_block else mm.k
-        tile, reg = s.tile(tile, needed([mr, nr, kr], extents), [1, 0, 2])  # n2, m2, k2
-        peel = [d for d in (2, 0, 1) if d in reg and ragged(mm.extent(d), mm.tiles(d))]
-        for d in peel:
+        extents[b + 2] = kc if k_block else mm.k
+        tile, reg = s.tile(tile, needed([*lead, mr, nr, kr], extents), [*range(b), b + 1, b, b + 2])
+        peel = [d for d in (b + 2, b, b + 1) if d in reg and ragged(mm.extent(d), mm.tiles(d))]
+        for d in peel:  # innermost first: peeling consumes the handles of nested loops
             s.peel(reg[d])
         s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])
         tiles = s.match_tag(*tag, scope)
         k_loops = s.parent(tiles, "scf.for")
-        s.vectorize(tiles, [mr, nr, kr])
-        filled, _ = s.tile(fill, needed([mr, nr], extents[:2]))
-        s.vectorize(filled, [min(mr, mm.m), min(nr, mm.n)])
+        s.vectorize(tiles, [*lead, mr, nr, kr])
+        filled, _ = s.tile(fill, needed([*lead, mr, nr], extents[: b + 2]))
+        s.vectorize(filled, [*lead, min(mr, mm.m), min(nr, mm.n)])
         s.patterns(function, MASKS)
-        self._vectorize_epilogue(s, epilogue, function, extents[:2])
+        self._vectorize_epilogue(s, epilogue, function, extents[: b + 2])
         s.patterns(function, PREPARE)
         s.hoist(k_loops)
         s.patterns(function, LOWER_CONTRACT)
@@ -112,13 +117,12 @@ class EpilogueStrategy(Strategy):
         """Rows of the vector width, before the contraction patterns fold the tile's IR; a
         ragged last column block is peeled and stays scalar (no masks to lower)."""
         mm = self.matmul
-        rows, loops = s.tile(epilogue, needed([1, self.lanes], extents))
-        n_tiles = [
-            t for t in (mm.thread_tile if mm.thread_dim == 1 else 0, mm.cache_tile[1], self.lanes) if t
-        ]
-        if 1 not in loops or not ragged(mm.n, n_tiles):
+        n = len(extents) - 1  # the column dim
+        rows, loops = s.tile(epilogue, needed([1] * n + [self.lanes], extents))
+        n_tiles = [t for t in (mm.tiles(n)[:-1] + [self.lanes]) if t]
+        if n not in loops or not ragged(mm.n, n_tiles):
             s.vectorize(rows)
             return
-        main, _ = s.peel(loops[1])
+        main, _ = s.peel(loops[n])
         s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])
         s.vectorize(s.match_ops(["linalg.generic"], main))

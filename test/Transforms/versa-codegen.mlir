@@ -199,6 +199,39 @@ func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bi
 
 // -----
 
+// A batch matmul's epilogue: batches across threads, then per batch the output tiles of the
+// matmul strategy, each batch's epilogue vectorized while the batch's result is in cache.
+// CHECK-LABEL: func.func @batch_matmul_epilogue
+//       CHECK:   scf.forall
+//       CHECK:     scf.for
+//       CHECK:       vector.fma
+//       CHECK:       arith.addf {{.*}} : vector<16xf32>
+//       CHECK:       arith.maximumf {{.*}} : vector<16xf32>
+//       CHECK:   scf.forall.in_parallel
+//   CHECK-NOT:   linalg.generic
+//   CHECK-NOT:   linalg.batch_matmul
+// SERIAL-LABEL: func.func @batch_matmul_epilogue
+//   SERIAL-NOT:   scf.forall
+//       SERIAL:   scf.for
+//       SERIAL:     vector.fma
+//       SERIAL:     arith.maximumf {{.*}} : vector<16xf32>
+//   SERIAL-NOT:   linalg.batch_matmul
+func.func @batch_matmul_epilogue(%a: tensor<6x40x64xf32>, %b: tensor<6x64x128xf32>, %bias: tensor<128xf32>) -> tensor<6x40x128xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x40x128xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<6x40x128xf32>) -> tensor<6x40x128xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<6x40x64xf32>, tensor<6x64x128xf32>) outs(%z : tensor<6x40x128xf32>) -> tensor<6x40x128xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias : tensor<128xf32>) outs(%0 : tensor<6x40x128xf32>) {
+  ^bb0(%y: f32, %o: f32):
+    %s = arith.addf %o, %y : f32
+    %r = arith.maximumf %s, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<6x40x128xf32>
+  return %1 : tensor<6x40x128xf32>
+}
+
+// -----
+
 // A conv's epilogue (bias + relu, the conv as its init as versa-fuse lowers it) is the root:
 // tiled by threads and by output rows, the conv and its fill fused into the row loop, each
 // row's epilogue vectorized right after the row's window loops; its ragged end (F = 40: 32 +

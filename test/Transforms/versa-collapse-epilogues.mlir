@@ -101,3 +101,56 @@ func.func @negative_not_a_matmul(%x: tensor<111x96xf32>) -> tensor<3x37x96xf32> 
   } -> tensor<3x37x96xf32>
   return %0 : tensor<3x37x96xf32>
 }
+
+// -----
+
+// A batch matmul over [2, 3] batches (attention scores): the scale (a size-1 tensor broadcast
+// by the constant map (0), as versa lowers a scalar) and a per-batch mask [2, 3, 16, 24] run on
+// the 3-D [6, 16, 24] result, the mask collapsed, the scale as it is; the dead expansion of the
+// contraction goes, so the generic is its single user (an epilogue).
+// CHECK-LABEL: func.func @batch_matmul_epilogue
+//       CHECK:   %[[MM:.+]] = linalg.batch_matmul
+//   CHECK-NOT:   tensor.expand_shape %[[MM]]
+//       CHECK:   %[[MASK:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2], [3]] : tensor<2x3x16x24xf32> into tensor<6x16x24xf32>
+//       CHECK:   %[[G:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]}
+//  CHECK-SAME:     ins(%{{.+}}, %[[MASK]] : tensor<1xf32>, tensor<6x16x24xf32>) outs(%[[MM]] : tensor<6x16x24xf32>)
+//       CHECK:   %[[OUT:.+]] = tensor.expand_shape %[[G]] {{\[\[}}0, 1], [2], [3]] output_shape [2, 3, 16, 24]
+//       CHECK:   return %[[OUT]]
+#scalar = affine_map<(d0, d1, d2, d3) -> (0)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @batch_matmul_epilogue(%q: tensor<6x16x8xf32>, %k: tensor<6x8x24xf32>, %s: tensor<1xf32>, %mask: tensor<2x3x16x24xf32>) -> tensor<2x3x16x24xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x16x24xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<6x16x24xf32>) -> tensor<6x16x24xf32>
+  %mm = linalg.batch_matmul ins(%q, %k : tensor<6x16x8xf32>, tensor<6x8x24xf32>) outs(%z : tensor<6x16x24xf32>) -> tensor<6x16x24xf32>
+  %v = tensor.expand_shape %mm [[0, 1], [2], [3]] output_shape [2, 3, 16, 24] : tensor<6x16x24xf32> into tensor<2x3x16x24xf32>
+  %0 = linalg.generic {indexing_maps = [#scalar, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<1xf32>, tensor<2x3x16x24xf32>) outs(%v : tensor<2x3x16x24xf32>) {
+  ^bb0(%si: f32, %mi: f32, %acc: f32):
+    %p = arith.mulf %acc, %si : f32
+    %t = arith.addf %p, %mi : f32
+    linalg.yield %t : f32
+  } -> tensor<2x3x16x24xf32>
+  return %0 : tensor<2x3x16x24xf32>
+}
+
+// -----
+
+// A mask shared by the heads ([2, 1, 16, 24] read as (d0, d2, d3)) reads only some of the
+// batch dims: the generic stays rank 4.
+// CHECK-LABEL: func.func @negative_batch_partial_broadcast
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+#heads = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @negative_batch_partial_broadcast(%q: tensor<6x16x8xf32>, %k: tensor<6x8x24xf32>, %mask: tensor<2x16x24xf32>) -> tensor<2x3x16x24xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x16x24xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<6x16x24xf32>) -> tensor<6x16x24xf32>
+  %mm = linalg.batch_matmul ins(%q, %k : tensor<6x16x8xf32>, tensor<6x8x24xf32>) outs(%z : tensor<6x16x24xf32>) -> tensor<6x16x24xf32>
+  %v = tensor.expand_shape %mm [[0, 1], [2], [3]] output_shape [2, 3, 16, 24] : tensor<6x16x24xf32> into tensor<2x3x16x24xf32>
+  %0 = linalg.generic {indexing_maps = [#heads, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%mask : tensor<2x16x24xf32>) outs(%v : tensor<2x3x16x24xf32>) {
+  ^bb0(%mi: f32, %acc: f32):
+    %t = arith.addf %acc, %mi : f32
+    linalg.yield %t : f32
+  } -> tensor<2x3x16x24xf32>
+  return %0 : tensor<2x3x16x24xf32>
+}

@@ -143,6 +143,40 @@ func.func @main(%x: tensor<3x37x64xf32>, %w: tensor<64x96xf32>, %b: tensor<96xf3
     _check(got, np.maximum(x.astype(np.float64) @ w + b + r, 0), 64)
 
 
+@pytest.mark.parametrize("fused", [False, True], ids=["unfused", "fused"])
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize(
+    "batch,m,n,k",
+    [(1, 37, 70, 9), (3, 9, 33, 12), (5, 130, 65, 20), ((2, 3), 17, 40, 8), (2, 300, 600, 16)],
+)
+def test_batch_matmul_epilogue(
+    batch: int | tuple[int, int], m: int, n: int, k: int, pipeline: str, fused: bool
+) -> None:
+    """([..., M, K] x [..., K, N] + bias) * 2 (a size-1 constant) + a residual, relu: the
+    epilogue runs on each batch's output tiles (threads over batches, or over rows and columns
+    when batches are few), with ragged rows and columns; the last size needs several cache
+    tiles per batch."""
+    dims = "x".join(str(d) for d in np.atleast_1d(batch))
+    a_t, b_t, c_t = (f"tensor<{dims}x{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    text = f"""
+func.func @main(%a: {a_t}, %b: {b_t}, %bias: tensor<{n}xf32>, %r: {c_t}) -> {c_t} {{
+  %0 = "versa.matmul"(%a, %b) : ({a_t}, {b_t}) -> {c_t}
+  %1 = "versa.add"(%0, %bias) : ({c_t}, tensor<{n}xf32>) -> {c_t}
+  %s = "versa.constant"() {{value = dense<2.0> : tensor<1xf32>}} : () -> tensor<1xf32>
+  %2 = "versa.mul"(%1, %s) : ({c_t}, tensor<1xf32>) -> {c_t}
+  %3 = "versa.add"(%r, %2) : ({c_t}, {c_t}) -> {c_t}
+  %4 = "versa.relu"(%3) : ({c_t}) -> {c_t}
+  return %4 : {c_t}
+}}"""
+    rng = np.random.default_rng(m * n + k)
+    lead = tuple(np.atleast_1d(batch))
+    a, b = _ints(rng, (*lead, m, k)), _ints(rng, (*lead, k, n))
+    bias, r = _ints(rng, (n,)), _ints(rng, (*lead, m, n))
+    steps = f"versa-fuse,{pipeline}" if fused else pipeline
+    (got,) = Compiled(text, steps).jit(a, b, bias, r)
+    _check(got, np.maximum((a.astype(np.float64) @ b + bias) * 2 + r, 0), 2 * k)
+
+
 @pytest.mark.parametrize("pipeline", LEVELS)
 @pytest.mark.parametrize("contraction", ["matmul", "conv2d"])
 def test_consumer_that_reads_its_own_init(contraction: str, pipeline: str) -> None:
