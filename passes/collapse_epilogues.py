@@ -124,10 +124,12 @@ def _rewrite(op: ir.Operation) -> bool:
         expanded = tensor.ExpandShapeOp(out, generic.result, _groups(rank, kept), [], list(out.shape)).result
     op.results[0].replace_all_uses_with(expanded)
     op.erase()
-    for value, view in zip(operands, views, strict=True):
-        expand = value.owner
-        if view and not list(value.uses) and expand.name == "tensor.expand_shape":
-            expand.erase()  # the contraction's single use is what makes it an epilogue
+    # The contraction's single use is what makes the generic its epilogue: drop the expansions
+    # left without users (each once: an operand may be read twice, as in x * x).
+    expansions = {v.owner: v for v, view in zip(operands, views, strict=True) if view}
+    for expand, value in expansions.items():
+        if not list(value.uses):
+            expand.erase()
     return True
 
 

@@ -8,7 +8,8 @@ A group is one loop nest. It has at most one *anchor*, the op whose loops the gr
     batch_norm                   "reduction"   yes               yes (per-channel, same shape)
 
 softmax and layer_norm are not anchors: each is one kernel of its own that reads its input once
-(versa-row-kernels); computing producers or consumers inside those kernels is not done yet.
+(versa-row-kernels), and a single-use elementwise group (or op) feeding it or reading its result
+is evaluated inside that kernel, per vector (`row_producers.py`).
 Without an anchor a group is kind "elementwise". Elementwise ops join when the loop nest allows
 it: a consumer has the shape of the group's nest, a producer has that shape or is cheap and
 broadcast (recomputed per point: one more instruction, one buffer less).

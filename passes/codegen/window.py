@@ -36,21 +36,34 @@ def _window(op: ir.Operation) -> list[bool] | None:
     if not vector_body(op) or combiner_name(op) is None:
         return None
     reduced = ["reduction" in str(it) for it in op.attributes["iterator_types"]]
-    extents = ir.RankedTensorType(op.operands[0].type).shape
     if not any(reduced) or all(reduced[reduced.index(True) :]):
-        return None
-    if any(r and e > MAX_TAPS for r, e in zip(reduced, extents, strict=True)):
         return None
     maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
     kept = ir.AffineMap.get(
         len(reduced), 0, [ir.AffineDimExpr.get(d) for d, r in enumerate(reduced) if not r]
     )
     if any(m != ir.AffineMap.get_identity(len(reduced)) for m in maps[:-1]) or maps[-1] != kept:
+        return None  # (a broadcast input, e.g. a scalar divisor fused in, is not a window)
+    extents = ir.RankedTensorType(op.operands[0].type).shape  # an input's: the loop extents
+    if any(r and e > MAX_TAPS for r, e in zip(reduced, extents, strict=True)):
         return None
     init = op.operands[len(op.operands) - 1].owner
     if getattr(init, "name", None) != "linalg.fill":
         return None  # the fill is fused into the tiles
+    if not _producers_vectorize(op):
+        return None
     return reduced
+
+
+def _producers_vectorize(op: ir.Operation) -> bool:
+    """Whether every linalg producer that tile-and-fuse pulls into the tiles (transitively) has
+    a vector form: one that does not (a gather's `tensor.extract`) would fail the vectorizer."""
+    for value in list(op.operands)[: len(op.operands) - 1]:
+        producer = value.owner
+        name = getattr(producer, "name", "")
+        if name == "linalg.generic" and not (vector_body(producer) and _producers_vectorize(producer)):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
