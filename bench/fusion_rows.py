@@ -1,10 +1,10 @@
 """What `bench/fusion.py` measures: its rows, its three Versa configurations, and their buffers.
 
 The rows are the main suite's where it has them (`bench/rows.py`), so a row means the same
-program and data in both tables; conv+bias+relu, attention scores and the README's example MLP are new here,
-because they are the patterns fusion is meant for (an epilogue on a contraction or a batched one, a chain of
-elementwise ops between two matmuls). The configurations are plain pipeline strings, so what
-versa-fuse learns shows up here without a change to this file.
+program and data in both tables; conv+bias+relu, attention scores and the README's example MLP
+are new here, because they are the patterns fusion is meant for (an epilogue on a contraction or
+a batched one, a chain of elementwise ops between two matmuls). The configurations are plain
+pipeline strings, so what versa-fuse learns shows up here without a change to this file.
 """
 
 import math

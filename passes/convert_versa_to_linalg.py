@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from versa.dialects import builders as versa_build
 from versa.dialects import shapes
 from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, linalg, tensor
@@ -166,23 +167,15 @@ def lower_softmax(op: ir.OpView, rewriter: Any) -> bool:
     return True
 
 
-def _as(value: ir.Value, element: ir.Type) -> ir.Value:
-    """`value` converted to `element` (a versa.cast), or as it is if it has that type."""
-    t = ir.RankedTensorType(value.type)
-    if t.element_type == element:
-        return value
-    return dialect.CastOp.build([value], {}, ir.RankedTensorType.get(list(t.shape), element))
-
-
 def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
     """layer_norm → (x - mean) / sqrt(var + eps) * gamma + beta, as versa ops. f16 and bf16
     are computed in f32, as PyTorch does: the mean, subtracted in half precision, leaves too
     few bits in (x - mean) when the row's spread is small next to its mean."""
     (x, gamma, beta), attrs = op.operands, _attrs(op)
     given = build.element_of(x)
-    if isinstance(given, ir.F16Type | ir.BF16Type):
-        f32 = ir.F32Type.get()
-        x, gamma, beta = (_as(v, f32) for v in (x, gamma, beta))
+    half = isinstance(given, ir.F16Type | ir.BF16Type)
+    if half:
+        x, gamma, beta = (versa_build.cast(v, ir.F32Type.get()) for v in (x, gamma, beta))
     rank = len(build.shape_of(x))
     keep = _keep(range(attrs["axis"] % rank, rank))
     centred = _versa("sub", x, _versa("reduce_mean", x, **keep))
@@ -193,7 +186,8 @@ def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
     )
     eps = dialect.ConstantOp.build([], {"value": eps_value}, eps_type)
     normed = _versa("div", centred, _versa("sqrt", _versa("add", var, eps)))
-    rewriter.replace_op(op, [_as(_versa("add", _versa("mul", normed, gamma), beta), given)])
+    y = _versa("add", _versa("mul", normed, gamma), beta)
+    rewriter.replace_op(op, [versa_build.cast(y, given) if half else y])
     return True
 
 
