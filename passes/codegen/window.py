@@ -56,14 +56,25 @@ def _window(op: ir.Operation) -> list[bool] | None:
 
 
 def _producers_vectorize(op: ir.Operation) -> bool:
-    """Whether every linalg producer that tile-and-fuse pulls into the tiles (transitively) has
-    a vector form: one that does not (a gather's `tensor.extract`) would fail the vectorizer."""
+    """Whether every linalg producer that tile-and-fuse pulls into the tiles (transitively) is
+    elementwise with a vector form: a gather's `tensor.extract`, or a contraction read through
+    strided maps (a grouped conv left as one generic), would fail the vectorizer."""
     for value in list(op.operands)[: len(op.operands) - 1]:
         producer = value.owner
         name = getattr(producer, "name", "")
-        if name == "linalg.generic" and not (vector_body(producer) and _producers_vectorize(producer)):
+        if name == "linalg.generic" and not (_elementwise(producer) and _producers_vectorize(producer)):
             return False
     return True
+
+
+def _elementwise(op: ir.Operation) -> bool:
+    """Whether a generic is a vectorizable map: parallel loops read through projected permutations."""
+    maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
+    return (
+        vector_body(op)
+        and all("parallel" in str(it) for it in op.attributes["iterator_types"])
+        and all(m.is_projected_permutation for m in maps)
+    )
 
 
 @dataclass(frozen=True)
