@@ -4,8 +4,8 @@ Elementwise ops, and `versa.fused` groups of kind "elementwise", become one `lin
 each, built from the scalar emitters in `scalar_emitters.SCALAR`, with NumPy broadcasting in
 the indexing maps. Contractions and windows use named linalg ops where one fits (matmul,
 batch_matmul, conv_2d_*, pooling_*); padding is a fill plus a copy into the interior; data
-movement is tensor ops. softmax and layer_norm decompose into versa ops, lowered in turn;
-other fused groups are lowered by `lower_fused`.
+movement is tensor ops. softmax and layer_norm decompose into versa ops (`decompose_norms`),
+lowered in turn; other fused groups are lowered by `lower_fused`.
 
     %y = "versa.add"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 
@@ -26,12 +26,10 @@ do not broadcast to the group's result shape, and any versa op it could not lowe
 """
 
 import functools
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from versa.dialects import builders as versa_build
 from versa.dialects import shapes
 from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, linalg, tensor
@@ -40,6 +38,7 @@ from . import linalg_builders as build
 from . import lower_indexing
 from . import window_builders as windows
 from .base import Pass, PassError
+from .decompose_norms import lower_layer_norm, lower_softmax
 from .lower_fused import lower_fused, reduce_generic
 from .pool_regions import pool2d
 from .rewrite import Pattern, apply_greedily
@@ -59,15 +58,6 @@ def _attrs(op: ir.OpView) -> dict[str, Any]:
 def _result(op: ir.OpView) -> tuple[build.Shape, ir.Type]:
     t = ir.RankedTensorType(op.results[0].type)
     return tuple(t.shape), t.element_type
-
-
-def _versa(name: str, *operands: ir.Value, **attrs: ir.Attribute) -> ir.Value:
-    """A versa op (result type from the op's rules), for decompositions into versa ops."""
-    return dialect.OPS[f"versa.{name}"].build(list(operands), attrs)
-
-
-def _keep(axes: Sequence[int]) -> dict[str, ir.Attribute]:
-    return {"axes": ir.DenseI64ArrayAttr.get(list(axes)), "keepdims": ir.BoolAttr.get(True)}
 
 
 # ----------------------------------------------------------------------------- elementwise
@@ -156,38 +146,6 @@ def lower_reduce(op: ir.OpView, rewriter: Any) -> bool:
     lowered: dict[ir.Value, ir.Value] = {}
     reduce_generic([], op, lowered)
     rewriter.replace_op(op, [lowered[op.results[0]]])
-    return True
-
-
-def lower_softmax(op: ir.OpView, rewriter: Any) -> bool:
-    """softmax(x) → e / reduce_sum(e) with e = exp(x - reduce_max(x)), as versa ops."""
-    x, keep = op.operands[0], _keep([_attrs(op)["axis"]])
-    e = _versa("exp", _versa("sub", x, _versa("reduce_max", x, **keep)))
-    rewriter.replace_op(op, [_versa("div", e, _versa("reduce_sum", e, **keep))])
-    return True
-
-
-def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
-    """layer_norm → (x - mean) / sqrt(var + eps) * gamma + beta, as versa ops. f16 and bf16
-    are computed in f32, as PyTorch does: the mean, subtracted in half precision, leaves too
-    few bits in (x - mean) when the row's spread is small next to its mean."""
-    (x, gamma, beta), attrs = op.operands, _attrs(op)
-    given = build.element_of(x)
-    half = isinstance(given, ir.F16Type | ir.BF16Type)
-    if half:
-        x, gamma, beta = (versa_build.cast(v, ir.F32Type.get()) for v in (x, gamma, beta))
-    rank = len(build.shape_of(x))
-    keep = _keep(range(attrs["axis"] % rank, rank))
-    centred = _versa("sub", x, _versa("reduce_mean", x, **keep))
-    var = _versa("reduce_mean", _versa("mul", centred, centred), **keep)
-    eps_type = ir.RankedTensorType.get([], build.element_of(x))
-    eps_value = ir.DenseElementsAttr.get_splat(
-        eps_type, ir.FloatAttr.get(eps_type.element_type, attrs["epsilon"])
-    )
-    eps = dialect.ConstantOp.build([], {"value": eps_value}, eps_type)
-    normed = _versa("div", centred, _versa("sqrt", _versa("add", var, eps)))
-    y = _versa("add", _versa("mul", normed, gamma), beta)
-    rewriter.replace_op(op, [versa_build.cast(y, given) if half else y])
     return True
 
 

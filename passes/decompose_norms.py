@@ -1,0 +1,68 @@
+"""softmax and layer_norm as versa ops (reductions and broadcasting elementwise ops), for
+convert-versa-to-linalg to lower in turn. At O2+ `row_kernels` takes the static f32 cases
+first; these decompositions are the general form (any axis, dtype, shape).
+
+f16 and bf16 are computed in f32 and rounded once at the end, as PyTorch does: layer_norm's
+mean, subtracted in half precision, leaves too few bits in (x - mean) when a row's spread is
+small next to its mean, and softmax's sum of a long row in half precision loses the small
+terms (the rounding step of 1.0 is 2^-10 in f16).
+"""
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from versa.dialects import builders as versa_build
+from versa.dialects import versa as dialect
+from versa.mlir import ir
+
+from . import linalg_builders as build
+
+
+def _versa(name: str, *operands: ir.Value, **attrs: ir.Attribute) -> ir.Value:
+    """A versa op (result type from the op's rules)."""
+    return dialect.OPS[f"versa.{name}"].build(list(operands), attrs)
+
+
+def _keep(axes: Sequence[int]) -> dict[str, ir.Attribute]:
+    return {"axes": ir.DenseI64ArrayAttr.get(list(axes)), "keepdims": ir.BoolAttr.get(True)}
+
+
+def _in_f32(operands: Sequence[ir.Value], compute: Callable[..., ir.Value]) -> ir.Value:
+    """compute(*operands), in f32 when they are f16/bf16 (cast back at the end)."""
+    given = build.element_of(operands[0])
+    if not isinstance(given, ir.F16Type | ir.BF16Type):
+        return compute(*operands)
+    return versa_build.cast(compute(*(versa_build.cast(v, ir.F32Type.get()) for v in operands)), given)
+
+
+def lower_softmax(op: ir.OpView, rewriter: Any) -> bool:
+    """softmax(x) → e / reduce_sum(e) with e = exp(x - reduce_max(x))."""
+    keep = _keep([dialect.OPS[op.operation.name].attrs(op)["axis"]])
+
+    def softmax(x: ir.Value) -> ir.Value:
+        e = _versa("exp", _versa("sub", x, _versa("reduce_max", x, **keep)))
+        return _versa("div", e, _versa("reduce_sum", e, **keep))
+
+    rewriter.replace_op(op, [_in_f32(list(op.operands), softmax)])
+    return True
+
+
+def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
+    """layer_norm → (x - mean) / sqrt(var + eps) * gamma + beta over the axes from `axis` on."""
+    attrs = dialect.OPS[op.operation.name].attrs(op)
+
+    def layer_norm(x: ir.Value, gamma: ir.Value, beta: ir.Value) -> ir.Value:
+        rank = len(build.shape_of(x))
+        keep = _keep(range(attrs["axis"] % rank, rank))
+        centred = _versa("sub", x, _versa("reduce_mean", x, **keep))
+        var = _versa("reduce_mean", _versa("mul", centred, centred), **keep)
+        eps_type = ir.RankedTensorType.get([], build.element_of(x))
+        eps_value = ir.DenseElementsAttr.get_splat(
+            eps_type, ir.FloatAttr.get(eps_type.element_type, attrs["epsilon"])
+        )
+        eps = dialect.ConstantOp.build([], {"value": eps_value}, eps_type)
+        normed = _versa("div", centred, _versa("sqrt", _versa("add", var, eps)))
+        return _versa("add", _versa("mul", normed, gamma), beta)
+
+    rewriter.replace_op(op, [_in_f32(list(op.operands), layer_norm)])
+    return True
