@@ -50,16 +50,18 @@ def _window(op: ir.Operation) -> list[bool] | None:
     init = op.operands[len(op.operands) - 1].owner
     if getattr(init, "name", None) != "linalg.fill":
         return None  # the fill is fused into the tiles
-    if not _producers_vectorize(op):
+    if not _producers_vectorize(op, len(op.operands) - 1):
         return None
     return reduced
 
 
-def _producers_vectorize(op: ir.Operation) -> bool:
-    """Whether every linalg producer that tile-and-fuse pulls into the tiles (transitively) is
+def _producers_vectorize(op: ir.Operation, inputs: int | None = None) -> bool:
+    """Whether every linalg producer that tile-and-fuse pulls into the tiles (transitively,
+    through inits too: an elementwise op may update a contraction's result in place) is
     elementwise with a vector form: a gather's `tensor.extract`, or a contraction read through
-    strided maps (a grouped conv left as one generic), would fail the vectorizer."""
-    for value in list(op.operands)[: len(op.operands) - 1]:
+    strided maps (a grouped conv left as one generic), would fail the vectorizer. `inputs`:
+    how many leading operands to follow (the root's init is its fill, fused on purpose)."""
+    for value in list(op.operands)[:inputs]:
         producer = value.owner
         name = getattr(producer, "name", "")
         if name == "linalg.generic" and not (_elementwise(producer) and _producers_vectorize(producer)):
