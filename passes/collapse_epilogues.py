@@ -53,8 +53,8 @@ def _matmul_view(value: ir.Value, rank: int) -> tuple[ir.Value, int] | None:
 def _collapsed_map(m: ir.AffineMap, rank: int, kept: int) -> tuple[ir.AffineMap, bool] | None:
     """The map over the contraction's `kept` dims that reads what `m` read over (d0, ...,
     d_rank-1), and whether the operand must be collapsed first (it reads every leading dim, in
-    order, from its first dim on); None if it reads only some leading dims. Constant 0 results
-    (a size-1 dim broadcast) stay as they are."""
+    order, from its first dim on, or its leading dims are all size-1 broadcasts); None if it
+    reads only some leading dims. Other constant 0 results (size-1 broadcasts) stay as they are."""
     lead = rank - kept + 1
     results, dims = [], []
     for e in m.results:
@@ -67,6 +67,12 @@ def _collapsed_map(m: ir.AffineMap, rank: int, kept: int) -> tuple[ir.AffineMap,
             dims.append(d)
         else:
             return None
+    if lead > 1 and len(results) == rank and all(d is None for d in dims[:lead]):
+        if any(r is None for r in results[lead:]):
+            return None
+        # Size-1 leading dims (a scalar kept at full rank): one collapsed dim, so the operand
+        # has no more dims than the loops (the vectorizer refuses a wider map).
+        return ir.AffineMap.get(kept, 0, [results[0], *results[lead:]]), True
     if not any(d is not None and d < lead for d in dims):
         return ir.AffineMap.get(kept, 0, results), False
     if dims[:lead] != list(range(lead)) or any(r is None for r in results[lead:]):
