@@ -52,8 +52,17 @@ def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
     attrs = dialect.OPS[op.operation.name].attrs(op)
 
     def layer_norm(x: ir.Value, gamma: ir.Value, beta: ir.Value) -> ir.Value:
-        rank = len(build.shape_of(x))
-        keep = _keep(range(attrs["axis"] % rank, rank))
+        shape = build.shape_of(x)
+        rank, axis = len(shape), attrs["axis"] % len(shape)
+        keep = _keep(range(axis, rank))
+        # The mean of x - x0 (x0: each row's first element), added back implicitly: on a
+        # constant row x - x0 is exactly 0, where the rounding of an f32 mean, divided by
+        # sqrt(eps), would be ~300x its size in the output (PyTorch's Welford mean is exact too).
+        if all(shape[axis:]):
+            first = versa_build.slice(
+                x, starts=[0] * rank, limits=[*shape[:axis], *[1] * (rank - axis)], strides=[1] * rank
+            )
+            x = _versa("sub", x, first)
         centred = _versa("sub", x, _versa("reduce_mean", x, **keep))
         var = _versa("reduce_mean", _versa("mul", centred, centred), **keep)
         eps_type = ir.RankedTensorType.get([], build.element_of(x))
