@@ -11,20 +11,11 @@ terms (the rounding step of 1.0 is 2^-10 in f16).
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from versa.dialects import builders as versa_build
+from versa.dialects import builders as vb
 from versa.dialects import versa as dialect
 from versa.mlir import ir
 
 from . import linalg_builders as build
-
-
-def _versa(name: str, *operands: ir.Value, **attrs: ir.Attribute) -> ir.Value:
-    """A versa op (result type from the op's rules)."""
-    return dialect.OPS[f"versa.{name}"].build(list(operands), attrs)
-
-
-def _keep(axes: Sequence[int]) -> dict[str, ir.Attribute]:
-    return {"axes": ir.DenseI64ArrayAttr.get(list(axes)), "keepdims": ir.BoolAttr.get(True)}
 
 
 def _in_f32(operands: Sequence[ir.Value], compute: Callable[..., ir.Value]) -> ir.Value:
@@ -32,16 +23,16 @@ def _in_f32(operands: Sequence[ir.Value], compute: Callable[..., ir.Value]) -> i
     given = build.element_of(operands[0])
     if not isinstance(given, ir.F16Type | ir.BF16Type):
         return compute(*operands)
-    return versa_build.cast(compute(*(versa_build.cast(v, ir.F32Type.get()) for v in operands)), given)
+    return vb.cast(compute(*(vb.cast(v, ir.F32Type.get()) for v in operands)), given)
 
 
 def lower_softmax(op: ir.OpView, rewriter: Any) -> bool:
     """softmax(x) → e / reduce_sum(e) with e = exp(x - reduce_max(x))."""
-    keep = _keep([dialect.OPS[op.operation.name].attrs(op)["axis"]])
+    axes = [dialect.OPS[op.operation.name].attrs(op)["axis"]]
 
     def softmax(x: ir.Value) -> ir.Value:
-        e = _versa("exp", _versa("sub", x, _versa("reduce_max", x, **keep)))
-        return _versa("div", e, _versa("reduce_sum", e, **keep))
+        e = vb.exp(vb.sub(x, vb.reduce_max(x, axes=axes, keepdims=True)))
+        return vb.div(e, vb.reduce_sum(e, axes=axes, keepdims=True))
 
     rewriter.replace_op(op, [_in_f32(list(op.operands), softmax)])
     return True
@@ -54,24 +45,22 @@ def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
     def layer_norm(x: ir.Value, gamma: ir.Value, beta: ir.Value) -> ir.Value:
         shape = build.shape_of(x)
         rank, axis = len(shape), attrs["axis"] % len(shape)
-        keep = _keep(range(axis, rank))
+        axes = list(range(axis, rank))
         # The mean of x - x0 (x0: each row's first element), added back implicitly: on a
         # constant row x - x0 is exactly 0, where the rounding of an f32 mean, divided by
         # sqrt(eps), would be ~300x its size in the output (PyTorch's Welford mean is exact too).
         if all(shape[axis:]):
-            first = versa_build.slice(
-                x, starts=[0] * rank, limits=[*shape[:axis], *[1] * (rank - axis)], strides=[1] * rank
-            )
-            x = _versa("sub", x, first)
-        centred = _versa("sub", x, _versa("reduce_mean", x, **keep))
-        var = _versa("reduce_mean", _versa("mul", centred, centred), **keep)
+            first = vb.slice(x, starts=[0] * rank, limits=[*shape[:axis], *[1] * (rank - axis)])
+            x = vb.sub(x, first)
+        centred = vb.sub(x, vb.reduce_mean(x, axes=axes, keepdims=True))
+        var = vb.reduce_mean(vb.mul(centred, centred), axes=axes, keepdims=True)
         eps_type = ir.RankedTensorType.get([], build.element_of(x))
         eps_value = ir.DenseElementsAttr.get_splat(
             eps_type, ir.FloatAttr.get(eps_type.element_type, attrs["epsilon"])
         )
         eps = dialect.ConstantOp.build([], {"value": eps_value}, eps_type)
-        normed = _versa("div", centred, _versa("sqrt", _versa("add", var, eps)))
-        return _versa("add", _versa("mul", normed, gamma), beta)
+        normed = vb.div(centred, vb.sqrt(vb.add(var, eps)))
+        return vb.add(vb.mul(normed, gamma), beta)
 
     rewriter.replace_op(op, [_in_f32(list(op.operands), layer_norm)])
     return True
