@@ -6,7 +6,7 @@ to a kernel template on tensors that reads a row from memory once, keeps it in c
 passes that follow, and writes the result once:
 
     softmax:    M = max(x); y = exp(x - M), S = sum(y); y = y * (1 / S)   (V lanes per step)
-    layer_norm: mean; var = mean((x - mean)^2); y = (x - mean) * rstd * gamma + beta
+    layer_norm: mean = x0 + mean(x - x0); var = mean((x - mean)^2); y = (x - mean) * rstd * gamma + beta
 
 Only the first pass over a row reads memory; the others hit L1/L2 (a row of 30522 f32 is 120
 KB). Softmax computes each exp once: the second pass writes exp(x - max) to the output and
@@ -128,14 +128,25 @@ def _layer_norm(
     at = lambda j: f"{r}, {j}"  # noqa: E731
     row = f"tensor<{k.length}xf32>"
 
+    # The row is centred on its first element before the mean: on a constant row x - x0 is
+    # exactly 0, where sum(x) / n rounds and (x - mean) * rstd scales that by 1/sqrt(eps).
+    first_mask = None
+    if k.length < k.lanes:
+        first_mask = t.fresh("mask")
+        t(f"{first_mask} = vector.create_mask {t.c(k.length)} : vector<{k.lanes}xi1>")
+    x0 = emit(t, k, f"vector.extract {load(t, t.c(0), '%zero', first_mask)}[0]", f"f32 from {k.vec}")
+    shift = k.broadcast(t, x0)
+
     def total(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        return [emit(t, k, f"arith.addf {carried[0]}, {load(t, j, '%zero', mask)}")]
+        d = emit(t, k, f"arith.subf {load(t, j, x0, mask)}, {shift}")  # masked lanes read x0: 0
+        return [emit(t, k, f"arith.addf {carried[0]}, {d}")]
 
     def mean_of(value: str) -> str:
         return emit(t, k, f"arith.mulf {reduce(t, k, 'add', value)}, %inv_n", "f32")
 
     zero = [k.broadcast(t, "%zero")]
-    mean = k.broadcast(t, mean_of(along_row(t, k, zero, [k.vec], total, ways=_WAYS, combine="addf")[0]))
+    centred = mean_of(along_row(t, k, zero, [k.vec], total, ways=_WAYS, combine="addf")[0])
+    mean = k.broadcast(t, emit(t, k, f"arith.addf {x0}, {centred}", "f32"))
 
     def squares(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
         d = emit(t, k, f"arith.subf {load(t, j, '%zero', mask)}, {mean}")

@@ -62,6 +62,18 @@ def test_layer_norm(shape: tuple[int, ...], axis: int, pipeline: str) -> None:
     _check(_layer_norm(shape, axis), pipeline, atol=1e-6)
 
 
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("length", [7, 27, 768])
+def test_layer_norm_of_a_constant_row_is_beta(length: int, pipeline: str) -> None:
+    """x - mean is exactly 0 on a constant row (the kernel centres a row on its first element):
+    a plain f32 mean of 27 copies of 0.1 is off by an ulp, which rstd = 1/sqrt(eps) scaled to 1e-3."""
+    x = np.array([[0.1] * length, [-3.7] * length, [1e3] * length], np.float32)
+    rng = np.random.default_rng(0)
+    g, b = (rng.standard_normal(length).astype(np.float32) for _ in range(2))
+    (got,) = Compiled(_layer_norm(x.shape, 1), pipeline).jit(x, g, b)
+    np.testing.assert_array_equal(got, np.broadcast_to(b, x.shape))
+
+
 @pytest.mark.parametrize("pipeline", LEVELS[:2])
 def test_softmax_infinities(pipeline: str) -> None:
     x = np.random.default_rng(0).standard_normal((4, 37)).astype(np.float32)
