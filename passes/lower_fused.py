@@ -143,23 +143,29 @@ def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Valu
     axes = sorted(a % len(source) for a in attrs["axes"])
     kept = tuple(d for i, d in enumerate(source) if i not in axes)
     is_max = reduce.operation.name == "versa.reduce_max"
-    init = build.filled(kept, element, build.lowest(element) if is_max else build.scalar(element, 0))
+    # f16/bf16 sums accumulate in f32 and round once, as PyTorch does (a 4096-term f16 sum of
+    # values near 1 stops growing at 2048 in f16: 1 + 2048 rounds back to 2048).
+    wide = not is_max and build.is_float(element) and ir.FloatType(element).width < 32
+    acc = ir.F32Type.get() if wide else element
+    init = build.filled(kept, acc, build.lowest(acc) if is_max else build.scalar(acc, 0))
     combine = SCALAR["max" if is_max else "add"]
     nest = _Nest(ops, rename) if ops else None
     inputs = nest.inputs if nest else [rename.get(x, x)]
 
     def body(*scalars: ir.Value) -> list[ir.Value]:
         value = nest.evaluate(scalars[:-1])[x] if nest else scalars[0]
-        return [combine([value, scalars[-1]], element, {})]
+        return [combine([build.convert(value, acc), scalars[-1]], acc, {})]
 
     maps = [build.broadcast_map(build.shape_of(v), source) for v in inputs]
     maps.append(build.dims_map(len(source), [d for d in range(len(source)) if d not in axes]))
     iterators = [build.REDUCTION if d in axes else build.PARALLEL for d in range(len(source))]
     y = build.generic(inputs, [init], maps, iterators, body)[0]
     if reduce.operation.name == "versa.reduce_mean":
-        count = build.scalar(element, float(np.prod([source[a] for a in axes])))
+        count = build.scalar(acc, float(np.prod([source[a] for a in axes])))
         maps, iterators = [ir.AffineMap.get_identity(len(kept))], [build.PARALLEL] * len(kept)
         y = build.generic([], [y], maps, iterators, lambda v: [arith.divf(v, count)])[0]
+    if wide:
+        y = build.elementwise([y], kept, [element], lambda v: [build.convert(v, element)])[0]
     if attrs["keepdims"]:
         y = build.expand(y, build.shape_of(reduce.results[0]), build.keepdims_groups(len(source), axes))
     rename[reduce.results[0]] = y

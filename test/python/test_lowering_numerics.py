@@ -644,3 +644,22 @@ func.func @main(%x: {t}) -> {t} {{
     (got,) = compile_and_run(text, [x], opt_level)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=2 * 2.0**-11, atol=2.0**-24)
+
+
+@pytest.mark.parametrize("opt_level", [0, 3], ids=["O0", "O3"])
+@pytest.mark.parametrize(("op", "axes"), [("reduce_sum", [1]), ("reduce_sum", [0, 1]), ("reduce_mean", [1])])
+def test_f16_sums_accumulate_in_f32(op: str, axes: list[int], opt_level: int) -> None:
+    """An f16 accumulator stops growing once the sum's ulp exceeds the terms (a row of 4096
+    values near 1 summed to 2048 or so): reduce_sum/mean over f16 sum in f32 and round once,
+    as PyTorch does. Each output is within one f16 rounding of the float64 result."""
+    t, kept = "tensor<3x4096xf16>", "tensor<3xf16>" if axes == [1] else "tensor<f16>"
+    text = f"""
+func.func @main(%x: {t}) -> {kept} {{
+  %0 = "versa.{op}"(%x) {{axes = array<i64: {", ".join(map(str, axes))}>, keepdims = false}} : ({t}) -> {kept}
+  return %0 : {kept}
+}}"""
+    x = np.random.default_rng(RNG_SEED).uniform(0.5, 1.5, (3, 4096)).astype(np.float16)
+    (got,) = compile_and_run(text, [x], opt_level)
+    reduce = np.mean if op == "reduce_mean" else np.sum
+    want = reduce(x.astype(np.float64), axis=tuple(axes))
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2.0**-11)
