@@ -7,6 +7,7 @@ from .collapse_epilogues import VersaCollapseEpilogues
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
+from .flatten_transfers import VersaFlattenTransfers
 from .fuse import VersaFuse
 from .gpu_conv import VersaGpuConv
 from .gpu_map import VersaGpuMap
@@ -22,6 +23,7 @@ from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
+from .streaming_stores import VersaStreamingStores
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
@@ -43,6 +45,8 @@ PASSES: dict[str, type[Pass]] = {
         VersaLowerMemrefCopy,
         VersaPlanBuffers,
         VersaSerialForalls,
+        VersaStreamingStores,
+        VersaFlattenTransfers,
         VersaFastMath,
         VersaGpuMap,
         VersaGpuMatmul,

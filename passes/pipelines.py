@@ -16,6 +16,7 @@ from .collapse_epilogues import VersaCollapseEpilogues
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
+from .flatten_transfers import VersaFlattenTransfers
 from .gpu_conv import VersaGpuConv
 from .gpu_map import VersaGpuMap
 from .gpu_matmul import VersaGpuMatmul
@@ -29,6 +30,7 @@ from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
+from .streaming_stores import VersaStreamingStores
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
@@ -169,7 +171,13 @@ class LowerToLLVM(Pipeline):
             yield "canonicalize"  # inlines the memref.alloca_scope that the conversion adds
         # Loops: what is not vector code yet becomes scf loops, then plain control flow.
         yield "convert-linalg-to-loops"
+        if self.opt_level >= 1:
+            yield VersaFlattenTransfers(
+                target=self.target
+            )  # contiguous n-D reads as a few wide ones, not many narrow
         yield "convert-vector-to-scf{full-unroll=true}"
+        if self.opt_level >= 1:
+            yield VersaStreamingStores(target=self.target)  # outputs past the LLC skip the line read
         yield "expand-strided-metadata"
         yield "lower-affine"
         yield "convert-scf-to-cf"

@@ -6,6 +6,7 @@ descriptor pointer per input and then one per result. The wrapper checks that co
 lowered signature rather than assuming it.
 """
 
+import ctypes
 import math
 import sys
 import time
@@ -22,6 +23,8 @@ from versa.passes.base import collect
 from versa.passes.plan_buffers import arena_bytes
 from versa.reference import numpy_dtype
 from versa.symbols import check_external_symbols
+
+CACHE_LINE = 64  # bytes; the alignment of the arrays a compiled function hands out
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,18 @@ def _ready(array: object, spec: TensorSpec) -> bool:
     )
 
 
+def aligned_empty(shape: Sequence[int], dtype: np.dtype, alignment: int = CACHE_LINE) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data starts on an `alignment`-byte boundary
+    (NumPy's large arrays start 16 bytes into their mmap). Its base is a ctypes array over the
+    NumPy allocation, not an array: NumPy then makes it the base of every view taken of it, so
+    a view keeps it referenced (the pool's test of whether a result is still held)."""
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    raw = np.empty(size + alignment, np.uint8)
+    window = (ctypes.c_char * size).from_buffer(raw, -raw.ctypes.data % alignment)  # keeps raw
+    return np.ndarray(tuple(shape), dtype, buffer=window)
+
+
 class OutputPool:
     """The result arrays a function hands out, reused once nobody else holds them.
 
@@ -114,7 +129,9 @@ class OutputPool:
     4 KiB on first write (~30% of a large memory-bound kernel). A pooled array is reused when its
     reference count shows that only the pool holds it (a view, a torch tensor or a memoryview of
     it keeps it alive), so results already handed out are never overwritten. Two per result let
-    `y = f(x)` in a loop alternate between them; more held results get fresh arrays."""
+    `y = f(x)` in a loop alternate between them; more held results get fresh arrays. Arrays are
+    aligned to a cache line: outputs past the last-level cache are then written with
+    non-temporal stores (`versa-streaming-stores`), which need aligned vectors."""
 
     KEEP = 2
 
@@ -132,7 +149,7 @@ class OutputPool:
             if sys.getrefcount(kept[slot]) <= 2:
                 return kept[slot]
         spec = self._specs[index]
-        array = np.empty(spec.shape, spec.dtype)
+        array = aligned_empty(spec.shape, spec.dtype)
         if len(kept) < self.KEEP:
             kept.append(array)
         else:  # every kept array is held: the oldest goes to its holders alone
