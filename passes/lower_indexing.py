@@ -204,8 +204,10 @@ def _spread(x: ir.Value, size: list[int], kernel: list[int], attrs: dict, pads: 
         counts.append(max(0, last - first + 1))
         offsets.append(low + first * stride)
     zeros = build.filled((n, c, *lengths), element, 0.0)
-    if not all(counts):
-        return zeros  # the padding crops every input element away
+    if not all(counts) or n * c == 0:
+        # the padding crops every input element away, or there are none (a slice at offset 0
+        # of a size-0 dim fails the verifier: "offset 0 is out-of-bounds")
+        return zeros
     if firsts != [0, 0] or counts != size:
         rows = ir.RankedTensorType.get((n, c, *counts), element)
         x = tensor.extract_slice(rows, x, [], [], [], [0, 0, *firsts], [n, c, *counts], [1, 1, 1, 1])

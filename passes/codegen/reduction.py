@@ -63,11 +63,27 @@ def combiner_name(op: ir.Operation) -> str | None:
     return combiner.operation.name if accumulator in list(combiner.operands) else None
 
 
+def _rows(extents: list[int], thread_tile: int, width: int, target: Target) -> int:
+    """R rows reduced side by side: R streams from memory at once (one row at a time is one
+    stream, and a core's prefetchers fetch further ahead on several), with their R x V/lanes
+    accumulators in half the vector registers. A power of two that divides the rows (and a
+    thread's share of them, when the threads split the same dim)."""
+    budget = target.vector_registers // 2 // max(1, width // target.lanes(32))
+    rows = extents[-2]
+    if len(extents) == 2 and thread_tile:
+        rows = thread_tile if extents[0] % thread_tile == 0 else 1
+    r = 1
+    while r * 2 <= budget and rows % (r * 2) == 0:
+        r *= 2
+    return r
+
+
 @dataclass(frozen=True)
 class ReductionStrategy(Strategy):
     extents: tuple[int, ...]  # loop extents; the last one is reduced
     thread_tile: int  # rows of the outermost dim per thread; 0 = no forall
     width: int  # V: elements of partial results per step
+    rows: int = 1  # R: rows of the innermost parallel dim reduced side by side
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "ReductionStrategy | None":
@@ -80,7 +96,8 @@ class ReductionStrategy(Strategy):
             return None
         per_thread = -(-extents[0] // threads)
         thread_tile = per_thread if threads > 1 and per_thread < extents[0] else 0
-        return ReductionStrategy(tuple(extents), thread_tile, width)
+        rows = _rows(extents, thread_tile, width, target)
+        return ReductionStrategy(tuple(extents), thread_tile, width, rows)
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         function = s.parent(op, "func.func")
@@ -88,6 +105,8 @@ class ReductionStrategy(Strategy):
         if self.thread_tile:
             op, _ = s.tile_forall(op, [self.thread_tile] + [0] * (rank - 1))
         rows = [1 if e > 1 else 0 for e in self.extents[:-1]]
+        span = self.thread_tile if rank == 2 and self.thread_tile else self.extents[-2]
+        rows[-1] = self.rows if self.rows < span else 0  # (0: the whole span, one tile)
         if self.thread_tile and self.thread_tile == 1:
             rows[0] = 0
         op, _ = s.tile(op, [*rows, 0])

@@ -268,13 +268,16 @@ func.func @conv_epilogue(%x: tensor<1x10x14x8xf32>, %w: tensor<3x3x8x40xf32>, %b
 
 // -----
 
-// A row reduction: rows across threads, the row reduced in vector-wide partial sums (kept in
-// registers across the loop), then one horizontal reduction.
+// A row reduction: rows across threads, a few rows at a time (several streams from memory)
+// reduced in vector-wide partial sums (kept in registers across the loop), then one
+// horizontal reduction per row.
 // CHECK-LABEL: func.func @row_sum
 //       CHECK:   scf.forall (%{{.+}}) in (2)
-//       CHECK:     scf.for {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<{{.*}}xf32>)
-//       CHECK:       arith.addf {{.*}} : vector<{{.*}}xf32>
-//       CHECK:     vector.reduction <add>
+//       CHECK:     scf.for {{.*}} step %[[R:c[0-9]+]]
+//       CHECK:       scf.for {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<{{[0-9]+}}x{{[0-9]+}}xf32>)
+//       CHECK:         arith.addf {{.*}} : vector<{{[0-9]+}}x{{[0-9]+}}xf32>
+//       CHECK:       vector.reduction <add>
+//       CHECK:       vector.reduction <add>
 //   CHECK-NOT:   linalg.generic
 func.func @row_sum(%x: tensor<64x256xf32>) -> tensor<64xf32> {
   %c = arith.constant 0.0 : f32
