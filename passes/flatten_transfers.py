@@ -18,6 +18,7 @@ target's) are rewritten: a micro-kernel's rows are one load each already. Runs a
 bufferization, before `convert-vector-to-scf`.
 """
 
+import math
 from dataclasses import dataclass
 
 from versa import targets
@@ -64,7 +65,7 @@ def _collapsed_type(source: ir.MemRefType, tail: int) -> ir.MemRefType:
     """The type memref.collapse_shape infers: identity layout stays identity, strides keep the
     outer strides and the offset."""
     strides, offset = source.get_strides_and_offset()
-    shape = [*source.shape[:-tail], _product(source.shape[-tail:])]
+    shape = [*source.shape[:-tail], math.prod(source.shape[-tail:])]
     if identity_layout(source):
         return ir.MemRefType.get(shape, source.element_type, None, source.memory_space)
     layout_strides = [*strides[:-tail], 1]
@@ -75,13 +76,6 @@ def _collapsed_type(source: ir.MemRefType, tail: int) -> ir.MemRefType:
     return ir.MemRefType.get(shape, source.element_type, layout, source.memory_space)
 
 
-def _product(values: list[int]) -> int:
-    total = 1
-    for v in values:
-        total *= v
-    return total
-
-
 def _flatten(read: ir.Operation, tail: int) -> None:
     vector = ir.VectorType(read.results[0].type)
     source_value, *rest = read.operands
@@ -90,7 +84,7 @@ def _flatten(read: ir.Operation, tail: int) -> None:
     lead = source.rank - tail
     groups = [[d] for d in range(lead)] + [list(range(lead, source.rank))]
     flat_vector = ir.VectorType.get(
-        [*vector.shape[:-tail], _product(vector.shape[-tail:])], vector.element_type
+        [*vector.shape[:-tail], math.prod(vector.shape[-tail:])], vector.element_type
     )
     with ir.InsertionPoint(read), read.location:
         flat = memref.CollapseShapeOp(_collapsed_type(source, tail), source_value, groups).result
