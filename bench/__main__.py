@@ -32,8 +32,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
         help="Versa's JitFunction pipeline (default: versa.compile's)",
     )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown report path")
-    parser.add_argument("--plot", type=Path, default=HERE / "ratios.png", help="ratio plot path")
+    parser.add_argument(
+        "--plot", type=Path, help="ratio plot path (default: bench/ratios.png, or beside --output)"
+    )
     args = parser.parse_args(argv)
+    if args.plot is None:  # a report written elsewhere keeps the committed plot as it is
+        default = args.output.resolve() == HERE / "RESULTS.md"
+        args.plot = HERE / "ratios.png" if default else args.output.with_suffix(".png")
     if args.repeat is None:
         args.repeat = 5 if args.quick else 10
     if args.repeat < 1 or (args.threads is not None and args.threads < 1):

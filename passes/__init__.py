@@ -19,6 +19,7 @@ from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
 from .plan_buffers import VersaPlanBuffers
+from .pool_kernels import VersaPoolKernels
 from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
@@ -34,6 +35,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaFuse,
         VersaLayout,
         VersaRowKernels,
+        VersaPoolKernels,
         ConvertVersaToLinalg,
         VersaVectorize,
         VersaCollapseEpilogues,

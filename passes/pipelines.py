@@ -26,6 +26,7 @@ from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
 from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .plan_buffers import VersaPlanBuffers
+from .pool_kernels import VersaPoolKernels
 from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
@@ -145,6 +146,7 @@ class LowerToLLVM(Pipeline):
             yield VersaLayout(target=self.target)
         if self.opt_level > 0:
             yield VersaRowKernels(threads=threads, target=self.target)
+            yield VersaPoolKernels(threads=threads, target=self.target)
             yield "inline"
             yield "symbol-dce"
         codegen = self.opt_level >= 2

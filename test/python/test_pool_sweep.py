@@ -8,13 +8,23 @@ copies) and an interior block (pooled from a view of the input, at O2+ as a redu
 reshaped views); a wrong cut shows up as a wrong or missing border pixel. Max pooling is
 exact; average pooling divides by the count of real (unpadded) elements, compared with the
 reference to a few ulps.
+
+At O1+ an NCHW f32 pool is a separable vector kernel instead (`passes/pool_kernels.py`): tiles
+of a vector of outputs along a row, border rows and tiles apart with the padding in lanes; the
+last cases break its tiling (rows with a ragged tail, a window of one, windows wider than the
+stride with padding on one side).
 """
 
 import numpy as np
 import pytest
 from conftest import Compiled, reference
 
-LEVELS = ["lower-to-llvm{opt-level=0}", "lower-to-llvm{opt-level=2}", "lower-to-llvm{opt-level=3 threads=2}"]
+LEVELS = [
+    "lower-to-llvm{opt-level=0}",
+    "lower-to-llvm{opt-level=1}",
+    "lower-to-llvm{opt-level=2}",
+    "lower-to-llvm{opt-level=3 threads=2}",
+]
 
 # id: (N, C, H, W), kernel, strides, padding [top, left, bottom, right]
 CASES = {
@@ -30,6 +40,12 @@ CASES = {
     "stride_over_kernel": ((1, 3, 11, 13), (2, 2), (3, 3), (0, 0, 0, 0)),
     "wide_rows_threads": ((2, 80, 20, 140), (3, 3), (2, 2), (1, 1, 1, 1)),
     "untileable_rows": ((1, 3, 6, 269), (2, 2), (2, 2), (0, 0, 0, 0)),
+    # The NCHW kernels' tiles: 4 full tiles and a tail of 13 with border tiles at both ends,
+    # a 1x1 window, a wide window with a wide stride, padding on the right and bottom only.
+    "ragged_row_tiles": ((1, 2, 5, 77), (3, 3), (1, 1), (1, 1, 1, 1)),
+    "window_of_one": ((1, 3, 6, 40), (1, 1), (1, 1), (0, 0, 0, 0)),
+    "wide_window_stride4": ((1, 2, 30, 70), (7, 7), (4, 4), (3, 3, 3, 3)),
+    "high_padding_only": ((2, 3, 9, 37), (3, 2), (2, 3), (0, 0, 2, 1)),
 }
 
 
@@ -61,3 +77,24 @@ func.func @main(%x: {x_t}) -> {y_t} {{
     (want,) = reference(text, [x])
     assert got.shape == shapes[1]
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS[1:])
+def test_max_pool_propagates_nan(pipeline: str) -> None:
+    """A NaN anywhere in a window makes its max NaN, as in PyTorch: the kernels' max may order
+    -0 and +0 either way (`fastmath<nsz>`), but not drop a NaN."""
+    x_t, y_t = "tensor<1x2x12x40xf32>", "tensor<1x2x6x20xf32>"
+    text = f"""
+func.func @main(%x: {x_t}) -> {y_t} {{
+  %0 = "versa.max_pool2d"(%x) {{kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                               padding = array<i64: 1, 1, 1, 1>}} : ({x_t}) -> {y_t}
+  return %0 : {y_t}
+}}"""
+    x = np.random.default_rng(0).standard_normal((1, 2, 12, 40)).astype(np.float32)
+    for at in [(0, 0, 0, 0), (0, 1, 5, 17), (0, 0, 11, 39), (0, 1, 6, 0)]:
+        x[at] = np.nan
+    (got,) = Compiled(text, pipeline).jit(x)
+    (want,) = reference(text, [x])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(want).sum() >= 4
+    np.testing.assert_allclose(got, want, rtol=0, atol=0)
