@@ -61,20 +61,19 @@ class RowShape:
 
 # (text, x rows, acc, row in them, row in the whole tensor, tensor type) → the new acc
 RowBody = Callable[[Text, str, str, str, str, str], str]
+# (text, x rows, acc, first row in the whole tensor (None: all rows), rows, tensor type) → acc
+ChunkBody = Callable[[Text, str, str, str | None, str, str], str]
 
 
-def over_rows(t: Text, k: RowShape, x: str | None, out: str, row_body: RowBody) -> str:
-    """Loops over the rows of `x` (a chunk of rows per thread, then one row at a time), each
-    row written into the loop's copy of `out` by `row_body`; returns the result's name. Without
-    `x`, the body reads its own tensors at the whole tensor's row."""
+def over_chunks(t: Text, k: RowShape, x: str | None, out: str, chunk_body: ChunkBody) -> str:
+    """Splits the rows of `x` into a chunk per thread (an `scf.forall`; with one chunk, the
+    whole tensor), each written into its slice of `out` by `chunk_body`; returns the result's
+    name. Every chunk has at least one row. Without `x`, the body reads its own tensors."""
     rows, n = k.rows, k.length
     whole = f"tensor<{rows}x{n}xf32>"
     chunk = -(-rows // k.threads)
     if chunk == rows:
-        t(f"%y = scf.for %r = {t.c(0)} to {t.c(rows)} step {t.c(1)} iter_args(%acc = {out}) -> ({whole}) {{")
-        t(f"  scf.yield {row_body(t, x or '', '%acc', '%r', '%r', whole)} : {whole}")
-        t("}")
-        return "%y"
+        return chunk_body(t, x or "", out, None, t.c(rows), whole)
     part = f"tensor<?x{n}xf32>"
     t(f"%y = scf.forall (%th) in ({-(-rows // chunk)}) shared_outs(%o = {out}) -> ({whole}) {{")
     t(f"  %r0 = arith.muli %th, {t.c(chunk)} : index")
@@ -84,15 +83,30 @@ def over_rows(t: Text, k: RowShape, x: str | None, out: str, row_body: RowBody) 
     if x:
         t(f"  %xs = tensor.extract_slice {x}[%r0, 0] [%count, {n}] [1, 1] : {whole} to {part}")
     t(f"  %os = tensor.extract_slice %o[%r0, 0] [%count, {n}] [1, 1] : {whole} to {part}")
-    t(f"  %part = scf.for %r = {t.c(0)} to %count step {t.c(1)} iter_args(%acc = %os) -> ({part}) {{")
-    t("    %ra = arith.addi %r0, %r : index")
-    t(f"    scf.yield {row_body(t, '%xs' if x else '', '%acc', '%r', '%ra', part)} : {part}")
-    t("  }")
+    done = chunk_body(t, "%xs" if x else "", "%os", "%r0", "%count", part)
     t("  scf.forall.in_parallel {")
-    t(f"    tensor.parallel_insert_slice %part into %o[%r0, 0] [%count, {n}] [1, 1] : {part} into {whole}")
+    t(f"    tensor.parallel_insert_slice {done} into %o[%r0, 0] [%count, {n}] [1, 1] : {part} into {whole}")
     t("  }")
     t("}")
     return "%y"
+
+
+def over_rows(t: Text, k: RowShape, x: str | None, out: str, row_body: RowBody) -> str:
+    """Loops over the rows of `x` (a chunk of rows per thread, then one row at a time), each
+    row written into the loop's copy of `out` by `row_body`; returns the result's name. Without
+    `x`, the body reads its own tensors at the whole tensor's row."""
+
+    def chunk_body(t: Text, xs: str, acc: str, first: str | None, count: str, type_: str) -> str:
+        t(f"%rows = scf.for %r = {t.c(0)} to {count} step {t.c(1)} iter_args(%acc = {acc}) -> ({type_}) {{")
+        row = "%r"
+        if first is not None:
+            row = t.fresh("ra")
+            t(f"  {row} = arith.addi {first}, %r : index")
+        t(f"  scf.yield {row_body(t, xs, '%acc', '%r', row, type_)} : {type_}")
+        t("}")
+        return "%rows"
+
+    return over_chunks(t, k, x, out, chunk_body)
 
 
 Load = Callable[[Text, str, str, str | None], str]  # (text, column, padding, mask) → a vector of x

@@ -1,25 +1,40 @@
 // RUN: versa-opt --versa-row-kernels="threads=2 target=x86-64" --inline --symbol-dce %s | FileCheck %s
 // RUN: versa-opt --versa-row-kernels %s | FileCheck %s --check-prefix=CALL
 
-// Softmax over the last axis: a max pass, a pass writing e = exp(x - max) and summing it, then
-// a pass scaling the written row by 1 / sum (one exp per element). Reductions take four
-// vectors a step into four accumulators (1000 = 15 x 64 + 2 x 16 unrolled + a masked tail of
-// 8); rows in two chunks across threads.
+// Softmax over the last axis, rows of 1000 (five rows fit L1): software-pipelined per thread's
+// chunk of rows. A max pass over the chunk's first row; one pass for row 0 (its exp into half
+// 0 of a per-chunk scratch tensor<2x1000xf32>, summed four ways, and row 1's max); the row
+// loop from 1, each step one pass doing row r's exp into the scratch, row r+1's max, and row
+// r-1 scaled from the other half into the output (1000 = 15 x 64 + 2 x 16 unrolled + a masked
+// tail of 8); then the chunk's last row scaled (no exp). Rows in two chunks across threads.
 // CHECK-LABEL: func.func @softmax
 // CHECK: scf.forall (%{{.*}}) in (2)
-// CHECK: scf.for
+// CHECK: %[[SCRATCH:.+]] = tensor.empty() : tensor<2x1000xf32>
 // CHECK: scf.for {{.*}} to %c960 step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
 // CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c976], %{{.*}} {in_bounds = [true]}
 // CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c992], %{{.*}} : tensor<?x1000xf32>, vector<16xf32>
 // CHECK: vector.reduction <maximumf>
-// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<?x1000xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %{{.*}} = %[[SCRATCH]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<2x1000xf32>)
 // CHECK: math.exp
-// CHECK: vector.transfer_write {{.*}} {in_bounds = [true]}
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %{{.*}}] {in_bounds = [true]} : vector<16xf32>, tensor<2x1000xf32>
+// CHECK: arith.maximumf
 // CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc>
-// CHECK: scf.for {{.*}} -> (tensor<?x1000xf32>)
-// CHECK-NOT: math.exp
+// CHECK: vector.reduction <maximumf>
+// CHECK: %[[ROWS:.+]]:4 = scf.for %{{.*}} = %c1 to {{.*}} -> (tensor<?x1000xf32>, tensor<2x1000xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for {{.*}} to %c960 step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<2x1000xf32>, tensor<?x1000xf32>)
+// CHECK: math.exp
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, tensor<2x1000xf32>
+// CHECK: arith.maximumf
+// CHECK: vector.transfer_read {{.*}} : tensor<2x1000xf32>, vector<16xf32>
 // CHECK: arith.mulf
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, tensor<?x1000xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c992] : vector<16xf32>, tensor<?x1000xf32>
+// CHECK: vector.reduction <add>
+// CHECK: scf.yield {{.*}} : tensor<?x1000xf32>, tensor<2x1000xf32>, vector<16xf32>, vector<16xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ROWS]]#0) -> (tensor<?x1000xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf %{{.*}}, %[[ROWS]]#3
 // CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c992] : vector<16xf32>, tensor<?x1000xf32>
 // CHECK: tensor.parallel_insert_slice
 // CHECK-NOT: versa.softmax
@@ -28,6 +43,35 @@
 func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   return %0 : tensor<64x1000xf32>
+}
+
+// Long rows (4008: five rows exceed L1) with x and the output past half the last-level cache
+// (2 GB: past it on any machine):
+// three passes per row: a max pass, a pass writing e = exp(x - max) to the output and summing
+// it, then the written row scaled by 1 / sum in cache (one exp per element). Reductions take
+// four vectors a step into four accumulators (4008 = 62 x 64 + 2 x 16 + a masked tail of 8).
+// CHECK-LABEL: func.func @softmax_long_rows
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK-NOT: tensor<2x4008xf32>
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} to %c3968 step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: arith.maximumf {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c3984], %{{.*}} {in_bounds = [true]}
+// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c4000], %{{.*}} : tensor<?x4008xf32>, vector<16xf32>
+// CHECK: vector.reduction <maximumf>
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<?x4008xf32>)
+// CHECK: math.exp
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true]}
+// CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc>
+// CHECK: scf.for {{.*}} -> (tensor<?x4008xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c4000] : vector<16xf32>, tensor<?x4008xf32>
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: versa.softmax
+func.func @softmax_long_rows(%x: tensor<65536x4008xf32>) -> tensor<65536x4008xf32> {
+  %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<65536x4008xf32>) -> tensor<65536x4008xf32>
+  return %0 : tensor<65536x4008xf32>
 }
 
 // layer_norm over the two trailing axes: rows of 2x48 collapsed to 96, three passes over each
