@@ -79,24 +79,25 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
     linalg.batch_matmul (equal batch dims of any rank folded into one: attention's
     [B, H, S, D]) or a generic (batch dims that broadcast)."""
     (shape, element), (a, b) = _result(op), op.operands
+    acc = build.accumulator(element)  # f16/bf16 sum in f32, rounded once
     batch = shape[:-2]
     if len(shape) == 2:
-        y = linalg.matmul(a, b, outs=[build.filled(shape, element, 0.0)])
+        y = linalg.matmul(a, b, outs=[build.filled(shape, acc, 0.0)])
     elif len(build.shape_of(b)) == 2 and build.shape_of(a)[:-2] == batch:
         # [..., M, K] x [K, N] (a linear layer): one [... * M, K] x [K, N] matmul.
         rows = int(np.prod(shape[:-1]))
         flat = build.reshape(a, (rows, build.shape_of(a)[-1]))
-        init = build.filled((rows, shape[-1]), element, 0.0)
+        init = build.filled((rows, shape[-1]), acc, 0.0)
         y = build.reshape(linalg.matmul(flat, b, outs=[init]), shape)
     elif build.shape_of(a)[:-2] == build.shape_of(b)[:-2] == batch:
         folded = int(np.prod(batch))
         a3 = build.reshape(a, (folded, *build.shape_of(a)[-2:]))
         b3 = build.reshape(b, (folded, *build.shape_of(b)[-2:]))
-        init = build.filled((folded, *shape[-2:]), element, 0.0)
+        init = build.filled((folded, *shape[-2:]), acc, 0.0)
         y = build.reshape(linalg.batch_matmul(a3, b3, outs=[init]), shape)
     else:
-        y = build.broadcast_matmul(a, b, build.filled(shape, element, 0.0))
-    rewriter.replace_op(op, [y])
+        y = build.broadcast_matmul(a, b, build.filled(shape, acc, 0.0))
+    rewriter.replace_op(op, [build.rounded(y, element)])
     return True
 
 
@@ -108,7 +109,7 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
     xp = windows.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
     xp = windows.crop_spatial(xp, shape, attrs, window)
-    init = build.filled(shape, element, 0.0)
+    init = build.filled(shape, build.accumulator(element), 0.0)
     if windows.is_depthwise(build.shape_of(x), shape, attrs):
         y = windows.depthwise_conv(xp, w, init, attrs)
     elif 1 < attrs["groups"] <= split_groups and 0 not in shape:
@@ -118,7 +119,7 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
     else:
         named = linalg.conv_2d_nchw_fchw if attrs["layout"] == "NCHW" else linalg.conv_2d_nhwc_hwcf
         y = named(xp, w, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
-    rewriter.replace_op(op, [y])
+    rewriter.replace_op(op, [build.rounded(y, element)])
     return True
 
 
