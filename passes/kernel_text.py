@@ -163,11 +163,26 @@ def along_row(
     return values
 
 
+class Explicit(str):
+    """A mask given to the transfer as its operand (`row_aligned.py`'s head of a row: lanes in
+    bounds that are neither read nor written); a plain mask only marks a bounds-checked tail."""
+
+
+def _masking(mask: str | None) -> tuple[str, str]:
+    """The mask operand (`Explicit` masks only) and in_bounds of a transfer."""
+    if isinstance(mask, Explicit):
+        return f", {mask}", "true"
+    return "", "false" if mask else "true"
+
+
 def read(t: Text, k: RowShape, source: str, index: str, pad: str, mask: str | None, type_: str) -> str:
     """A vector of `source` at `index`; a tail read (mask given) is bounds-checked, padded."""
     v = t.fresh("v")
-    in_bounds = "false" if mask else "true"
-    t(f"{v} = vector.transfer_read {source}[{index}], {pad} {{in_bounds = [{in_bounds}]}} : {type_}, {k.vec}")
+    operand, in_bounds = _masking(mask)
+    t(
+        f"{v} = vector.transfer_read {source}[{index}], {pad}{operand} {{in_bounds = [{in_bounds}]}}"
+        f" : {type_}, {k.vec}"
+    )
     return v
 
 
@@ -175,9 +190,9 @@ def write_vector(
     t: Text, k: RowShape, value: str, dest: str, index: str, mask: str | None, type_: str
 ) -> str:
     out = t.fresh("w")
-    in_bounds = "false" if mask else "true"
+    operand, in_bounds = _masking(mask)
     t(
-        f"{out} = vector.transfer_write {value}, {dest}[{index}] {{in_bounds = [{in_bounds}]}}"
+        f"{out} = vector.transfer_write {value}, {dest}[{index}]{operand} {{in_bounds = [{in_bounds}]}}"
         f" : {k.vec}, {type_}"
     )
     return out

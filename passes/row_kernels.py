@@ -20,7 +20,8 @@ and sum into a scratch row, row i+1's max and row i-1's scaled output (4096x1024
 ms at 2 threads; long rows streaming from memory lose: 1024x4096 1.24x at 1 thread). Reduction
 passes keep four accumulators.
 Rows are split across threads by `scf.forall` (one chunk per thread; `threads=1` gives a plain
-loop); the trailing tail of a row shorter than V is a masked vector step. No upstream pass
+loop); the trailing tail of a row shorter than V is a masked vector step. The three-pass
+softmax aligns its full vectors on V-lane boundaries (`row_aligned.py`: 2048x30522 0.81x). No upstream pass
 writes these loops (linalg.softmax decomposes into the same four generics), hence the template.
 The kernels are inlined by the pipeline's `inline` step. A single-use elementwise producer
 of the input (a fused group or one op: attention's scale and mask) is evaluated inside the
@@ -55,6 +56,7 @@ from .kernel_text import (
     reshapes,
     write_vector,
 )
+from .row_aligned import along_for
 from .row_pipelined import pipelines, softmax_rows
 from .row_producers import Input, consumers, define_function, finisher, kernel_inputs, loader, producers
 
@@ -88,15 +90,17 @@ def row_axes(op: ir.Operation) -> int | None:
     return axis
 
 
-def _softmax(k: RowShape, t: Text, load: Load, finish: Finish, acc: str, r: str, type_: str) -> str:
+def _softmax(
+    k: RowShape, t: Text, load: Load, finish: Finish, acc: str, r: str, type_: str, along=along_row
+) -> str:
     """One row: its max; e = exp(x - max) written to the output and summed; the output scaled
-    by 1 / sum where it lies (in cache): one exp per element."""
+    by 1 / sum where it lies (in cache): one exp per element. `along`: `row_aligned.along_for`."""
     at = lambda j: f"{r}, {j}"  # noqa: E731
 
     def high(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
         return [emit(t, k, f"arith.maximumf {carried[0]}, {load(t, j, '%ninf', mask)}")]
 
-    top = along_row(t, k, [k.broadcast(t, "%ninf")], [k.vec], high, ways=_WAYS, combine="maximumf")[0]
+    top = along(t, k, [k.broadcast(t, "%ninf")], [k.vec], high, ways=_WAYS, combine="maximumf")[0]
     top_v = k.broadcast(t, reduce(t, k, "maximumf", top))
 
     def exp_sum(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
@@ -116,7 +120,7 @@ def _softmax(k: RowShape, t: Text, load: Load, finish: Finish, acc: str, r: str,
         y = emit(t, k, f"arith.mulf {e}, {normalize(e)}")
         return write_vector(t, k, finish(t, t.c(0), y, mask), acc, at(t.c(0)), mask, type_)
     inits, types = [k.broadcast(t, "%zero"), acc], [k.vec, type_]
-    sums, acc = along_row(t, k, inits, types, exp_sum, ways=_WAYS, combine="addf")
+    sums, acc = along(t, k, inits, types, exp_sum, ways=_WAYS, combine="addf")
     inverse = normalize(sums)
 
     def scale(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
@@ -124,7 +128,7 @@ def _softmax(k: RowShape, t: Text, load: Load, finish: Finish, acc: str, r: str,
         y = finish(t, j, emit(t, k, f"arith.mulf {e}, {inverse}"), mask)
         return [write_vector(t, k, y, carried[0], at(j), mask, type_)]
 
-    return along_row(t, k, [acc], [type_], scale)[0]
+    return along(t, k, [acc], [type_], scale)[0]
 
 
 def _layer_norm(
@@ -237,7 +241,8 @@ def kernel_text(
         return finisher(k, outputs, consumer_sources, whole_row, f"{name}_output")
 
     def row_body(t: Text, xs: str, acc: str, r: str, whole_row: str, type_: str) -> str:
-        return body(t, load_at(xs, r, whole_row, type_), finish_at(whole_row), acc, r, type_)
+        extra = {"along": along_for(t, k, whole_row)} if kind == "softmax" else {}
+        return body(t, load_at(xs, r, whole_row, type_), finish_at(whole_row), acc, r, type_, **extra)
 
     t(f"%init = tensor.empty() : tensor<{rows}x{length}xf32>")
     if pipelined and kind == "softmax":

@@ -48,30 +48,63 @@ func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
 // Long rows (4008: five rows exceed L1) with x and the output past half the last-level cache
 // (2 GB: past it on any machine):
 // three passes per row: a max pass, a pass writing e = exp(x - max) to the output and summing
-// it, then the written row scaled by 1 / sum in cache (one exp per element). Reductions take
-// four vectors a step into four accumulators (4008 = 62 x 64 + 2 x 16 + a masked tail of 8).
+// it, then the written row scaled by 1 / sum in cache (one exp per element). 4008 is not a
+// multiple of 16, so each pass over row r is aligned (passes/row_aligned.py): a head of
+// h = -(r * 4008) mod 16 columns as one vector whose mask is an operand of its transfers, full
+// vectors from h (reductions four a step into four accumulators, then single vectors to
+// h + (4008 - h) / 16 * 16), and a masked tail from there.
 // CHECK-LABEL: func.func @softmax_long_rows
 // CHECK: scf.forall (%{{.*}}) in (2)
 // CHECK-NOT: tensor<2x4008xf32>
-// CHECK: scf.for
-// CHECK: scf.for {{.*}} to %c3968 step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// CHECK: %[[ROW:.+]] = arith.addi
+// CHECK: %[[PHASE:.+]] = arith.muli %[[ROW]], %c8 : index
+// CHECK: %[[MOD:.+]] = arith.remui %[[PHASE]], %c16 : index
+// CHECK: %[[NEG:.+]] = arith.subi %c16, %[[MOD]] : index
+// CHECK: %[[HEAD:.+]] = arith.remui %[[NEG]], %c16 : index
+// CHECK: %[[HMASK:.+]] = vector.create_mask %[[HEAD]] : vector<16xi1>
+// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c0], %{{.*}}, %[[HMASK]] {in_bounds = [true]}
+// CHECK: %[[BLOCKS:.+]] = arith.addi %[[HEAD]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[HEAD]] to %[[BLOCKS]] step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: arith.maximumf {{.*}} : vector<16xf32>
-// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c3984], %{{.*}} {in_bounds = [true]}
-// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %c4000], %{{.*}} : tensor<?x4008xf32>, vector<16xf32>
+// CHECK: %[[VECTORS:.+]] = arith.addi %[[HEAD]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[BLOCKS]] to %[[VECTORS]] step %c16 {{.*}} -> (vector<16xf32>)
+// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %[[VECTORS]]], %{{.*}} : tensor<?x4008xf32>, vector<16xf32>
 // CHECK: vector.reduction <maximumf>
-// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<?x4008xf32>)
+// CHECK: %[[EMASK:.+]] = vector.create_mask %[[HEAD]] : vector<16xi1>
+// CHECK: math.exp
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c0], %[[EMASK]] {in_bounds = [true]}
+// CHECK: scf.for %{{.*}} = %[[HEAD]] to %{{.*}} step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, tensor<?x4008xf32>)
 // CHECK: math.exp
 // CHECK: vector.transfer_write {{.*}} {in_bounds = [true]}
+// CHECK: scf.for {{.*}} step %c16 {{.*}} -> (vector<16xf32>, tensor<?x4008xf32>)
+// CHECK: math.exp
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<16xf32>, tensor<?x4008xf32>
 // CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc>
-// CHECK: scf.for {{.*}} -> (tensor<?x4008xf32>)
+// CHECK: %[[SMASK:.+]] = vector.create_mask %[[HEAD]] : vector<16xi1>
+// CHECK-NOT: math.exp
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c0], %[[SMASK]] {in_bounds = [true]}
+// CHECK: scf.for %{{.*}} = %[[HEAD]] to %{{.*}} step %c16 {{.*}} -> (tensor<?x4008xf32>)
 // CHECK-NOT: math.exp
 // CHECK: arith.mulf
-// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c4000] : vector<16xf32>, tensor<?x4008xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<16xf32>, tensor<?x4008xf32>
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<16xf32>, tensor<?x4008xf32>
 // CHECK: tensor.parallel_insert_slice
 // CHECK-NOT: versa.softmax
 func.func @softmax_long_rows(%x: tensor<65536x4008xf32>) -> tensor<65536x4008xf32> {
   %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<65536x4008xf32>) -> tensor<65536x4008xf32>
   return %0 : tensor<65536x4008xf32>
+}
+
+// Rows a vector divides (4096) start on vector boundaries: no head, loops with constant bounds.
+// CHECK-LABEL: func.func @softmax_long_aligned_rows
+// CHECK-NOT: vector.create_mask
+// CHECK: scf.for {{.*}} = %c0 to %c4096 step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-NOT: vector.create_mask
+// CHECK: tensor.parallel_insert_slice
+func.func @softmax_long_aligned_rows(%x: tensor<65536x4096xf32>) -> tensor<65536x4096xf32> {
+  %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<65536x4096xf32>) -> tensor<65536x4096xf32>
+  return %0 : tensor<65536x4096xf32>
 }
 
 // layer_norm over the two trailing axes: rows of 2x48 collapsed to 96, three passes over each

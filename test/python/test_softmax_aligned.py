@@ -1,0 +1,141 @@
+"""The three-pass softmax row kernel with rows aligned to vectors (passes/row_aligned.py): each
+pass over row r takes a masked head of h = -(r * N) mod V columns, full vectors from h (on
+64-byte boundaries where the tensor's base is), then a masked tail. Forced three-pass (the gate
+pipelines small shapes), against NumPy in float64: row lengths where the rows' heads take every
+value 0 .. V-1 (so 1 and V-1), rows of one head and less than a full vector after it, rows a
+vector divides (no head), rows shorter than a vector (not aligned: the row is one masked
+vector), 3-D inputs, threads 1/2/3, opt-levels 1 and 3, a fused producer and consumer, -inf and
+large logits in heads and tails, and an output whose base is not 64-byte aligned. Tolerance:
+2e-6 relative + 1e-7 absolute, as test_row_kernels.py and test_softmax_pipelined.py."""
+
+import re
+
+import numpy as np
+import pytest
+import versa.passes.row_kernels as row_kernels
+from conftest import Compiled
+from versa import compiler, targets
+from versa.runtime import aligned_empty
+
+V = targets.get("host").lanes(32)
+LEVELS = [
+    "lower-to-llvm{opt-level=1}",
+    "lower-to-llvm{opt-level=3 threads=1}",
+    "lower-to-llvm{opt-level=3 threads=2}",
+    "lower-to-llvm{opt-level=3 threads=3}",
+]
+SHAPES = [
+    (V + 1, 3 * V + 1),  # N = 1 mod V: row r's head is -r mod V, every value over V rows
+    (V + 2, 5 * V - 1),  # N = -1 mod V: row 1's head is 1
+    (V + 1, V + 1),  # heads up to V - 1 leave no full vector, only the tail
+    (7, 1000),  # four-vector blocks, single vectors left over, the tail
+    (5, 4 * V),  # a vector divides the rows: no head
+    (3, 5),  # shorter than a vector: one masked vector, not aligned
+    (3, 5, 3 * V + 3),
+]
+ALIGNED_HEAD = re.compile(r"vector\.transfer_write %\S+, %\S+\[%\S+, %\S+\], %\S+ \{in_bounds = \[true\]\}")
+
+
+def _type(shape: tuple[int, ...]) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def _softmax_text(shape: tuple[int, ...]) -> str:
+    t = _type(shape)
+    return f"""
+func.func @main(%x: {t}) -> {t} {{
+  %0 = "versa.softmax"(%x) {{axis = -1 : i64}} : ({t}) -> {t}
+  return %0 : {t}
+}}"""
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.fixture
+def three_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every softmax kernel compiled while this is active takes three passes per row (the
+    compiler imports the passes as `versa.passes`)."""
+    monkeypatch.setattr(row_kernels, "pipelines", lambda *args: False)
+
+
+def _aligned(shape: tuple[int, ...]) -> bool:
+    return shape[-1] % V != 0 and shape[-1] >= V
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_softmax_aligned(shape: tuple[int, ...], pipeline: str, three_pass: None) -> None:
+    x = (3 * np.random.default_rng(0).standard_normal(shape)).astype(np.float32)
+    kernels = str(compiler.compile_text(_softmax_text(shape), "versa-row-kernels"))
+    assert bool(ALIGNED_HEAD.search(kernels)) == _aligned(shape)
+    (got,) = Compiled(_softmax_text(shape), pipeline).jit(x)
+    np.testing.assert_allclose(got, _softmax(x), rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS[1:3])
+def test_infinities_in_heads_and_tails(pipeline: str, three_pass: None) -> None:
+    """-inf in a head (exactly 0), a row of -inf (NaN, that row only), large logits."""
+    n = 3 * V + 1
+    x = np.random.default_rng(1).standard_normal((6, n)).astype(np.float32)
+    x[1, : V - 1] = -np.inf  # row 1's head is V - 1 columns
+    x[2, :] = -np.inf
+    x[3, n - 1] = -np.inf  # in the tail
+    x[4, ::2], x[4, 1::2] = 1000.0, -1000.0
+    x[5, :] = 3e38
+    (got,) = Compiled(_softmax_text(x.shape), pipeline).jit(x)
+    want = _softmax(x)
+    assert np.isnan(got[2]).all() and np.isnan(want[2]).all()
+    keep = [0, 1, 3, 4, 5]
+    np.testing.assert_allclose(got[keep], want[keep], rtol=2e-6, atol=1e-7)
+    assert (got[1, : V - 1] == 0).all() and got[3, n - 1] == 0
+
+
+@pytest.mark.parametrize("offset", [0, 4, 60])
+def test_output_off_a_boundary(offset: int, three_pass: None) -> None:
+    """An out= array whose base is `offset` bytes past a 64-byte boundary: the full vectors are
+    then off their boundaries too, the result the same."""
+    shape = (V + 1, 3 * V + 1)
+    x = (3 * np.random.default_rng(3).standard_normal(shape)).astype(np.float32)
+    size = int(np.prod(shape))
+    raw = aligned_empty((size + 16,), np.float32)
+    out = raw[offset // 4 : offset // 4 + size].reshape(shape)
+    jit = Compiled(_softmax_text(shape), "lower-to-llvm{opt-level=3 threads=2}").jit
+    jit(x, out=[out])
+    np.testing.assert_allclose(out, _softmax(x), rtol=2e-6, atol=1e-7)
+
+
+def _fused_text(shape: tuple[int, ...]) -> str:
+    """softmax(x * 0.125 + mask) * bias + z: the mask read by rows mod its own, the bias as one row."""
+    t, inner, row = _type(shape), _type(shape[1:]), _type(shape[-1:])
+    return f"""
+func.func @main(%x: {t}, %m: {inner}, %bias: {row}, %z: {t}) -> {t} {{
+  %s = "versa.constant"() {{value = dense<0.125> : tensor<f32>}} : () -> tensor<f32>
+  %0 = "versa.mul"(%x, %s) : ({t}, tensor<f32>) -> {t}
+  %1 = "versa.add"(%0, %m) : ({t}, {inner}) -> {t}
+  %2 = "versa.softmax"(%1) {{axis = -1 : i64}} : ({t}) -> {t}
+  %3 = "versa.mul"(%2, %bias) : ({t}, {row}) -> {t}
+  %4 = "versa.add"(%3, %z) : ({t}, {t}) -> {t}
+  return %4 : {t}
+}}"""
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("shape", [(3, 5, 3 * V + 1), (2, V + 1, 5 * V - 1), (1, 3, 1000)], ids=str)
+def test_fused_producer_and_consumer(shape: tuple[int, ...], pipeline: str, three_pass: None) -> None:
+    """The producer reads its inputs and the consumer its own at the head's columns, masked."""
+    rng = np.random.default_rng(2)
+    x, z = (rng.uniform(-8, 8, shape).astype(np.float32) for _ in range(2))
+    m = rng.uniform(-1, 1, shape[1:]).astype(np.float32)
+    bias = rng.uniform(-1, 1, shape[-1:]).astype(np.float32)
+    kernels = str(compiler.compile_text(_fused_text(shape), "versa-row-kernels"))
+    assert "func.func private @versa_softmax_0_input" in kernels
+    assert "func.func private @versa_softmax_0_output" in kernels
+    assert ALIGNED_HEAD.search(kernels)
+    (got,) = Compiled(_fused_text(shape), pipeline).jit(x, m, bias, z)
+    want = _softmax(x.astype(np.float64) * 0.125 + m) * bias + z
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
