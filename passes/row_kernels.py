@@ -10,23 +10,18 @@ passes that follow, and writes the result once:
 
 Only the first pass over a row reads memory; the others hit L1/L2 (a row of 30522 f32 is 120
 KB). Softmax computes each exp once: the second pass writes exp(x - max) to the output and
-sums it, the third scales the output in cache. The online softmax of Milakov and Gimelshein
-(2018), max and rescaled sum in one pass, was tried and measured slower here (2.98 vs 2.77 ms
-for 4096x1024, 35 vs 30 ms for 2048x30522): it saves a cached re-read but costs one more
-vector exp per step, and softmax is exp-bound. Where `row_pipelined.pipelines` says so (rows
-that fit L1, or x and the output in half the last-level cache), softmax rows are
-software-pipelined instead (`row_pipelined.py`): one pass per row step computes row i's exp
-and sum into a scratch row, row i+1's max and row i-1's scaled output (4096x1024: 0.63 -> 0.46
-ms at 2 threads; long rows streaming from memory lose: 1024x4096 1.24x at 1 thread). Reduction
-passes keep four accumulators.
-Rows are split across threads by `scf.forall` (one chunk per thread; `threads=1` gives a plain
-loop); the trailing tail of a row shorter than V is a masked vector step. The three-pass
-softmax aligns its full vectors on V-lane boundaries (`row_aligned.py`: 2048x30522 0.81x). No upstream pass
-writes these loops (linalg.softmax decomposes into the same four generics), hence the template.
-The kernels are inlined by the pipeline's `inline` step. A single-use elementwise producer
-of the input (a fused group or one op: attention's scale and mask) is evaluated inside the
-kernel where it reads its input, and an elementwise consumer that alone reads the result is
-applied to each vector before it is written (`row_producers.py`): neither is ever written.
+sums it, the third scales the output in cache (the online softmax of Milakov and Gimelshein,
+one more exp per step, measured slower: 35 vs 30 ms for 2048x30522). Its passes align their
+full vectors on vector boundaries (`row_aligned.py`: 2048x30522 0.81x). Where rows fit L1, or
+x and the output fit in the LLC, softmax rows are software-pipelined instead
+(`row_pipelined.py`: row i's exp, row i+1's max and row i-1's output in one pass; 4096x1024
+0.73x). Reductions keep four accumulators. Rows are split across threads by `scf.forall` (a
+chunk per thread); a row's tail shorter than V is a masked vector step. No upstream pass
+writes these loops (linalg.softmax decomposes into the same four generics), hence the
+template, inlined by the pipeline's `inline` step. A single-use elementwise producer of the
+input (attention's scale and mask) is evaluated where the kernel reads its input, and an
+elementwise consumer that alone reads the result is applied to each vector before it is
+written (`row_producers.py`): neither is ever written.
 
     %y = "versa.softmax"(%x) {axis = -1} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   → %y = call @versa_softmax_0(%x) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>

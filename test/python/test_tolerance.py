@@ -43,6 +43,20 @@ def test_half_sums_in_f32_do_not_scale_with_their_length():
     assert tolerance.for_op("matmul", "f32", 64).rtol == pytest.approx(8 * F32.rtol)
 
 
+def test_a_narrowing_cast_rounds():
+    """f32 -> f16 rounds: an f32 error far below an f16 ulp becomes a whole ulp at a rounding
+    boundary (a fuzz finding: softmax in f32, then a cast, one f16 ulp off at O0 and up)."""
+    text = """func.func @f(%x: tensor<4xf32>, %h: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf32>) {
+      %0 = "versa.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+      %1 = "versa.cast"(%0) : (tensor<4xf32>) -> tensor<4xf16>
+      %2 = "versa.cast"(%h) : (tensor<4xf16>) -> tensor<4xf32>
+      return %1, %2 : tensor<4xf16>, tensor<4xf32>
+    }"""
+    narrowed, widened = tolerances_of(text)
+    assert narrowed.rtol == pytest.approx(4 * F32.rtol + tolerance.for_op("add", "f16").rtol)
+    assert widened == tolerance.EXACT
+
+
 def test_function_tolerance_sums_the_cone_of_each_result():
     text = """func.func @f(%a: tensor<4x16xf32>, %b: tensor<16x3xf32>)
         -> (tensor<4x3xf32>, tensor<3x4xf32>, tensor<4x3xi1>) {
