@@ -6,7 +6,8 @@ value 0 .. V-1 (so 1 and V-1), rows of one head and less than a full vector afte
 vector divides (no head), rows shorter than a vector (not aligned: the row is one masked
 vector), 3-D inputs, threads 1/2/3, opt-levels 1 and 3, a fused producer and consumer, -inf and
 large logits in heads and tails, and an output whose base is not 64-byte aligned. Tolerance:
-2e-6 relative + 1e-7 absolute, as test_row_kernels.py and test_softmax_pipelined.py."""
+2e-6 relative + 1e-7 absolute, as test_row_kernels.py and test_softmax_pipelined.py. layer_norm
+takes the same aligned passes (its own test at the end)."""
 
 import re
 
@@ -138,4 +139,31 @@ def test_fused_producer_and_consumer(shape: tuple[int, ...], pipeline: str, thre
     assert ALIGNED_HEAD.search(kernels)
     (got,) = Compiled(_fused_text(shape), pipeline).jit(x, m, bias, z)
     want = _softmax(x.astype(np.float64) * 0.125 + m) * bias + z
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+
+
+def _layer_norm_text(shape: tuple[int, ...]) -> str:
+    t, p = _type(shape), _type(shape[-1:])
+    return f"""
+func.func @main(%x: {t}, %g: {p}, %b: {p}) -> {t} {{
+  %0 = "versa.layer_norm"(%x, %g, %b) {{axis = -1 : i64, epsilon = 1.0e-05 : f32}} : ({t}, {p}, {p}) -> {t}
+  return %0 : {t}
+}}"""
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_layer_norm_aligned(shape: tuple[int, ...], pipeline: str) -> None:
+    """layer_norm's three passes (mean, variance, output) take the same heads: the padding of a
+    head is x0 in the mean's pass (x - x0 = 0) and selected out of the variance's; gamma and beta
+    are read at the row's columns. 1e-6 absolute: layer_norm's outputs are O(1)."""
+    rng = np.random.default_rng(1)
+    x = (3 * rng.standard_normal(shape) + 1).astype(np.float32)
+    g, b = (rng.standard_normal(shape[-1]).astype(np.float32) for _ in range(2))
+    kernels = str(compiler.compile_text(_layer_norm_text(shape), "versa-row-kernels"))
+    assert bool(ALIGNED_HEAD.search(kernels)) == _aligned(shape)
+    (got,) = Compiled(_layer_norm_text(shape), pipeline).jit(x, g, b)
+    x64 = x.astype(np.float64)
+    mean, var = x64.mean(axis=-1, keepdims=True), x64.var(axis=-1, keepdims=True)
+    want = (x64 - mean) / np.sqrt(var + 1e-5) * g + b
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
