@@ -128,32 +128,7 @@ def along_row(
     values, block = list(inits), ways * k.lanes
     main = k.length // block * block if ways > 1 else k.main
     if main:
-        accs = [t.fresh("a") for _ in range(ways)]
-        rest = [t.fresh("a") for _ in inits[1:]]
-        loop, column = t.fresh("l"), t.fresh("j")
-        loop_types = [types[0]] * ways + types[1:]
-        args = ", ".join(
-            f"{c} = {v}" for c, v in zip([*accs, *rest], [inits[0]] * ways + inits[1:], strict=True)
-        )
-        t(
-            f"{loop}:{len(loop_types)} = scf.for {column} = {t.c(0)} to {t.c(main)} step {t.c(block)} "
-            f"iter_args({args}) -> ({', '.join(loop_types)}) {{"
-        )
-        new_accs = []
-        for i, acc in enumerate(accs):
-            at = column
-            if i:
-                at = t.fresh("j")
-                t(f"{at} = arith.addi {column}, {t.c(i * k.lanes)} : index")
-            acc, *rest = step(t, at, None, [acc, *rest])
-            new_accs.append(acc)
-        t(f"  scf.yield {', '.join([*new_accs, *rest])} : {', '.join(loop_types)}")
-        t("}")
-        results = [f"{loop}#{i}" for i in range(len(loop_types))]
-        joined = results[0]
-        for other in results[1:ways]:
-            joined = emit(t, k, f"arith.{combine} {joined}, {other}")
-        values = [joined, *results[ways:]]
+        values = vector_loop(t, k, t.c(0), t.c(main), ways, values, inits[0], types, step, combine)
     for column in range(main, k.main, k.lanes):
         values = step(t, t.c(column), None, values)
     if k.length % k.lanes:
@@ -161,6 +136,48 @@ def along_row(
         t(f"{mask} = vector.create_mask {t.c(k.length - k.main)} : vector<{k.lanes}xi1>")
         values = step(t, t.c(k.main), mask, values)
     return values
+
+
+def vector_loop(
+    t: Text,
+    k: RowShape,
+    start: str,
+    stop: str,
+    ways: int,
+    values: list[str],
+    identity: str,
+    types: list[str],
+    step: Step,
+    combine: str,
+) -> list[str]:
+    """An scf.for over columns [start, stop) taking `ways` full vectors per iteration, the first
+    carried value reduced into `ways` accumulators (the first starts at values[0], the others
+    at `identity`) joined by `combine` after the loop (see `along_row`); returns the values."""
+    accs = [t.fresh("a") for _ in range(ways)]
+    rest = [t.fresh("a") for _ in values[1:]]
+    loop, column = t.fresh("l"), t.fresh("j")
+    loop_types = [types[0]] * ways + types[1:]
+    starts = [values[0], *[identity] * (ways - 1), *values[1:]]
+    args = ", ".join(f"{c} = {v}" for c, v in zip([*accs, *rest], starts, strict=True))
+    t(
+        f"{loop}:{len(loop_types)} = scf.for {column} = {start} to {stop} step {t.c(ways * k.lanes)} "
+        f"iter_args({args}) -> ({', '.join(loop_types)}) {{"
+    )
+    new_accs = []
+    for i, acc in enumerate(accs):
+        at = column
+        if i:
+            at = t.fresh("j")
+            t(f"{at} = arith.addi {column}, {t.c(i * k.lanes)} : index")
+        acc, *rest = step(t, at, None, [acc, *rest])
+        new_accs.append(acc)
+    t(f"  scf.yield {', '.join([*new_accs, *rest])} : {', '.join(loop_types)}")
+    t("}")
+    results = [f"{loop}#{i}" for i in range(len(loop_types))]
+    joined = results[0]
+    for other in results[1:ways]:
+        joined = emit(t, k, f"arith.{combine} {joined}, {other}")
+    return [joined, *results[ways:]]
 
 
 class Explicit(str):

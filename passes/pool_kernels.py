@@ -291,12 +291,13 @@ class VersaPoolKernels(Pass):
 
     def run(self, module: ir.Operation) -> None:
         lanes = targets.get(self.target).lanes(32)
-        ops = collect(module, lambda op: op.name in ("versa.max_pool2d", "versa.avg_pool2d") and pool_of(op))
-        for count, op in enumerate(ops):
+        ops = collect(module, lambda op: op.name in ("versa.max_pool2d", "versa.avg_pool2d"))
+        pools = [(op, pool) for op in ops if (pool := pool_of(op)) is not None]
+        for count, (op, pool) in enumerate(pools):
             name = f"versa_pool_{count}"
             shape = list(ir.RankedTensorType(op.operands[0].type).shape)
             out = list(ir.RankedTensorType(op.results[0].type).shape)
-            define(module, _Kernel(pool_of(op), lanes, max(1, self.threads)).function(name, shape, out))
+            define(module, _Kernel(pool, lanes, max(1, self.threads)).function(name, shape, out))
             with ir.InsertionPoint(op), op.location:
                 call = func.CallOp([op.results[0].type], ir.FlatSymbolRefAttr.get(name), [op.operands[0]])
             op.results[0].replace_all_uses_with(call.results[0])

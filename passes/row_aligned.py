@@ -23,7 +23,7 @@ software-pipelined form with non-temporal stores was still slower than the three
 (2048x30528: 1.16x at 2 threads, 1.30x at 1).
 """
 
-from .kernel_text import Explicit, RowShape, Step, Text, along_row, emit
+from .kernel_text import Explicit, RowShape, Step, Text, along_row, vector_loop
 
 
 def head(t: Text, k: RowShape, row: str) -> str:
@@ -67,39 +67,12 @@ def along_aligned(
         t(f"{names[3]} = arith.addi {h}, {names[2]} : index")
         return names[3]
 
-    def loop(start: str, stop: str, size: int, count: int, values: list[str]) -> list[str]:
-        accs = [t.fresh("a") for _ in range(count)]
-        rest = [t.fresh("a") for _ in values[1:]]
-        name, column = t.fresh("l"), t.fresh("j")
-        loop_types = [types[0]] * count + types[1:]
-        starts = [values[0], *[inits[0]] * (count - 1), *values[1:]]
-        args = ", ".join(f"{a} = {v}" for a, v in zip([*accs, *rest], starts, strict=True))
-        t(
-            f"{name}:{len(loop_types)} = scf.for {column} = {start} to {stop} step {t.c(size)} "
-            f"iter_args({args}) -> ({', '.join(loop_types)}) {{"
-        )
-        new_accs = []
-        for i, acc in enumerate(accs):
-            at = column
-            if i:
-                at = t.fresh("j")
-                t(f"{at} = arith.addi {column}, {t.c(i * lanes)} : index")
-            acc, *rest = step(t, at, None, [acc, *rest])
-            new_accs.append(acc)
-        t(f"  scf.yield {', '.join([*new_accs, *rest])} : {', '.join(loop_types)}")
-        t("}")
-        results = [f"{name}#{i}" for i in range(len(loop_types))]
-        joined = results[0]
-        for other in results[1:count]:
-            joined = emit(t, k, f"arith.{combine} {joined}, {other}")
-        return [joined, *results[count:]]
-
     blocks = end(block)
-    values = loop(h, blocks, block, ways, values)
+    values = vector_loop(t, k, h, blocks, ways, values, inits[0], types, step, combine)
     vectors = blocks
     if ways > 1:
         vectors = end(lanes)
-        values = loop(blocks, vectors, lanes, 1, values)
+        values = vector_loop(t, k, blocks, vectors, 1, values, inits[0], types, step, combine)
     tail, left = t.fresh("mask"), t.fresh("n")
     t(f"{left} = arith.subi {t.c(k.length)}, {vectors} : index")
     t(f"{tail} = vector.create_mask {left} : vector<{lanes}xi1>")

@@ -9,6 +9,7 @@ of the mean, ~1e-7 * |x|, is scaled by 1/std)."""
 import numpy as np
 import pytest
 from conftest import Compiled, reference
+from row_programs import layer_norm_text, softmax_text, tensor_type
 
 LEVELS = [
     "lower-to-llvm{opt-level=1}",
@@ -16,29 +17,6 @@ LEVELS = [
     "lower-to-llvm{opt-level=3 threads=3}",
 ]
 SHAPES = [(7,), (3, 16), (5, 1000), (2, 3, 37), (1, 2, 2, 48), (130, 64)]
-
-
-def _type(shape: tuple[int, ...]) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}xf32>"
-
-
-def _softmax(shape: tuple[int, ...]) -> str:
-    t = _type(shape)
-    return f"""
-func.func @main(%x: {t}) -> {t} {{
-  %0 = "versa.softmax"(%x) {{axis = -1 : i64}} : ({t}) -> {t}
-  return %0 : {t}
-}}"""
-
-
-def _layer_norm(shape: tuple[int, ...], axis: int) -> str:
-    t, p = _type(shape), _type(shape[axis:])
-    return f"""
-func.func @main(%x: {t}, %g: {p}, %b: {p}) -> {t} {{
-  %0 = "versa.layer_norm"(%x, %g, %b) {{axis = {axis} : i64, epsilon = 1.0e-05 : f32}}
-      : ({t}, {p}, {p}) -> {t}
-  return %0 : {t}
-}}"""
 
 
 def _check(text: str, pipeline: str, inputs: list[np.ndarray] | None = None, atol: float = 1e-7) -> None:
@@ -50,16 +28,16 @@ def _check(text: str, pipeline: str, inputs: list[np.ndarray] | None = None, ato
 
 @pytest.mark.parametrize("pipeline", LEVELS)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_softmax(shape: tuple[int, ...], pipeline: str) -> None:
-    _check(_softmax(shape), pipeline)
+def testsoftmax_text(shape: tuple[int, ...], pipeline: str) -> None:
+    _check(softmax_text(shape), pipeline)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
 @pytest.mark.parametrize(
     ("shape", "axis"), [((7,), 0), ((5, 1000), 1), ((2, 3, 37), 1), ((2, 3, 37), 2), ((4, 2, 48), 0)]
 )
-def test_layer_norm(shape: tuple[int, ...], axis: int, pipeline: str) -> None:
-    _check(_layer_norm(shape, axis), pipeline, atol=1e-6)
+def testlayer_norm_text(shape: tuple[int, ...], axis: int, pipeline: str) -> None:
+    _check(layer_norm_text(shape, axis), pipeline, atol=1e-6)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
@@ -70,7 +48,7 @@ def test_layer_norm_of_a_constant_row_is_beta(length: int, pipeline: str) -> Non
     x = np.array([[0.1] * length, [-3.7] * length, [1e3] * length], np.float32)
     rng = np.random.default_rng(0)
     g, b = (rng.standard_normal(length).astype(np.float32) for _ in range(2))
-    (got,) = Compiled(_layer_norm(x.shape, 1), pipeline).jit(x, g, b)
+    (got,) = Compiled(layer_norm_text(x.shape, 1), pipeline).jit(x, g, b)
     np.testing.assert_array_equal(got, np.broadcast_to(b, x.shape))
 
 
@@ -80,10 +58,10 @@ def test_softmax_infinities(pipeline: str) -> None:
     x[0, ::3] = -np.inf  # masked entries: exactly 0
     x[1, :] = -np.inf  # a fully masked row: NaN, as in NumPy and PyTorch
     x[2, 36] = -np.inf  # in the ragged tail
-    compiled = Compiled(_softmax((4, 37)), pipeline)
+    compiled = Compiled(softmax_text((4, 37)), pipeline)
     (got,) = compiled.jit(x)
     with np.errstate(invalid="ignore"):
-        want = reference(_softmax((4, 37)), [x])[0]
+        want = reference(softmax_text((4, 37)), [x])[0]
     assert np.isnan(got[1]).all() and np.isnan(want[1]).all()
     keep = [0, 2, 3]
     np.testing.assert_allclose(got[keep], want[keep], rtol=2e-6, atol=1e-7)
@@ -92,7 +70,7 @@ def test_softmax_infinities(pipeline: str) -> None:
 
 def test_large_logits_do_not_overflow() -> None:
     x = np.array([[1000.0, 999.0, -1000.0] * 11], np.float32)
-    _check(_softmax(x.shape), LEVELS[0], [x])
+    _check(softmax_text(x.shape), LEVELS[0], [x])
 
 
 def test_unsupported_forms_keep_the_decomposition() -> None:
@@ -107,7 +85,7 @@ func.func @main(%x: tensor<6x5xf32>) -> tensor<6x5xf32> {
 
 @pytest.mark.parametrize("pipeline", LEVELS[1:2])
 @pytest.mark.parametrize(
-    "text", [_softmax((2, 3, 37)), _layer_norm((2, 3, 32), 2)], ids=["softmax", "layer_norm"]
+    "text", [softmax_text((2, 3, 37)), layer_norm_text((2, 3, 32), 2)], ids=["softmax", "layer_norm"]
 )
 def test_rank_3_rows_write_the_callers_buffer(text: str, pipeline: str) -> None:
     """A kernel over rows of a rank-3 tensor returns its row buffer reshaped: the buffer takes
@@ -125,8 +103,8 @@ PRODUCER_SHAPES = [(3, 5, 37), (2, 4, 64), (6, 3, 7)]
 
 
 def _producers_then(kind: str, shape: tuple[int, ...]) -> str:
-    t, inner, row = _type(shape), _type(shape[1:]), _type(shape[-1:])
-    p = _type(shape[-1:])
+    t, inner, row = tensor_type(shape), tensor_type(shape[1:]), tensor_type(shape[-1:])
+    p = tensor_type(shape[-1:])
     kernel = (
         f'"versa.softmax"(%4) {{axis = -1 : i64}} : ({t}) -> {t}'
         if kind == "softmax"

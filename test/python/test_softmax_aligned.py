@@ -15,6 +15,13 @@ import numpy as np
 import pytest
 import versa.passes.row_kernels as row_kernels
 from conftest import Compiled
+from row_programs import (
+    fused_softmax_case,
+    fused_softmax_text,
+    layer_norm_text,
+    softmax_f64,
+    softmax_text,
+)
 from versa import compiler, targets
 from versa.runtime import aligned_empty
 
@@ -37,26 +44,6 @@ SHAPES = [
 ALIGNED_HEAD = re.compile(r"vector\.transfer_write %\S+, %\S+\[%\S+, %\S+\], %\S+ \{in_bounds = \[true\]\}")
 
 
-def _type(shape: tuple[int, ...]) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}xf32>"
-
-
-def _softmax_text(shape: tuple[int, ...]) -> str:
-    t = _type(shape)
-    return f"""
-func.func @main(%x: {t}) -> {t} {{
-  %0 = "versa.softmax"(%x) {{axis = -1 : i64}} : ({t}) -> {t}
-  return %0 : {t}
-}}"""
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
-
-
 @pytest.fixture
 def three_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every softmax kernel compiled while this is active takes three passes per row (the
@@ -72,10 +59,10 @@ def _aligned(shape: tuple[int, ...]) -> bool:
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_softmax_aligned(shape: tuple[int, ...], pipeline: str, three_pass: None) -> None:
     x = (3 * np.random.default_rng(0).standard_normal(shape)).astype(np.float32)
-    kernels = str(compiler.compile_text(_softmax_text(shape), "versa-row-kernels"))
+    kernels = str(compiler.compile_text(softmax_text(shape), "versa-row-kernels"))
     assert bool(ALIGNED_HEAD.search(kernels)) == _aligned(shape)
-    (got,) = Compiled(_softmax_text(shape), pipeline).jit(x)
-    np.testing.assert_allclose(got, _softmax(x), rtol=2e-6, atol=1e-7)
+    (got,) = Compiled(softmax_text(shape), pipeline).jit(x)
+    np.testing.assert_allclose(got, softmax_f64(x), rtol=2e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS[1:3])
@@ -88,8 +75,8 @@ def test_infinities_in_heads_and_tails(pipeline: str, three_pass: None) -> None:
     x[3, n - 1] = -np.inf  # in the tail
     x[4, ::2], x[4, 1::2] = 1000.0, -1000.0
     x[5, :] = 3e38
-    (got,) = Compiled(_softmax_text(x.shape), pipeline).jit(x)
-    want = _softmax(x)
+    (got,) = Compiled(softmax_text(x.shape), pipeline).jit(x)
+    want = softmax_f64(x)
     assert np.isnan(got[2]).all() and np.isnan(want[2]).all()
     keep = [0, 1, 3, 4, 5]
     np.testing.assert_allclose(got[keep], want[keep], rtol=2e-6, atol=1e-7)
@@ -105,50 +92,22 @@ def test_output_off_a_boundary(offset: int, three_pass: None) -> None:
     size = int(np.prod(shape))
     raw = aligned_empty((size + 16,), np.float32)
     out = raw[offset // 4 : offset // 4 + size].reshape(shape)
-    jit = Compiled(_softmax_text(shape), "lower-to-llvm{opt-level=3 threads=2}").jit
+    jit = Compiled(softmax_text(shape), "lower-to-llvm{opt-level=3 threads=2}").jit
     jit(x, out=[out])
-    np.testing.assert_allclose(out, _softmax(x), rtol=2e-6, atol=1e-7)
-
-
-def _fused_text(shape: tuple[int, ...]) -> str:
-    """softmax(x * 0.125 + mask) * bias + z: the mask read by rows mod its own, the bias as one row."""
-    t, inner, row = _type(shape), _type(shape[1:]), _type(shape[-1:])
-    return f"""
-func.func @main(%x: {t}, %m: {inner}, %bias: {row}, %z: {t}) -> {t} {{
-  %s = "versa.constant"() {{value = dense<0.125> : tensor<f32>}} : () -> tensor<f32>
-  %0 = "versa.mul"(%x, %s) : ({t}, tensor<f32>) -> {t}
-  %1 = "versa.add"(%0, %m) : ({t}, {inner}) -> {t}
-  %2 = "versa.softmax"(%1) {{axis = -1 : i64}} : ({t}) -> {t}
-  %3 = "versa.mul"(%2, %bias) : ({t}, {row}) -> {t}
-  %4 = "versa.add"(%3, %z) : ({t}, {t}) -> {t}
-  return %4 : {t}
-}}"""
+    np.testing.assert_allclose(out, softmax_f64(x), rtol=2e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
 @pytest.mark.parametrize("shape", [(3, 5, 3 * V + 1), (2, V + 1, 5 * V - 1), (1, 3, 1000)], ids=str)
 def test_fused_producer_and_consumer(shape: tuple[int, ...], pipeline: str, three_pass: None) -> None:
     """The producer reads its inputs and the consumer its own at the head's columns, masked."""
-    rng = np.random.default_rng(2)
-    x, z = (rng.uniform(-8, 8, shape).astype(np.float32) for _ in range(2))
-    m = rng.uniform(-1, 1, shape[1:]).astype(np.float32)
-    bias = rng.uniform(-1, 1, shape[-1:]).astype(np.float32)
-    kernels = str(compiler.compile_text(_fused_text(shape), "versa-row-kernels"))
+    inputs, want = fused_softmax_case(shape)
+    kernels = str(compiler.compile_text(fused_softmax_text(shape), "versa-row-kernels"))
     assert "func.func private @versa_softmax_0_input" in kernels
     assert "func.func private @versa_softmax_0_output" in kernels
     assert ALIGNED_HEAD.search(kernels)
-    (got,) = Compiled(_fused_text(shape), pipeline).jit(x, m, bias, z)
-    want = _softmax(x.astype(np.float64) * 0.125 + m) * bias + z
+    (got,) = Compiled(fused_softmax_text(shape), pipeline).jit(*inputs)
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
-
-
-def _layer_norm_text(shape: tuple[int, ...]) -> str:
-    t, p = _type(shape), _type(shape[-1:])
-    return f"""
-func.func @main(%x: {t}, %g: {p}, %b: {p}) -> {t} {{
-  %0 = "versa.layer_norm"(%x, %g, %b) {{axis = -1 : i64, epsilon = 1.0e-05 : f32}} : ({t}, {p}, {p}) -> {t}
-  return %0 : {t}
-}}"""
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
@@ -160,9 +119,9 @@ def test_layer_norm_aligned(shape: tuple[int, ...], pipeline: str) -> None:
     rng = np.random.default_rng(1)
     x = (3 * rng.standard_normal(shape) + 1).astype(np.float32)
     g, b = (rng.standard_normal(shape[-1]).astype(np.float32) for _ in range(2))
-    kernels = str(compiler.compile_text(_layer_norm_text(shape), "versa-row-kernels"))
+    kernels = str(compiler.compile_text(layer_norm_text(shape), "versa-row-kernels"))
     assert bool(ALIGNED_HEAD.search(kernels)) == _aligned(shape)
-    (got,) = Compiled(_layer_norm_text(shape), pipeline).jit(x, g, b)
+    (got,) = Compiled(layer_norm_text(shape), pipeline).jit(x, g, b)
     x64 = x.astype(np.float64)
     mean, var = x64.mean(axis=-1, keepdims=True), x64.var(axis=-1, keepdims=True)
     want = (x64 - mean) / np.sqrt(var + 1e-5) * g + b

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import versa.passes.row_kernels as row_kernels
 from conftest import Compiled
+from row_programs import fused_softmax_case, fused_softmax_text, softmax_f64, softmax_text
 from versa import compiler
 from versa.passes.row_pipelined import pipelines
 
@@ -33,26 +34,6 @@ SHAPES = [
     (4, 3, 37),
     (2, 2, 1000),
 ]
-
-
-def _type(shape: tuple[int, ...]) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}xf32>"
-
-
-def _softmax_text(shape: tuple[int, ...]) -> str:
-    t = _type(shape)
-    return f"""
-func.func @main(%x: {t}) -> {t} {{
-  %0 = "versa.softmax"(%x) {{axis = -1 : i64}} : ({t}) -> {t}
-  return %0 : {t}
-}}"""
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
 
 
 @pytest.fixture
@@ -78,9 +59,9 @@ def _run(text: str, pipeline: str, inputs: list[np.ndarray]) -> np.ndarray:
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_softmax_pipelined(shape: tuple[int, ...], pipeline: str, pipelined: list[tuple]) -> None:
     x = (3 * np.random.default_rng(0).standard_normal(shape)).astype(np.float32)
-    got = _run(_softmax_text(shape), pipeline, [x])
+    got = _run(softmax_text(shape), pipeline, [x])
     assert pipelined, "the row kernel did not ask the gate"
-    np.testing.assert_allclose(got, _softmax(x), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(got, softmax_f64(x), rtol=2e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
@@ -96,27 +77,12 @@ def test_infinities_and_large_logits(length: int, pipeline: str, pipelined: list
     x[4, ::2], x[4, 1::2] = 1000.0, -1000.0
     x[5, :] = 3e38
     x[6, 0] = 88.0  # exp(x - max) of the others underflows to 0 or subnormals
-    got = _run(_softmax_text(x.shape), pipeline, [x])
-    want = _softmax(x)
+    got = _run(softmax_text(x.shape), pipeline, [x])
+    want = softmax_f64(x)
     assert np.isnan(got[2]).all() and np.isnan(want[2]).all()
     keep = [0, 1, 3, 4, 5, 6]
     np.testing.assert_allclose(got[keep], want[keep], rtol=2e-6, atol=1e-7)
     assert (got[0, ::3] == 0).all() and got[3, length - 1] == 0
-
-
-def _fused_text(shape: tuple[int, ...]) -> str:
-    """softmax(x * 0.125 + mask) * bias + z: the mask read by rows mod its own, the bias as one row."""
-    t, inner, row = _type(shape), _type(shape[1:]), _type(shape[-1:])
-    return f"""
-func.func @main(%x: {t}, %m: {inner}, %bias: {row}, %z: {t}) -> {t} {{
-  %s = "versa.constant"() {{value = dense<0.125> : tensor<f32>}} : () -> tensor<f32>
-  %0 = "versa.mul"(%x, %s) : ({t}, tensor<f32>) -> {t}
-  %1 = "versa.add"(%0, %m) : ({t}, {inner}) -> {t}
-  %2 = "versa.softmax"(%1) {{axis = -1 : i64}} : ({t}) -> {t}
-  %3 = "versa.mul"(%2, %bias) : ({t}, {row}) -> {t}
-  %4 = "versa.add"(%3, %z) : ({t}, {t}) -> {t}
-  return %4 : {t}
-}}"""
 
 
 @pytest.mark.parametrize("fuse", ["versa-fuse,", ""], ids=["group", "ops"])
@@ -125,15 +91,11 @@ func.func @main(%x: {t}, %m: {inner}, %bias: {row}, %z: {t}) -> {t} {{
 def test_fused_producer_and_consumer(
     shape: tuple[int, ...], pipeline: str, fuse: str, pipelined: list[tuple]
 ) -> None:
-    rng = np.random.default_rng(2)
-    x, z = (rng.uniform(-8, 8, shape).astype(np.float32) for _ in range(2))
-    m = rng.uniform(-1, 1, shape[1:]).astype(np.float32)
-    bias = rng.uniform(-1, 1, shape[-1:]).astype(np.float32)
-    kernels = str(compiler.compile_text(_fused_text(shape), fuse + "versa-row-kernels"))
+    inputs, want = fused_softmax_case(shape)
+    kernels = str(compiler.compile_text(fused_softmax_text(shape), fuse + "versa-row-kernels"))
     assert "func.func private @versa_softmax_0_input" in kernels  # evaluated in the kernel
     assert "func.func private @versa_softmax_0_output" in kernels
-    (got,) = Compiled(_fused_text(shape), fuse + pipeline).jit(x, m, bias, z)
-    want = _softmax(x.astype(np.float64) * 0.125 + m) * bias + z
+    (got,) = Compiled(fused_softmax_text(shape), fuse + pipeline).jit(*inputs)
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
     assert pipelined
 
