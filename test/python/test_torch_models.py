@@ -83,6 +83,21 @@ def test_training_steps_end_with_eagers_weights(name: str) -> None:
         torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-6, msg=f"parameter {key}")
 
 
+def test_conv1d_training_steps_end_with_eagers_weights() -> None:
+    """conv1d forward and backward are 2-d convolutions of height 1 (no fallback warning)."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv1d(3, 8, 5, stride=2, padding=2), torch.nn.ReLU(), torch.nn.Conv1d(8, 4, 3, groups=2)
+    )
+    twin = copy.deepcopy(model)
+    inputs = (torch.randn(2, 3, 21),)
+    torch._dynamo.reset()
+    _sgd_steps(model, inputs)
+    _sgd_steps(torch.compile(twin, backend="versa"), inputs)
+    for (key, want), got in zip(model.named_parameters(), twin.parameters(), strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-6, msg=f"parameter {key}")
+
+
 def test_gradients_match_eager_through_loss_backward() -> None:
     model, (x,) = models.build("cnn", 2)
     twin = copy.deepcopy(model)

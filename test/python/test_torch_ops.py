@@ -119,6 +119,19 @@ CASES = {
         lambda a, w: F.conv_transpose2d(a, w, stride=2, padding=1, output_padding=1),
         [x(1, 4, 5, 5), x(4, 3, 3, 3)],
     ),
+    # 1-d convolutions: 2-d ones of height 1
+    "conv1d_grouped_strided": (
+        lambda a, w, b: F.conv1d(a, w, b, stride=2, padding=2, groups=2),
+        [x(2, 4, 17), x(6, 2, 5), x(6)],
+    ),
+    "conv1d_same_dilated": (
+        lambda a, w: F.conv1d(a, w, padding="same", dilation=2),
+        [x(1, 3, 11), x(4, 3, 3)],
+    ),
+    "conv_transpose1d": (
+        lambda a, w, b: F.conv_transpose1d(a, w, b, stride=2, padding=1, output_padding=1),
+        [x(2, 4, 7), x(4, 3, 3), x(3)],
+    ),
     "batch_norm_1d": (lambda a, m, v: F.batch_norm(a, m, v.abs() + 0.5), [x(4, 6), x(6), x(6)]),
     "layer_norm": (lambda a, w: F.layer_norm(a, (4, 5), w, None, 1e-3), [x(3, 4, 5), x(4, 5)]),
     "group_instance_norm": (lambda a: F.group_norm(a, 2) + F.instance_norm(a), [x(2, 4, 3, 3)]),
@@ -183,6 +196,15 @@ def test_weights_do_not_go_through_python_lists() -> None:
     module = versa.import_torch(layer, (torch.randn(1, 4096),))
     assert time.perf_counter() - start < 20
     assert '"versa.matmul"' in module.operation.get_asm(large_elements_limit=16)
+
+
+def test_conv1d_is_a_versa_conv2d() -> None:
+    """Not torch-mlir's linalg.conv_1d (no codegen strategy: scalar loops, 30-50x behind eager)."""
+    model = Wrap(lambda a, w: (F.conv1d(a, w), F.conv_transpose1d(a, w)))
+    rows = {(r.op, r.path) for r in versa.coverage(model, (torch.randn(1, 4, 9), torch.randn(4, 4, 2)))}
+    assert rows <= {(op, "versa") for op, _ in rows}, rows
+    text = str(versa.import_torch(model, (torch.randn(1, 4, 9), torch.randn(4, 4, 2))))
+    assert '"versa.conv2d"' in text and '"versa.conv_transpose2d"' in text and "linalg.conv_1d" not in text
 
 
 def test_coverage_names_each_path() -> None:

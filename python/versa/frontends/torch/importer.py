@@ -26,7 +26,9 @@ from .types import TORCH_DTYPES, TORCH_ELEMENT
 
 BACKEND_LEGAL_OPS = [
     "aten.linear",
+    "aten.conv1d",
     "aten.conv2d",
+    "aten.conv_transpose1d",
     "aten.conv_transpose2d.input",
     "aten.batch_norm",
     "aten.layer_norm",

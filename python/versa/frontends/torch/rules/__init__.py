@@ -3,11 +3,12 @@
 elementwise  arithmetic, activations, comparisons, casts, identities
 shape        views, permutes, slicing, concatenation, padding, factories
 reduce       sums, means, max/min, argmax, variance, norms
-nn           linear/matmul, convolution, normalisation, pooling, softmax, attention, embedding
+conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
+nn           linear/matmul, normalisation, pooling, softmax, attention, embedding
 backward     training: convolution and max-pool backward, pooling indices
 fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
 """
 
-from . import backward, elementwise, fused, nn, reduce, shape
+from . import backward, conv, elementwise, fused, nn, reduce, shape
 
-__all__ = ["backward", "elementwise", "fused", "nn", "reduce", "shape"]
+__all__ = ["backward", "conv", "elementwise", "fused", "nn", "reduce", "shape"]

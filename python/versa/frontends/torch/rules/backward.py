@@ -15,7 +15,7 @@ from versa.dialects import builders as vb
 
 from ..convert import Node, Refused, Unsupported, rule
 from . import nn
-from .common import rank, shape, transpose
+from .common import pairs, rank, shape, transpose
 
 
 def _windows(x, kernel, stride, pads, out_hw):
@@ -77,10 +77,10 @@ def _place(x, axis: int, stride: int, offset: int, size: int):
 
 @rule("torch.aten.max_pool2d_with_indices_backward")
 def max_pool2d_backward(node: Node, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
-    if nn._pairs(dilation) != [1, 1]:
+    if pairs(dilation) != [1, 1]:
         raise Unsupported("dilated pooling")
-    kernel = nn._pairs(kernel)
-    stride, pads = nn._pairs(stride) if stride else kernel, nn._pairs(padding)
+    kernel = pairs(kernel)
+    stride, pads = pairs(stride) if stride else kernel, pairs(padding)
     out_hw, (height, width) = shape(grad)[2:], shape(x)[2:]
     total = None
     for i in range(kernel[0]):
@@ -141,9 +141,29 @@ def convolution_backward(
     groups,
     output_mask,
 ):
-    if transposed or rank(x) != 4:
-        raise Unsupported("the backward of a transposed or non-2-d convolution")
-    stride, dilation, p = nn._pairs(stride), nn._pairs(dilation), nn._pairs(padding)
+    if transposed or rank(x) not in (3, 4):
+        raise Unsupported("the backward of a transposed or 3-d convolution")
+    if rank(x) == 3:  # as the forward: a 2-d convolution of height 1
+        lifted = [vb.reshape(t, [*shape(t)[:2], 1, shape(t)[2]]) for t in (grad, x, weight)]
+        stride, dilation = ([1, pairs(v, 1)[0]] for v in (stride, dilation))
+        padding = [0, pairs(padding, 1)[0]]
+        results = convolution_backward(
+            node,
+            *lifted,
+            bias_sizes,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            groups,
+            output_mask,
+        )
+        return [
+            r if isinstance(r, Refused) or i == 2 else vb.reshape(r, shape((x, weight)[i]))
+            for i, r in enumerate(results)
+        ]
+    stride, dilation, p = pairs(stride), pairs(dilation), pairs(padding)
     pads = [p[0], p[1], p[0], p[1]]
     results = []
     if output_mask[0]:
@@ -169,7 +189,11 @@ def convolution_backward(
         results.append(_grad_weight(x, grad, shape(weight), stride, pads, dilation, groups))
     else:
         results.append(Refused("a weight gradient autograd did not ask for"))
-    results.append(vb.reduce_sum(grad, axes=[0, 2, 3]) if output_mask[2] else Refused("no bias gradient"))
+    results.append(
+        vb.reduce_sum(grad, axes=[0, *range(2, rank(grad))])
+        if output_mask[2]
+        else Refused("no bias gradient")
+    )
     return results
 
 

@@ -53,6 +53,12 @@ def common_element(*xs) -> str:
     return "i64" if "i64" in elems else sorted(elems)[0]
 
 
+def pairs(values, n: int = 2) -> list[int]:
+    """A torch int-or-list size argument as n values (one value repeated)."""
+    values = [values] if isinstance(values, int) else list(values)
+    return values * n if len(values) == 1 else values
+
+
 def axes(dims: int | Sequence[int] | None, x: ir.Value) -> list[int]:
     """Normalised axes; None or [] means every axis (torch's convention for reductions)."""
     if dims is None:

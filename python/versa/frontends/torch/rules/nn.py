@@ -1,4 +1,4 @@
-"""Layers: linear and matmul, convolution, normalisation, pooling, softmax, attention, embedding.
+"""Layers: linear and matmul, normalisation, pooling, softmax, attention, embedding.
 
 Biases become a broadcast `versa.add` after the contraction (versa-fuse makes it an epilogue).
 Scaled-dot-product attention is written in versa ops (matmul, scale, mask, softmax, matmul),
@@ -12,21 +12,13 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Unsupported, rule
-from .common import as_tensor, axis, rank, require_float, shape, transpose
+from .common import as_tensor, axis, pairs, rank, require_float, shape, transpose
 
 
 def _swap_last(x):
     perm = list(range(rank(x)))
     perm[-1], perm[-2] = perm[-2], perm[-1]
     return transpose(x, perm)
-
-
-def _bias(x, bias, channel_axis: int):
-    if bias is None:
-        return x
-    dims = [1] * rank(x)
-    dims[channel_axis] = shape(bias)[0]
-    return vb.add(x, vb.reshape(bias, dims))
 
 
 @rule("torch.aten.linear")
@@ -58,68 +50,6 @@ def addmm(node: Node, bias, a, b, beta=1, alpha=1):
 @rule("torch.aten.baddbmm")
 def baddbmm(node: Node, bias, a, b, beta=1, alpha=1):
     return addmm(node, bias, a, b, beta, alpha)
-
-
-# ----------------------------------------------------------------------------- convolution
-
-
-def _pairs(values, n: int = 2) -> list[int]:
-    values = [values] if isinstance(values, int) else list(values)
-    return values * n if len(values) == 1 else values
-
-
-def _conv_padding(padding, weight, dilation) -> list[int]:
-    if padding == "valid":
-        return [0, 0, 0, 0]
-    if padding == "same":
-        totals = [d * (k - 1) for d, k in zip(dilation, shape(weight)[2:], strict=True)]
-        return [totals[0] // 2, totals[1] // 2, totals[0] - totals[0] // 2, totals[1] - totals[1] // 2]
-    p = _pairs(padding)
-    return [p[0], p[1], p[0], p[1]]
-
-
-@rule("torch.aten.conv2d", "torch.aten.conv2d.padding")
-def conv2d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    if rank(x) != 4:
-        raise Unsupported(f"conv2d of a rank-{rank(x)} input (batch it)")
-    dilation = _pairs(dilation)
-    out = vb.conv2d(
-        x,
-        weight,
-        strides=_pairs(stride),
-        padding=_conv_padding(padding, weight, dilation),
-        dilations=dilation,
-        groups=groups,
-    )
-    return _bias(out, bias, 1)
-
-
-@rule("torch.aten.conv_transpose2d.input")
-def conv_transpose2d(
-    node: Node, x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
-):
-    p = _pairs(padding)
-    out = vb.conv_transpose2d(
-        x,
-        weight,
-        strides=_pairs(stride),
-        padding=[p[0], p[1], p[0], p[1]],
-        output_padding=_pairs(output_padding),
-        dilations=_pairs(dilation),
-        groups=groups,
-    )
-    return _bias(out, bias, 1)
-
-
-@rule("torch.aten.convolution", "torch.aten._convolution")
-def convolution(
-    node: Node, x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *_
-):
-    if rank(x) != 4:
-        raise Unsupported(f"{rank(x) - 2}-d convolution")
-    if transposed:
-        return conv_transpose2d(node, x, weight, bias, stride, padding, output_padding, groups, dilation)
-    return conv2d(node, x, weight, bias, stride, padding, dilation, groups)
 
 
 # ----------------------------------------------------------------------------- normalisation
@@ -221,10 +151,10 @@ def _pool_shape(size: int, k: int, s: int, lo: int, hi: int, dilation: int = 1) 
 
 
 def _pool_attrs(node: Node, x, kernel, stride, padding, ceil_mode, dilation=1):
-    kernel = _pairs(kernel)
-    stride = _pairs(stride)[:2] if stride else kernel  # the ONNX path may append dilations
-    p = _pairs(padding)
-    if _pairs(dilation) != [1, 1]:
+    kernel = pairs(kernel)
+    stride = pairs(stride)[:2] if stride else kernel  # the ONNX path may append dilations
+    p = pairs(padding)
+    if pairs(dilation) != [1, 1]:
         raise Unsupported("dilated pooling")
     floor = tuple(_pool_shape(shape(x)[2 + i], kernel[i], stride[i], p[i], p[i]) for i in range(2))
     if floor != node.out.shape[2:]:
