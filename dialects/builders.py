@@ -292,8 +292,19 @@ def broadcast_to(x: ir.Value, shape: Ints, *, loc: Loc = None, ip: Ip = None) ->
 
 
 def concat(inputs: Sequence[ir.Value], *, axis: int, loc: Loc = None, ip: Ip = None) -> ir.Value:
-    """`versa.concat`: `inputs` joined along `axis` (3+ inputs: all after the first share a type)."""
-    return v.ConcatOp.build(list(inputs), _attrs(axis=_i64(axis)), loc=loc, ip=ip)
+    """`versa.concat`: `inputs` (any sizes along `axis`) joined along `axis`.
+
+    One op takes a first input and then inputs of one type (IRDL unifies a variadic operand's
+    types); other lists become a chain: each op joins the result so far with the longest run of
+    following inputs that share a type."""
+    joined, rest = inputs[0], list(inputs[1:])
+    while rest:
+        run = 1
+        while run < len(rest) and rest[run].type == rest[0].type:
+            run += 1
+        joined = v.ConcatOp.build([joined, *rest[:run]], _attrs(axis=_i64(axis)), loc=loc, ip=ip)
+        rest = rest[run:]
+    return joined
 
 
 def slice(

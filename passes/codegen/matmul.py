@@ -73,7 +73,13 @@ class MatmulStrategy(Strategy):
         # tiles, wider rows when M is small (a GEMV's one row would otherwise have 2
         # accumulators: a chain of dependent fmas, bound by their latency).
         vectors = max(2, target.vector_registers // 2 // mr)
+        # A power of two: mr = 5 (M = 50, 65, 130, ...) gave 3 vectors (nr = 48) and mr = 3 gave 5;
+        # LLVM has no legal vector<48xf32>, so the loop-carried vector<5x48xf32> accumulator is
+        # rebuilt element by element every k step (vector.to_elements / from_elements): 4-7x slower.
+        vectors = 1 << (vectors.bit_length() - 1)
         nr = min(vectors * lanes, round_up(n, lanes))
+        if (nr // lanes) & (nr // lanes - 1):  # a narrow N (3, 5, 6, 7 vectors): a power of two too
+            nr = lanes << ((nr // lanes).bit_length() - 1)
         kr = 4 if k % 4 == 0 else 1  # a ragged k-step would add remainder kernels for little gain
         # One row block: every element of B is used once, so blocking k for L1 reuse buys
         # nothing and costs an accumulator reload per block.

@@ -289,6 +289,19 @@ def test_concat_of_rank0_raises_rule_error():
         assert not list(entry.operations)
 
 
+def test_concat_of_any_sizes_round_trips_and_runs():
+    """One versa.concat takes a first input, then inputs of one type: other lists are chained."""
+    shapes = [(2, 3), (2, 5), (2, 5), (2, 1), (2, 5)]
+    with make_context(), ir.Location.unknown():
+        module = build(lambda *xs: vb.concat(list(xs), axis=1), *shapes)
+        text = str(module)
+        assert text.count('"versa.concat"') == 3  # [a], [b, b] | [c] | [e]
+        assert ir.Module.parse(text).operation.verify()
+        inputs = [np.random.default_rng(i).uniform(-1, 1, s).astype(np.float32) for i, s in enumerate(shapes)]
+        (got,) = JitFunction(module, "main")(*inputs)
+    np.testing.assert_array_equal(got, np.concatenate(inputs, axis=1))
+
+
 RANK0_RUNS = [  # (id, body, operand shapes, the same in NumPy)
     ("add-0d-4", lambda a, b: vb.add(a, b), [(), (4,)], lambda a, b: a + b),
     ("sub-4-0d", lambda a, b: vb.sub(a, b), [(4,), ()], lambda a, b: a - b),

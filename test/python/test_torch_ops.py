@@ -155,6 +155,48 @@ CASES = {
         [x(1, 2, 4, 8), x(1, 2, 4, 8), x(1, 2, 4, 8), x(4, 4)],
     ),
     "upsample_nearest": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"), [x(1, 2, 3, 3)]),
+    "upsample_bilinear": (
+        lambda a: F.interpolate(a, size=(5, 7), mode="bilinear")
+        + F.interpolate(a, size=(5, 7), mode="bilinear", align_corners=True),
+        [x(1, 2, 3, 4)],
+    ),
+    "upsample_bilinear_scale": (
+        lambda a: F.interpolate(a, scale_factor=1.7, mode="bilinear"),
+        [x(2, 1, 4, 5)],
+    ),
+    "adaptive_pool_uneven": (lambda a: F.adaptive_avg_pool2d(a, (3, 4)), [x(2, 3, 5, 6)]),
+    "gather": (
+        lambda a, i: torch.gather(a, 1, i) + torch.gather(a, 0, i % 3),
+        [x(3, 9), ints(3, 4, high=9)],
+    ),
+    "cumsum": (lambda a, i: a.cumsum(1) + i.cumsum(0), [x(3, 9), ints(3, 9)]),
+    "attention_gqa": (
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+        [x(1, 4, 5, 8), x(1, 2, 6, 8), x(1, 2, 6, 8)],
+    ),
+    "prelu_per_channel": (lambda a, w: F.prelu(a, w) + F.prelu(a, w[:1]), [x(2, 4, 3, 3), x(4)]),
+    "pad_circular": (lambda a: F.pad(a, (1, 2, 2, 1), mode="circular"), [x(1, 2, 4, 5)]),
+    "concat_three_sizes": (lambda a, b, c: torch.cat([a, b, c, b], 1), [x(2, 3), x(2, 5), x(2, 1)]),
+    "logsumexp_masked_rows": (
+        lambda a: torch.logsumexp(a.masked_fill(a < 0.5, float("-inf")), -1).exp(),  # -inf rows: 0
+        [x(4, 3, low=-2, high=1)],
+    ),
+    "losses": (
+        lambda a, t, w: F.nll_loss(F.log_softmax(a, -1), t)
+        + F.cross_entropy(a, t, weight=w.abs(), ignore_index=2)
+        + F.cross_entropy(a, t, label_smoothing=0.1, reduction="sum")
+        + F.mse_loss(a, a.flip(0))
+        + F.l1_loss(a, a.flip(0)),
+        [x(6, 5), ints(6, high=5), x(5)],
+    ),
+    "cross_entropy_2d_none": (
+        lambda a, t: F.cross_entropy(a, t, reduction="none"),
+        [x(2, 4, 3, 3), ints(2, 3, 3, high=4)],
+    ),
+    "pairwise_alpha_dropout": (
+        lambda a, b: F.pairwise_distance(a, b) + F.alpha_dropout(a, 0.2, training=False).sum(-1),
+        [x(3, 9), x(3, 9)],
+    ),
     # no versa rule: torch-mlir's linalg lowering inside the same module
     "linalg_fallback": (
         lambda a: torch.sin(a)

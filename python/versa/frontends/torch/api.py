@@ -22,7 +22,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.gpu import Program, compile_gpu, driver
 from versa.mlir import ir
 
-from .convert import convert_module
+from .convert import BOUNDARY_RESULTS, convert_module, none_results
 from .importer import import_program, make_torch_context
 
 DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
@@ -34,13 +34,15 @@ GPU_NAMES = ("cuda", "nvptx-sm80", "nvptx-sm90")
 
 def import_torch(model, example_inputs: Sequence) -> ir.Module:
     """The versa module of `model` called on `example_inputs` (weights as constants)."""
-    module, _ = _import(model, example_inputs)
+    module, _, _ = _import(model, example_inputs)
     return module
 
 
-def _import(model, example_inputs: Sequence) -> tuple[ir.Module, object]:
+def _import(model, example_inputs: Sequence) -> tuple[ir.Module, object, list[int]]:
+    """The versa module, the export, and the positions of the outputs that are None (a
+    `!torch.none` result: not part of the versa function, put back on each call)."""
     torch_module, program = import_program(model, tuple(example_inputs), make_torch_context())
-    return convert_module(torch_module), program
+    return convert_module(torch_module), program, none_results(torch_module)
 
 
 def _signature(leaves: list) -> tuple:
@@ -71,7 +73,8 @@ def gpu_target(name: str | None) -> targets.Target | None:
 
 def to_numpy(x) -> np.ndarray:
     if isinstance(x, torch.Tensor):
-        return x.detach().cpu().contiguous().numpy()
+        x = x.detach().cpu().contiguous()
+        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()  # bf16 crosses as f32 (exact)
     return np.asarray(x)
 
 
@@ -86,6 +89,7 @@ class Executable:
 
     def __init__(self, module: ir.Module, target: targets.Target | None, opt_level: int = 2):
         self.program: Program | None = None
+        self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
         if target is None:
             pipeline = DEFAULT_PIPELINE.format(opt_level=opt_level)
             self._function = runtime.JitFunction(module, pipeline=pipeline)
@@ -104,7 +108,20 @@ class Executable:
                 raise ValueError("versa runs GPU programs on device 0 (cuda:0)")
             args = [x.detach().contiguous() if _on_gpu(x) else to_numpy(x) for x in leaves]
             outputs = self._function(*args)  # torch CUDA tensors when any input is one
-        return [y if returns_numpy or isinstance(y, torch.Tensor) else torch.from_numpy(y) for y in outputs]
+        outputs = [
+            y if returns_numpy or isinstance(y, torch.Tensor) else torch.from_numpy(y) for y in outputs
+        ]
+        for i in [] if returns_numpy else self.bf16_results:
+            outputs[i] = outputs[i].to(torch.bfloat16)
+        return outputs
+
+
+def _bf16_results(module: ir.Module) -> list[int]:
+    """The results `convert` carried as f32 because they are bf16 (its BOUNDARY_RESULTS attribute)."""
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and BOUNDARY_RESULTS in op.attributes:
+            return list(ir.DenseI64ArrayAttr(op.attributes[BOUNDARY_RESULTS]))
+    return []
 
 
 class CompiledModule:
@@ -114,28 +131,31 @@ class CompiledModule:
         self.model = model
         self.target = gpu_target(target)
         self.opt_level = opt_level
-        self._compiled: dict[tuple, tuple[Executable, object]] = {}  # the example inputs' first
+        self._compiled: dict[tuple, tuple[Executable, object, list[int]]] = {}  # the example inputs' first
         self._compile(tuple(example_inputs))
 
-    def _compile(self, args: tuple) -> tuple[Executable, object]:
-        """The compiled function and output structure for `args`' signature (compiled once)."""
+    def _compile(self, args: tuple) -> tuple[Executable, object, list[int]]:
+        """The compiled function, output structure and None outputs for `args`' signature."""
         key = _signature(pytree.tree_leaves(args))
         if key not in self._compiled:
-            module, program = _import(self.model, pytree.tree_map(_host_tensor, args))
+            module, program, nones = _import(self.model, pytree.tree_map(_host_tensor, args))
             function = Executable(module, self.target, self.opt_level)
-            self._compiled[key] = (function, program.call_spec.out_spec)
+            self._compiled[key] = (function, program.call_spec.out_spec, nones)
         return self._compiled[key]
 
     def __call__(self, *args):
-        function, out_spec = self._compile(args)
+        function, out_spec, nones = self._compile(args)
         leaves = [x for x in pytree.tree_leaves(args) if isinstance(x, torch.Tensor | np.ndarray)]
-        return pytree.tree_unflatten(function(leaves), out_spec)
+        outputs = function(leaves)
+        for position in nones:  # e.g. (hidden, None) from a model without a cache
+            outputs.insert(position, None)
+        return pytree.tree_unflatten(outputs, out_spec)
 
     def program(self, *args) -> Program:
         """The GPU Program for `args`' signature (the example inputs' by default): PTX and a
         launch plan that `versa.gpu.driver` runs without MLIR. Its arguments are the tensor
         leaves of the inputs, its results eager's outputs flattened (`torch.utils._pytree`)."""
-        function, _ = self._compile(args) if args else next(iter(self._compiled.values()))
+        function, _, _ = self._compile(args) if args else next(iter(self._compiled.values()))
         if function.program is None:
             raise ValueError("a program exists for GPU targets only (target='cuda')")
         return function.program

@@ -78,6 +78,9 @@ class Node:
     def constant(self, array: np.ndarray | float | int | bool, element: str | None = None) -> ir.Value:
         """A `versa.constant` of `array` as `element` (default: this op's result element)."""
         element = element or self.out.element
+        if element in BOUNDARY:  # no NumPy dtype (bf16): an f32 constant, cast
+            wide = vb.constant(np.asarray(array, dtype=np.float32))
+            return vb.cast(wide, types.element_type(element))
         return vb.constant(np.asarray(array, dtype=numpy_dtype(types.element_type(element))))
 
 
@@ -199,6 +202,17 @@ def _lower_fallback(out: ir.Module, conversion: Conversion) -> None:
         conversion.retag(name, "linalg fallback", "unsupported")
 
 
+# Element types NumPy has no dtype for cross the function boundary as f32 (exactly: every bf16
+# value is an f32 value); the function casts them inside, and names its bf16 results in the
+# BOUNDARY_RESULTS attribute so that the caller casts them back.
+BOUNDARY = {"bf16": "f32"}
+BOUNDARY_RESULTS = "versa.bf16_results"
+
+
+def _at_boundary(t: TensorType) -> TensorType:
+    return TensorType(t.shape, BOUNDARY.get(t.element, t.element))
+
+
 def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversion) -> None:
     arg_types = [types.parse_tensor_type(t) for t in source.type.inputs]
     result_types = [types.parse_tensor_type(t) for t in source.type.results if not is_none(t)]
@@ -208,9 +222,20 @@ def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversio
             conversion.refuse("function signature", f"tensor type {t or 'dynamic'} is not supported", loc)
             return
     with ir.InsertionPoint(out.body), source.location:
-        fn = func.FuncOp(source.name.value, ([t.mlir() for t in arg_types], [t.mlir() for t in result_types]))
+        fn = func.FuncOp(
+            source.name.value,
+            ([_at_boundary(t).mlir() for t in arg_types], [_at_boundary(t).mlir() for t in result_types]),
+        )
         block = fn.add_entry_block()
-    env: dict[ir.Value, Any] = dict(zip(source.arguments, block.arguments, strict=True))
+        widened = [i for i, t in enumerate(result_types) if t.element in BOUNDARY]
+        if widened:
+            fn.attributes[BOUNDARY_RESULTS] = ir.DenseI64ArrayAttr.get(widened)
+    with ir.InsertionPoint(block), source.location:
+        args = [
+            vb.cast(a, types.element_type(t.element)) if t.element in BOUNDARY else a
+            for a, t in zip(block.arguments, arg_types, strict=True)
+        ]
+    env: dict[ir.Value, Any] = dict(zip(source.arguments, args, strict=True))
     for op in source.regions[0].blocks[0].operations:
         with ir.InsertionPoint(block), op.location:
             _convert_op(op, env, conversion)
@@ -229,7 +254,14 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
         for value in operands:
             if isinstance(env[value], Refused):
                 conversion.refuse(name, env[value].reason, op.location)
-        func.ReturnOp([_or_placeholder(env[v], v) for v in operands])
+        values = [_or_placeholder(env[v], v) for v in operands]
+        values = [
+            vb.cast(x, types.element_type(BOUNDARY[str(x.type.element_type)]))
+            if str(x.type.element_type) in BOUNDARY
+            else x
+            for x in values
+        ]
+        func.ReturnOp(values)
         return
     if name in _VALUE_OPS:
         env[op.results[0]] = _VALUE_OPS[name](op, env)

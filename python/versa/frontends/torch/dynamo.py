@@ -10,6 +10,7 @@ an op Versa cannot take runs eagerly instead, after one warning naming the ops. 
 
 import warnings
 from collections.abc import Sequence
+from unittest import mock
 
 import torch
 from torch._dynamo.backends.common import aot_autograd
@@ -59,9 +60,17 @@ class _AttentionAsMath(torch.overrides.TorchFunctionMode):
     library code such as multi_head_attention_forward, before autograd picks a fused kernel."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
         if func is torch._C._nn.scaled_dot_product_attention:
-            return attention_math(*args, **(kwargs or {}))
-        return func(*args, **(kwargs or {}))
+            return attention_math(*args, **kwargs)
+        if func is torch.nn.functional.multi_head_attention_forward:
+            # It dispatches to this mode itself (handle_torch_function), and a mode is popped
+            # while its __torch_function__ runs: the sdpa call inside would reach PyTorch's CPU
+            # flash kernel, whose backward then runs eagerly on statistics the compiled forward
+            # never produced (wrong gradients for nn.MultiheadAttention / TransformerEncoder).
+            with mock.patch.object(torch.nn.functional, "scaled_dot_product_attention", attention_math):
+                return func(*args, **kwargs)
+        return func(*args, **kwargs)
 
 
 def backend(

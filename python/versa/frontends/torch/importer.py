@@ -6,6 +6,7 @@ become `DenseElementsAttr`s built from each tensor's buffer (`_WeightHooks`) ins
 default `tolist()` round trip, so large models import in seconds.
 """
 
+import contextlib
 import warnings
 from collections.abc import Sequence
 
@@ -93,17 +94,51 @@ def import_program(model, example_inputs: Sequence, context: ir.Context) -> tupl
                 program = model
             else:
                 program = torch.export.export(model, tuple(example_inputs), strict=False)
-            program = unroll_recurrent(program)
-            module = fx.export_and_import(
-                program,
-                output_type="raw",
-                decomposition_table={},
-                backend_legal_ops=BACKEND_LEGAL_OPS,
-                fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
-            )
+            program = unroll_recurrent(functional(program))
+            with _constant_buffers(program):
+                module = fx.export_and_import(
+                    program,
+                    output_type="raw",
+                    decomposition_table={},
+                    backend_legal_ops=BACKEND_LEGAL_OPS,
+                    fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
+                )
     except (ir.MLIRError, TorchMlirCompilerError) as err:
         raise _import_error(err) from None
     return module, program
+
+
+def functional(program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """`program` without in-place ops. torch.export's (training) IR keeps them: nn.ReLU(inplace=True)
+    is relu_, `x[:, 0] = 0` is select + fill_, a tensor built in forward is lift_fresh_copy +
+    detach_, nn.MultiheadAttention's key_padding_mask is masked_fill_; the torch dialect has no
+    value semantics for them. An empty decomposition table only functionalizes: conv2d, linear,
+    layer_norm, attention... stay whole (batch_norm becomes _native_batch_norm_legit_no_training)."""
+    mutates = any(
+        isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable
+        for node in program.graph.nodes
+        if node.op == "call_function"
+    )
+    return program.run_decompositions({}) if mutates else program
+
+
+@contextlib.contextmanager
+def _constant_buffers(program: torch.export.ExportedProgram):
+    """Non-persistent buffers (`register_buffer(..., persistent=False)`: rotary `inv_freq`,
+    position ids) live in `program.constants`; torch-mlir's import_frozen_program looks them up in
+    `state_dict` only ("Could not find state mapping for buffer"). Lent to it for the import."""
+    state = program.state_dict
+    lent = {
+        name: program.constants[name]
+        for name in program.graph_signature.inputs_to_buffers.values()
+        if name not in state and name in getattr(program, "constants", {})
+    }
+    state.update(lent)
+    try:
+        yield
+    finally:
+        for name in lent:
+            state.pop(name, None)
 
 
 def _import_error(err: Exception) -> CompileError:

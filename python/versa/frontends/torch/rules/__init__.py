@@ -4,11 +4,13 @@ elementwise  arithmetic, activations, comparisons, casts, identities
 shape        views, permutes, slicing, concatenation, padding, factories
 reduce       sums, means, max/min, argmax, variance, norms
 conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
-nn           linear/matmul, normalisation, pooling, softmax, attention, embedding
+nn           linear/matmul, normalisation, softmax, attention, embedding, gather, prelu
+pool         pooling and resampling (adaptive average, bilinear)
+loss         NLLLoss, CrossEntropyLoss
 backward     training: convolution and max-pool backward, pooling indices
 fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
 """
 
-from . import backward, conv, elementwise, fused, nn, reduce, shape
+from . import backward, conv, elementwise, fused, loss, nn, pool, reduce, shape
 
-__all__ = ["backward", "conv", "elementwise", "fused", "nn", "reduce", "shape"]
+__all__ = ["backward", "conv", "elementwise", "fused", "loss", "nn", "pool", "reduce", "shape"]

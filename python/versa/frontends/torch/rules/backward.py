@@ -14,7 +14,7 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Refused, Unsupported, rule
-from . import nn
+from . import pool
 from .common import pairs, rank, shape, transpose
 
 
@@ -37,7 +37,7 @@ def _flat_positions(node: Node, offset, stride, pads, out_hw, width: int):
 
 @rule("torch.aten.max_pool2d_with_indices")
 def max_pool2d_with_indices(node: Node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
-    kernel, stride, pads = nn._pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
+    kernel, stride, pads = pool._pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
     values = vb.max_pool2d(x, kernel=kernel, strides=stride, padding=pads)
     out_hw = node.out.shape[2:]
     windows = list(_windows(x, kernel, stride, pads, out_hw))

@@ -288,6 +288,7 @@ def logical_or(node: Node, a, b):
     "torch.aten.contiguous",
     "torch.aten.clone",
     "torch.aten.detach",
+    "torch.aten.detach_",  # after lift_fresh_copy: a tensor built in forward (torch.tensor([...]))
     "torch.aten.alias",
     "torch.aten.lift_fresh_copy",
     "torch.aten.positive",
@@ -297,7 +298,12 @@ def identity(node: Node, x, *_):
     return x
 
 
-@rule("torch.aten.dropout", "torch.aten.feature_dropout")
+@rule(
+    "torch.aten.dropout",
+    "torch.aten.feature_dropout",
+    "torch.aten.alpha_dropout",
+    "torch.aten.feature_alpha_dropout",
+)
 def dropout(node: Node, x, p, train):
     if train and p > 0:
         raise Unsupported("dropout in training mode (random numbers are not compiled)")

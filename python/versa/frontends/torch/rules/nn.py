@@ -1,4 +1,4 @@
-"""Layers: linear and matmul, normalisation, pooling, softmax, attention, embedding.
+"""Layers: linear and matmul, normalisation, softmax, attention, embedding, gather, prelu.
 
 Biases become a broadcast `versa.add` after the contraction (versa-fuse makes it an epilogue).
 Scaled-dot-product attention is written in versa ops (matmul, scale, mask, softmax, matmul),
@@ -11,8 +11,8 @@ import numpy as np
 
 from versa.dialects import builders as vb
 
-from ..convert import Node, Unsupported, rule
-from .common import as_tensor, axis, pairs, rank, require_float, shape, transpose
+from ..convert import Node, Refused, Unsupported, rule
+from .common import as_tensor, axis, rank, require_float, shape, transpose
 
 
 def _swap_last(x):
@@ -72,6 +72,18 @@ def batch_norm(node: Node, x, weight, bias, mean, var, training, momentum, eps, 
     inv = vb.rsqrt(vb.add(var, node.constant(eps)))
     normalised = vb.mul(vb.sub(x, vb.reshape(mean, dims)), vb.reshape(vb.mul(inv, scale), dims))
     return vb.add(normalised, vb.reshape(shift, dims))
+
+
+@rule("torch.aten._native_batch_norm_legit_no_training")
+def batch_norm_no_training(node: Node, x, weight, bias, mean, var, momentum, eps):
+    """What batch_norm becomes once an exported program is functionalized (importer.functional);
+    the saved statistics are empty in inference and only backward reads them."""
+    out = batch_norm(node, x, weight, bias, mean, var, False, momentum, eps)
+    return [
+        out,
+        Refused("batch-norm statistics (backward only)"),
+        Refused("batch-norm statistics (backward only)"),
+    ]
 
 
 @rule("torch.aten.layer_norm")
@@ -143,62 +155,6 @@ def log_softmax(node: Node, x, dim, dtype_or_half=None):
     return vb.sub(shifted, vb.log(vb.reduce_sum(vb.exp(shifted), axes=[d], keepdims=True)))
 
 
-# ----------------------------------------------------------------------------- pooling
-
-
-def _pool_shape(size: int, k: int, s: int, lo: int, hi: int, dilation: int = 1) -> int:
-    return (size + lo + hi - dilation * (k - 1) - 1) // s + 1
-
-
-def _pool_attrs(node: Node, x, kernel, stride, padding, ceil_mode, dilation=1):
-    kernel = pairs(kernel)
-    stride = pairs(stride)[:2] if stride else kernel  # the ONNX path may append dilations
-    p = pairs(padding)
-    if pairs(dilation) != [1, 1]:
-        raise Unsupported("dilated pooling")
-    floor = tuple(_pool_shape(shape(x)[2 + i], kernel[i], stride[i], p[i], p[i]) for i in range(2))
-    if floor != node.out.shape[2:]:
-        raise Unsupported("ceil_mode pooling that changes the output shape")
-    return kernel, stride, [p[0], p[1], p[0], p[1]]
-
-
-@rule("torch.aten.max_pool2d")
-def max_pool2d(node: Node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
-    kernel, stride, pads = _pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
-    return vb.max_pool2d(x, kernel=kernel, strides=stride, padding=pads)
-
-
-@rule("torch.aten.avg_pool2d")
-def avg_pool2d(
-    node: Node,
-    x,
-    kernel,
-    stride=None,
-    padding=0,
-    ceil_mode=False,
-    count_include_pad=True,
-    divisor_override=None,
-):
-    if divisor_override is not None:
-        raise Unsupported("avg_pool2d with divisor_override")
-    kernel, stride, pads = _pool_attrs(node, x, kernel, stride, padding, ceil_mode)
-    if count_include_pad and any(pads):  # versa averages over the window inside the input: pad first
-        x = vb.pad(x, low=[0, 0, pads[0], pads[1]], high=[0, 0, pads[2], pads[3]], value=0.0)
-        pads = [0, 0, 0, 0]
-    return vb.avg_pool2d(x, kernel=kernel, strides=stride, padding=pads)
-
-
-@rule("torch.aten.adaptive_avg_pool2d", "torch.aten._adaptive_avg_pool2d")
-def adaptive_avg_pool2d(node: Node, x, output_size):
-    (h, w), (oh, ow) = shape(x)[-2:], node.out.shape[-2:]
-    if (oh, ow) == (1, 1):
-        return vb.reduce_mean(x, axes=[rank(x) - 2, rank(x) - 1], keepdims=True)
-    if h % oh or w % ow or rank(x) != 4:
-        raise Unsupported("adaptive pooling with uneven windows")
-    kernel = [h // oh, w // ow]
-    return vb.avg_pool2d(x, kernel=kernel, strides=kernel)
-
-
 # ----------------------------------------------------------------------------- attention, embedding
 
 
@@ -206,8 +162,8 @@ def adaptive_avg_pool2d(node: Node, x, output_size):
 def attention(node: Node, q, k, v, mask=None, dropout=0.0, is_causal=False, scale=None, enable_gqa=False):
     if dropout:
         raise Unsupported("attention dropout")
-    if enable_gqa and shape(q)[-3] != shape(k)[-3]:
-        raise Unsupported("grouped-query attention")
+    if enable_gqa and shape(q)[-3] != shape(k)[-3]:  # K/V heads repeated (repeat_interleave)
+        k, v = _repeat_heads(k, shape(q)[-3] // shape(k)[-3]), _repeat_heads(v, shape(q)[-3] // shape(k)[-3])
     length, source = shape(q)[-2], shape(k)[-2]
     scale = 1.0 / math.sqrt(shape(q)[-1]) if scale is None else scale
     scores = vb.mul(vb.matmul(q, _swap_last(k)), node.constant(scale))
@@ -220,6 +176,12 @@ def attention(node: Node, q, k, v, mask=None, dropout=0.0, is_causal=False, scal
         else:
             scores = vb.add(scores, as_tensor(node, mask, node.out.element))
     return vb.matmul(vb.softmax(scores, axis=rank(scores) - 1), v)
+
+
+def _repeat_heads(x, repeat: int):
+    dims = shape(x)
+    grown = vb.broadcast_to(vb.reshape(x, [*dims[:-2], 1, *dims[-2:]]), [*dims[:-2], repeat, *dims[-2:]])
+    return vb.reshape(grown, [*dims[:-3], dims[-3] * repeat, *dims[-2:]])
 
 
 @rule("torch.aten.embedding")
@@ -240,3 +202,32 @@ def index(node: Node, x, indices):
 @rule("torch.aten.index_select")
 def index_select(node: Node, x, dim, indices):
     return vb.gather(x, indices, axis=axis(dim, x))
+
+
+@rule("torch.aten.gather")
+def gather(node: Node, x, dim, index, sparse_grad=False):
+    """x.gather(dim, index) (take_along_axis) as np.take on the flattened x: index · stride[dim] +
+    the other coordinates' offsets (a constant). torch-mlir's lowering asserts the bounds with
+    cf.assert, whose abort/puts the JIT does not provide. The index is wrapped once and clamped
+    into its own axis (torch raises there), so compiled code never reads out of bounds."""
+    d, dims, where = axis(dim, x), shape(x), shape(index)
+    strides = [int(np.prod(dims[a + 1 :])) for a in range(len(dims))]
+    grid = np.indices(where)
+    base = sum((grid[a] * strides[a] for a in range(len(dims)) if a != d), np.zeros(where, np.int64))
+    idx, size = as_tensor(node, index, "i64"), dims[d]
+    wrapped = vb.add(idx, node.constant(size, "i64"))
+    idx = vb.select(vb.compare(idx, node.constant(0, "i64"), predicate="lt"), wrapped, idx)
+    idx = vb.max(vb.min(idx, node.constant(size - 1, "i64")), node.constant(0, "i64"))
+    flat = vb.add(vb.mul(idx, node.constant(strides[d], "i64")), node.constant(base, "i64"))
+    return vb.gather(vb.reshape(x, [int(np.prod(dims))]), flat, axis=0)
+
+
+@rule("torch.aten.prelu", "torch.aten._prelu_kernel")
+def prelu(node: Node, x, weight):
+    """max(x, 0) + w · min(x, 0), w per channel (dim 1) or one value (torch-mlir's lowering
+    broadcasts a per-channel weight against the last dim: a verifier error for NCHW)."""
+    if rank(x) >= 2 and shape(weight) != (1,):
+        dims = [1] * rank(x)
+        dims[1] = shape(weight)[0]
+        weight = vb.reshape(weight, dims)
+    return vb.add(vb.relu(x), vb.mul(weight, vb.min(x, node.constant(0.0))))

@@ -105,6 +105,9 @@ def std_dim(node: Node, x, dims=None, unbiased=True, keepdim=False):
 def logsumexp(node: Node, x, dims, keepdim=False):
     dims = axes(dims, x)
     top = vb.reduce_max(x, axes=dims, keepdims=True)
+    # torch's: an infinite max is replaced by 0, so a row of -inf gives -inf (not NaN)
+    infinite = vb.compare(vb.abs(top), node.constant(float("inf")), predicate="eq")
+    top = vb.select(infinite, node.constant(0.0), top)
     total = vb.reduce_sum(vb.exp(vb.sub(x, top)), axes=dims, keepdims=True)
     out = vb.add(vb.log(total), top)
     return out if keepdim else vb.reshape(out, node.out.shape)
@@ -120,3 +123,18 @@ def vector_norm(node: Node, x, order=2, dims=None, keepdim=False, dtype=None):
     if order == float("inf"):
         return vb.reduce_max(vb.abs(x), axes=dims, keepdims=keepdim)
     raise Unsupported(f"vector norm of order {order}")
+
+
+@rule("torch.aten.cumsum")
+def cumsum(node: Node, x, dim, dtype=None):
+    """`versa.cumsum` (the op exists; there was no rule, and torch-mlir cannot lower cumsum)."""
+    (x,) = promoted(node, x)
+    return vb.cumsum(x, axis=axis(dim, x))
+
+
+@rule("torch.aten.pairwise_distance")
+def pairwise_distance(node: Node, a, b, p=2.0, eps=1e-6, keepdim=False):
+    if p != 2.0:
+        raise Unsupported(f"pairwise_distance with p={p}")
+    diff = vb.add(vb.sub(a, b), node.constant(eps))
+    return vb.sqrt(vb.reduce_sum(vb.mul(diff, diff), axes=[rank(diff) - 1], keepdims=keepdim))

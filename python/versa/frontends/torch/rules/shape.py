@@ -180,6 +180,10 @@ def getitem(node: Node, items, index):
 
 @rule("torch.aten.constant_pad_nd", "torch.aten.pad")
 def constant_pad(node: Node, x, pads, mode_or_value=0.0, value=None):
+    if mode_or_value == "circular":  # nn.Conv2d(padding_mode="circular")
+        if min(pads) < 0:
+            raise Unsupported("negative padding")
+        return _circular(x, list(pads))
     if isinstance(mode_or_value, str):
         if mode_or_value != "constant":
             raise Unsupported(f"padding mode {mode_or_value!r}")
@@ -190,6 +194,29 @@ def constant_pad(node: Node, x, pads, mode_or_value=0.0, value=None):
     if min(low + high) < 0:
         raise Unsupported("negative padding")
     return vb.pad(x, low=low, high=high, value=float(mode_or_value))
+
+
+def _circular(x, pads: list[int]):
+    """Each padded dim wrapped around: [x[n-lo:], x, x[:hi]] (pairs from the last dim backwards)."""
+    for i in range(len(pads) // 2):
+        d, lo, hi = rank(x) - 1 - i, pads[2 * i], pads[2 * i + 1]
+        n = shape(x)[d]
+        parts = ([_cut(x, d, n - lo, n)] if lo else []) + [x] + ([_cut(x, d, 0, hi)] if hi else [])
+        x = vb.concat(parts, axis=d) if len(parts) > 1 else x
+    return x
+
+
+def _cut(x, d: int, start: int, limit: int):
+    starts, limits = [0] * rank(x), list(shape(x))
+    starts[d], limits[d] = start, limit
+    return vb.slice(x, starts=starts, limits=limits)
+
+
+@rule("torch.aten.broadcast_tensors")
+def broadcast_tensors(node: Node, tensors):
+    """One list result (F.mse_loss and l1_loss broadcast their operands first)."""
+    dims = tuple(np.broadcast_shapes(*[shape(t) for t in tensors]))
+    return [[t if shape(t) == dims else vb.broadcast_to(t, list(dims)) for t in tensors]]
 
 
 # ----------------------------------------------------------------------------- factories

@@ -1,0 +1,112 @@
+"""Pooling and resampling: max/avg pools, adaptive average pooling, bilinear upsampling.
+
+Windows the pool ops cannot express (uneven adaptive windows, bilinear weights) are separable:
+a constant matrix along each of the two spatial axes, applied as two matmuls.
+"""
+
+import numpy as np
+
+from versa.dialects import builders as vb
+
+from ..convert import Node, Unsupported, rule
+from .common import pairs, rank, shape
+
+
+def _pool_shape(size: int, k: int, s: int, lo: int, hi: int, dilation: int = 1) -> int:
+    return (size + lo + hi - dilation * (k - 1) - 1) // s + 1
+
+
+def _pool_attrs(node: Node, x, kernel, stride, padding, ceil_mode, dilation=1):
+    kernel = pairs(kernel)
+    stride = pairs(stride)[:2] if stride else kernel  # the ONNX path may append dilations
+    p = pairs(padding)
+    if pairs(dilation) != [1, 1]:
+        raise Unsupported("dilated pooling")
+    floor = tuple(_pool_shape(shape(x)[2 + i], kernel[i], stride[i], p[i], p[i]) for i in range(2))
+    if floor != node.out.shape[2:]:
+        raise Unsupported("ceil_mode pooling that changes the output shape")
+    return kernel, stride, [p[0], p[1], p[0], p[1]]
+
+
+@rule("torch.aten.max_pool2d")
+def max_pool2d(node: Node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    kernel, stride, pads = _pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
+    return vb.max_pool2d(x, kernel=kernel, strides=stride, padding=pads)
+
+
+@rule("torch.aten.avg_pool2d")
+def avg_pool2d(
+    node: Node,
+    x,
+    kernel,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
+    if divisor_override is not None:
+        raise Unsupported("avg_pool2d with divisor_override")
+    kernel, stride, pads = _pool_attrs(node, x, kernel, stride, padding, ceil_mode)
+    if count_include_pad and any(pads):  # versa averages over the window inside the input: pad first
+        x = vb.pad(x, low=[0, 0, pads[0], pads[1]], high=[0, 0, pads[2], pads[3]], value=0.0)
+        pads = [0, 0, 0, 0]
+    return vb.avg_pool2d(x, kernel=kernel, strides=stride, padding=pads)
+
+
+@rule("torch.aten.adaptive_avg_pool2d", "torch.aten._adaptive_avg_pool2d")
+def adaptive_avg_pool2d(node: Node, x, output_size):
+    (h, w), (oh, ow) = shape(x)[-2:], node.out.shape[-2:]
+    if (oh, ow) == (1, 1):
+        return vb.reduce_mean(x, axes=[rank(x) - 2, rank(x) - 1], keepdims=True)
+    if h % oh or w % ow or rank(x) != 4:  # uneven windows: P_h · x · P_wᵀ, constant averaging rows
+        return separable(node, x, _adaptive_matrix(oh, h), _adaptive_matrix(ow, w))
+    kernel = [h // oh, w // ow]
+    return vb.avg_pool2d(x, kernel=kernel, strides=kernel)
+
+
+def _adaptive_matrix(out: int, size: int) -> np.ndarray:
+    """[out, size]: row i averages torch's adaptive window [floor(i·size/out), ceil((i+1)·size/out))."""
+    m = np.zeros((out, size))
+    for i in range(out):
+        lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def separable(node: Node, x, rows: np.ndarray, cols: np.ndarray):
+    """rows · x · colsᵀ over the last two dims: resampling as two matmuls with constant matrices."""
+    return vb.matmul(node.constant(rows), vb.matmul(x, node.constant(np.ascontiguousarray(cols.T))))
+
+
+def _bilinear_matrix(out: int, size: int, align_corners: bool, scale: float | None) -> np.ndarray:
+    """[out, size]: torch's linear interpolation weights along one axis (area_pixel_compute_scale
+    and _source_index: a given scale factor is used as 1/scale, not size/out)."""
+    if align_corners:
+        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale else size / out
+    m = np.zeros((out, size))
+    for i in range(out):
+        source = ratio * i if align_corners else max(ratio * (i + 0.5) - 0.5, 0.0)
+        i0 = min(int(source), size - 1)
+        i1 = min(i0 + 1, size - 1)
+        m[i, i0] += 1.0 - (source - i0)
+        m[i, i1] += source - i0
+    return m
+
+
+@rule("torch.aten.upsample_bilinear2d.vec", "torch.aten.upsample_bilinear2d")
+def upsample_bilinear(node: Node, x, output_size, align_corners, *scales):
+    """F.interpolate(mode="bilinear"), nn.Upsample, UpsamplingBilinear2d (torch-mlir's own
+    lowering of upsample_bilinear2d.vec fails)."""
+    if rank(x) != 4:
+        raise Unsupported("bilinear upsampling of a non-4-d tensor")
+    if node.op.operation.name.endswith(".vec"):
+        factors = scales[0] if scales and scales[0] is not None else [None, None]
+    else:
+        factors = [*scales, None, None][:2]
+    (h, w), (oh, ow) = shape(x)[2:], node.out.shape[2:]
+    rows = _bilinear_matrix(oh, h, bool(align_corners), factors[0])
+    cols = _bilinear_matrix(ow, w, bool(align_corners), factors[1])
+    return separable(node, x, rows, cols)
