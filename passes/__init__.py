@@ -4,6 +4,7 @@ from .base import Pass
 from .canonicalize import VersaCanonicalize
 from .codegen.apply import VersaCodegen
 from .collapse_epilogues import VersaCollapseEpilogues
+from .collapse_reductions import VersaCollapseReductions
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
@@ -39,6 +40,7 @@ PASSES: dict[str, type[Pass]] = {
         ConvertVersaToLinalg,
         VersaVectorize,
         VersaCollapseEpilogues,
+        VersaCollapseReductions,
         VersaCodegen,
         VersaUnshareInits,
         VersaReadonlyArguments,

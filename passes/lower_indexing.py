@@ -16,11 +16,12 @@ and reads the table with `tensor.extract` (a gather: versa-vectorize leaves it s
       linalg.yield %v : f32
     }
 
-Scans and arg-reductions (cumsum, argmax) are generics with two outputs whose reduced loop is
-the innermost one: the running value is a reduction output (it omits the reduced dim) and the
-result is read out at every step. Nothing reorders such a loop: versa-vectorize takes only
-all-parallel generics, the codegen strategies and versa-gpu-reduce only single-output ones, and
-convert-linalg-to-(parallel-)loops keeps the reduced loop sequential and in order.
+Scans (cumsum) are generics with two outputs whose reduced loop is the innermost one: the
+running value is a reduction output (it omits the reduced dim) and the result is read out at
+every step. Nothing reorders such a loop: versa-vectorize takes only all-parallel generics, the
+codegen strategies and versa-gpu-reduce only single-output ones, and
+convert-linalg-to-(parallel-)loops keeps the reduced loop sequential and in order. argmax is
+two one-output reductions instead (a maximum, then the first index holding it): vector code.
 """
 
 from typing import Any
@@ -110,31 +111,43 @@ def lower_iota(op: ir.OpView, rewriter: Any) -> bool:
 
 
 def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
-    """reduce_argmax → generic with outputs (running maximum, its index), the axis innermost.
+    """reduce_argmax → two reductions over the axis (innermost): the row maximum m, then the
+    least index i with x[i] == m (or, when m is NaN, with x[i] NaN).
 
-    An element replaces the running maximum only if it is greater (so the first of equal
-    maxima wins) or it is the first NaN (NaN counts as the maximum, as in np.argmax)."""
+    That is np.argmax's answer: the first of equal maxima, NaN counting as the maximum
+    (`maximumf` propagates it), -inf rows give 0. Each stage is a one-output reduction that
+    the row-reduction strategy vectorizes and threads (`maximumf`/`maxsi`, then `minsi` over
+    `select(x == m, index, n)`); one generic with two outputs (running maximum and its index)
+    could be neither."""
     attrs, (shape, i64), x = _attrs(op), _result(op), op.operands[0]
     source, element = build.shape_of(x), build.element_of(x)
     rank, axis = len(source), attrs["axis"] % len(source)
     kept = tuple(d for i, d in enumerate(source) if i != axis)
     full, reduced = _reduced_last(rank, axis)
-
-    def body(v: ir.Value, best: ir.Value, at: ir.Value) -> list[ir.Value]:
-        if build.is_float(element):
-            greater = arith.cmpf(arith.CmpFPredicate.OGT, v, best)
-            first_nan = arith.andi(
-                arith.cmpf(arith.CmpFPredicate.UNO, v, v), arith.cmpf(arith.CmpFPredicate.ORD, best, best)
-            )
-            take = arith.ori(greater, first_nan)
-        else:
-            take = arith.cmpi(arith.CmpIPredicate.sgt, v, best)
-        here = arith.index_cast(i64, _loop(rank - 1))
-        return [arith.select(take, v, best), arith.select(take, here, at)]
-
-    inits = [build.filled(kept, element, build.lowest(element)), build.filled(kept, i64, 0)]
     iterators = [PARALLEL] * (rank - 1) + [REDUCTION]
-    _, index = build.generic([x], inits, [full, reduced, reduced], iterators, body)
+    is_float = build.is_float(element)
+
+    def maximum(v: ir.Value, best: ir.Value) -> list[ir.Value]:
+        return [arith.maximumf(v, best) if is_float else arith.maxsi(v, best)]
+
+    init = build.filled(kept, element, build.lowest(element))
+    (m,) = build.generic([x], [init], [full, reduced], iterators, maximum)
+    n = arith.constant(i64, source[axis])
+
+    def first(v: ir.Value, best: ir.Value, at: ir.Value) -> list[ir.Value]:
+        if is_float:
+            equal = arith.cmpf(arith.CmpFPredicate.OEQ, v, best)
+            both_nan = arith.andi(
+                arith.cmpf(arith.CmpFPredicate.UNO, v, v), arith.cmpf(arith.CmpFPredicate.UNO, best, best)
+            )
+            equal = arith.ori(equal, both_nan)
+        else:
+            equal = arith.cmpi(arith.CmpIPredicate.eq, v, best)
+        here = arith.select(equal, arith.index_cast(i64, _loop(rank - 1)), n)
+        return [arith.minsi(here, at)]
+
+    outputs = [build.filled(kept, i64, n)]
+    (index,) = build.generic([x, m], outputs, [full, reduced, reduced], iterators, first)
     if attrs["keepdims"]:
         index = build.expand(index, shape, build.keepdims_groups(rank, [axis]))
     rewriter.replace_op(op, [index])

@@ -13,6 +13,7 @@ from versa import openmp, targets
 from .base import Pass, PassError
 from .codegen.apply import VersaCodegen, cpu_target, default_threads
 from .collapse_epilogues import VersaCollapseEpilogues
+from .collapse_reductions import VersaCollapseReductions
 from .convert_versa_to_linalg import ConvertVersaToLinalg
 from .distinct_results import VersaDistinctResults
 from .fast_math import VersaFastMath
@@ -157,6 +158,7 @@ class LowerToLLVM(Pipeline):
         # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
         if self.opt_level >= 2:
             yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
+            yield VersaCollapseReductions(rows=max(8, threads))  # one reduced loop; full ones in 2 stages
             yield VersaCodegen(threads=threads, target=self.target)
             yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.

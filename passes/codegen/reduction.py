@@ -8,10 +8,13 @@ vector-wide partial results, then one horizontal combine.
         scf.for j step V { acc = combine(acc, x[row, j:j+V]) }        (vertical: V lanes)
         y[row] = reduce(acc)                                          (one horizontal reduce)
 
-V is a few vector widths (independent accumulators hide the add latency), divides the row and is
-shorter than it (a one-trip loop would fold away with its handle); ragged rows are left to the
-scalar loops rather than masked. Outer-dim reductions
-(iterators ending in "parallel") already vectorize across the inner dim elsewhere.
+V is a few vector widths (independent accumulators hide the add latency), preferably one that
+divides the row and is shorter than it (a one-trip loop would fold away with its handle). A
+ragged row is split (`structured.split` on the reduced dim) into the longest multiple of V,
+reduced as above, and a tail shorter than V that is folded into the same row results as one
+static vector (vector<R x tail>, so still no scalar loop); a row shorter than a vector is all
+tail. Outer-dim reductions (iterators ending in "parallel") vectorize across the inner dim
+elsewhere.
 """
 
 from dataclasses import dataclass
@@ -23,7 +26,15 @@ from .script import Script
 from .strategy import Strategy, vector_body
 
 # Combiners that `tile_reduction_using_for` knows the identity of.
-_COMBINERS = ("arith.addf", "arith.maximumf", "arith.minimumf", "arith.mulf", "arith.addi", "arith.maxsi")
+_COMBINERS = (
+    "arith.addf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.mulf",
+    "arith.addi",
+    "arith.maxsi",
+    "arith.minsi",
+)
 # Row reduction to a vector of partial results, then to a scalar.
 _LOWER_REDUCTION = (
     'vector.reorder_multi_reduction_dims lowering_strategy = "innerreduction"',
@@ -84,6 +95,7 @@ class ReductionStrategy(Strategy):
     thread_tile: int  # rows of the outermost dim per thread; 0 = no forall
     width: int  # V: elements of partial results per step
     rows: int = 1  # R: rows of the innermost parallel dim reduced side by side
+    tail: int = 0  # the last elements of each row, fewer than V, reduced as one vector
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "ReductionStrategy | None":
@@ -91,13 +103,14 @@ class ReductionStrategy(Strategy):
         if extents is None:
             return None
         lanes, row = target.lanes(32), extents[-1]
-        width = next((w for w in (4 * lanes, 2 * lanes, lanes) if row % w == 0 and w < row), 0)
-        if not width:
-            return None
+        widths = (4 * lanes, 2 * lanes, lanes)
+        width = next((w for w in widths if row % w == 0 and w < row), 0)
+        width = width or next((w for w in widths if w <= row), lanes)
+        tail = row % width if row >= width else row
         per_thread = -(-extents[0] // threads)
         thread_tile = per_thread if threads > 1 and per_thread < extents[0] else 0
         rows = _rows(extents, thread_tile, width, target)
-        return ReductionStrategy(tuple(extents), thread_tile, width, rows)
+        return ReductionStrategy(tuple(extents), thread_tile, width, rows, tail)
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         function = s.parent(op, "func.func")
@@ -110,11 +123,21 @@ class ReductionStrategy(Strategy):
         if self.thread_tile and self.thread_tile == 1:
             rows[0] = 0
         op, _ = s.tile(op, [*rows, 0])
-        init, partial, combine, loop = s.tile_reduction(op, [0] * (rank - 1) + [self.width])
-        for part in (init, partial, combine):
-            s.vectorize(part)
+        main = self.extents[-1] - self.tail
+        if self.tail and main:
+            op, tail = s.split(op, rank - 1, main)
+            s.vectorize(tail)
+        elif self.tail:
+            op = ""  # the whole row is the tail
+        if op and main == self.width:
+            s.vectorize(op)  # one vector per row: no loop
+        elif op:
+            init, partial, combine, loop = s.tile_reduction(op, [0] * (rank - 1) + [self.width])
+            for part in (init, partial, combine):
+                s.vectorize(part)
         s.patterns(
             function, ["vector.reduction_to_contract", "linalg.tiling_canonicalization", "canonicalization"]
         )
-        s.hoist(loop)
+        if op and main > self.width:
+            s.hoist(loop)
         s.patterns(function, _LOWER_REDUCTION)

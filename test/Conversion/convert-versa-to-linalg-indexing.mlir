@@ -131,29 +131,32 @@ func.func @iota() -> (tensor<3x5xf32>, tensor<3x5xi8>) {
 
 // -----
 
-// reduce_argmax: outputs (running maximum from -inf, its index from 0), the reduced axis as
-// the innermost loop; strictly greater, or the first NaN, replaces the maximum.
+// reduce_argmax: the row maximum (maximumf from -inf), then the least index holding it (or,
+// when the maximum is NaN, a NaN): minsi of select(equal, index, n) from n; the reduced axis
+// as the innermost loop of both.
 //   CHECK-DAG: #[[$X:.+]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 //   CHECK-DAG: #[[$R:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @argmax
+//   CHECK-DAG:   %[[N:.+]] = arith.constant 5 : i64
 //   CHECK-DAG:   %[[NINF:.+]] = arith.constant 0xFF800000 : f32
-//   CHECK-DAG:   %[[Z:.+]] = arith.constant 0 : i64
 //       CHECK:   %[[V0:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<3x4xf32>)
-//       CHECK:   %[[I0:.+]] = linalg.fill ins(%[[Z]] : i64) outs(%{{.+}} : tensor<3x4xi64>)
-//       CHECK:   %[[R:.+]]:2 = linalg.generic {indexing_maps = [#[[$X]], #[[$R]], #[[$R]]], iterator_types = ["parallel", "parallel", "reduction"]}
-//  CHECK-SAME:     outs(%[[V0]], %[[I0]] : tensor<3x4xf32>, tensor<3x4xi64>)
-//       CHECK:   ^bb0(%[[IN:.+]]: f32, %[[BEST:.+]]: f32, %[[AT:.+]]: i64):
-//       CHECK:     %[[GT:.+]] = arith.cmpf ogt, %[[IN]], %[[BEST]] : f32
+//       CHECK:   %[[M:.+]] = linalg.generic {indexing_maps = [#[[$X]], #[[$R]]], iterator_types = ["parallel", "parallel", "reduction"]}
+//       CHECK:     arith.maximumf
+//       CHECK:   %[[I0:.+]] = linalg.fill ins(%[[N]] : i64) outs(%{{.+}} : tensor<3x4xi64>)
+//       CHECK:   %[[I:.+]] = linalg.generic {indexing_maps = [#[[$X]], #[[$R]], #[[$R]]], iterator_types = ["parallel", "parallel", "reduction"]}
+//  CHECK-SAME:     ins(%{{.+}}, %[[M]] : tensor<3x5x4xf32>, tensor<3x4xf32>) outs(%[[I0]] : tensor<3x4xi64>)
+//       CHECK:   ^bb0(%[[IN:.+]]: f32, %[[MAX:.+]]: f32, %[[AT:.+]]: i64):
+//       CHECK:     %[[EQ:.+]] = arith.cmpf oeq, %[[IN]], %[[MAX]] : f32
 //       CHECK:     %[[NAN:.+]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
-//       CHECK:     %[[NUM:.+]] = arith.cmpf ord, %[[BEST]], %[[BEST]] : f32
-//       CHECK:     %[[FIRST:.+]] = arith.andi %[[NAN]], %[[NUM]] : i1
-//       CHECK:     %[[TAKE:.+]] = arith.ori %[[GT]], %[[FIRST]] : i1
+//       CHECK:     %[[MNAN:.+]] = arith.cmpf uno, %[[MAX]], %[[MAX]] : f32
+//       CHECK:     %[[BOTH:.+]] = arith.andi %[[NAN]], %[[MNAN]] : i1
+//       CHECK:     %[[TAKE:.+]] = arith.ori %[[EQ]], %[[BOTH]] : i1
 //       CHECK:     %[[K:.+]] = linalg.index 2 : index
 //       CHECK:     %[[HERE:.+]] = arith.index_cast %[[K]] : index to i64
-//       CHECK:     %[[NV:.+]] = arith.select %[[TAKE]], %[[IN]], %[[BEST]] : f32
-//       CHECK:     %[[NI:.+]] = arith.select %[[TAKE]], %[[HERE]], %[[AT]] : i64
-//       CHECK:     linalg.yield %[[NV]], %[[NI]] : f32, i64
-//       CHECK:   tensor.expand_shape %[[R]]#1 {{\[\[}}0, 1], [2]] output_shape [3, 1, 4] : tensor<3x4xi64> into tensor<3x1x4xi64>
+//       CHECK:     %[[SEL:.+]] = arith.select %[[TAKE]], %[[HERE]], %[[N]] : i64
+//       CHECK:     %[[MIN:.+]] = arith.minsi %[[SEL]], %[[AT]] : i64
+//       CHECK:     linalg.yield %[[MIN]] : i64
+//       CHECK:   tensor.expand_shape %[[I]] {{\[\[}}0, 1], [2]] output_shape [3, 1, 4] : tensor<3x4xi64> into tensor<3x1x4xi64>
 func.func @argmax(%x: tensor<3x5x4xf32>) -> tensor<3x1x4xi64> {
   %0 = "versa.reduce_argmax"(%x) {axis = 1 : i64, keepdims = true} : (tensor<3x5x4xf32>) -> tensor<3x1x4xi64>
   return %0 : tensor<3x1x4xi64>
@@ -161,10 +164,11 @@ func.func @argmax(%x: tensor<3x5x4xf32>) -> tensor<3x1x4xi64> {
 
 // -----
 
-// Integers: signed greater-than from the smallest value.
+// Integers: the signed maximum from the smallest value, then the first index equal to it.
 // CHECK-LABEL: func.func @argmax_int
 //       CHECK:   arith.constant -2147483648 : i32
-//       CHECK:     arith.cmpi sgt, %{{.+}}, %{{.+}} : i32
+//       CHECK:     arith.maxsi %{{.+}}, %{{.+}} : i32
+//       CHECK:     arith.cmpi eq, %{{.+}}, %{{.+}} : i32
 func.func @argmax_int(%x: tensor<3x5xi32>) -> tensor<3xi64> {
   %0 = "versa.reduce_argmax"(%x) {axis = 1 : i64} : (tensor<3x5xi32>) -> tensor<3xi64>
   return %0 : tensor<3xi64>

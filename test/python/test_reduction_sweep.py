@@ -92,3 +92,138 @@ func.func @main(%x: tensor<24x128xf32>, %g: tensor<128xf32>, %b: tensor<128xf32>
     inputs = compiled.random_inputs()
     for got, want in zip(compiled.jit(*inputs), reference(text, inputs), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+LEVELS_ALL = [
+    "lower-to-llvm{opt-level=0}",
+    "lower-to-llvm{opt-level=1}",
+    *LEVELS[1:],
+    "lower-to-llvm{opt-level=3 threads=1}",
+]
+
+
+def _reduce(op: str, shape: tuple[int, ...], axes: tuple[int, ...], element: str = "f32") -> str:
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    src = _type(shape, element)
+    dst = _type(kept, element) if kept else f"tensor<{element}>"
+    return f"""
+func.func @main(%x: {src}) -> {dst} {{
+  %0 = "versa.{op}"(%x) {{axes = array<i64: {", ".join(map(str, axes))}>}} : ({src}) -> {dst}
+  return %0 : {dst}
+}}"""
+
+
+@pytest.mark.parametrize("pipeline", LEVELS_ALL)
+@pytest.mark.parametrize("row", [1, 7, 17, 49, 197, 1000, 50257])
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_max", "reduce_mean"])
+def test_ragged_rows(op: str, row: int, pipeline: str) -> None:
+    """Rows of any length: a vector loop over the multiple of V, then the tail as one vector."""
+    shape = (6, row) if row > 1000 else (37, row)
+    text = _reduce(op, shape, (1,))
+    x = np.random.default_rng(row).standard_normal(shape).astype(np.float32)
+    (got,) = Compiled(text, pipeline).jit(x)
+    want = reference(text, [x])[0]
+    if op == "reduce_max":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.sqrt(row))
+
+
+@pytest.mark.parametrize("pipeline", LEVELS_ALL)
+@pytest.mark.parametrize("row", [7, 49, 1000])
+def test_ragged_integer_rows(row: int, pipeline: str) -> None:
+    text = _reduce("reduce_sum", (19, row), (1,), "i32")
+    x = np.random.default_rng(row).integers(-1000, 1000, (19, row)).astype(np.int32)
+    (got,) = Compiled(text, pipeline).jit(x)
+    np.testing.assert_array_equal(got, x.sum(1))
+
+
+MULTI_AXIS = [
+    ((2, 16, 56, 56), (2, 3)),  # global average pool, NCHW
+    ((2, 64, 7, 7), (2, 3)),  # rows of 49
+    ((3, 5, 6, 7), (1, 2)),  # inner dims kept
+    ((4, 6, 5, 8), (0, 2, 3)),  # batch-norm statistics: C kept
+    ((4, 6, 5, 8), (0, 1)),  # outer reduction over two dims
+]
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize(("shape", "axes"), MULTI_AXIS, ids=str)
+@pytest.mark.parametrize("op", ["reduce_mean", "reduce_max"])
+def test_multi_axis(op: str, shape: tuple[int, ...], axes: tuple[int, ...], pipeline: str) -> None:
+    """Adjacent reduced axes, contiguous in memory, become one axis (versa-collapse-reductions)."""
+    text = _reduce(op, shape, axes)
+    x = np.random.default_rng(len(axes)).standard_normal(shape).astype(np.float32)
+    (got,) = Compiled(text, pipeline).jit(x)
+    np.testing.assert_allclose(got, reference(text, [x])[0], rtol=1e-5, atol=1e-5)
+
+
+FULL = [(1 << 15,), (40000,), (181, 193), (3, 5, 2203), (1 << 18,)]
+
+
+@pytest.mark.parametrize("pipeline", LEVELS_ALL)
+@pytest.mark.parametrize("shape", FULL, ids=str)
+@pytest.mark.parametrize(
+    ("op", "element"), [("reduce_sum", "f32"), ("reduce_max", "f32"), ("reduce_sum", "i32")]
+)
+def test_full_reduction(op: str, element: str, shape: tuple[int, ...], pipeline: str) -> None:
+    """Every axis: [P, n/P] row partials across threads, then the partials and the tail."""
+    text = _reduce(op, shape, tuple(range(len(shape))), element)
+    rng = np.random.default_rng(sum(shape))
+    if element == "i32":
+        x = rng.integers(-1000, 1000, shape).astype(np.int32)
+    else:
+        x = rng.standard_normal(shape).astype(np.float32)
+    (got,) = Compiled(text, pipeline).jit(x)
+    want = reference(text, [x])[0]
+    if op == "reduce_sum" and element == "f32":
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.sqrt(x.size))
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def _argmax_text(shape: tuple[int, ...], axis: int, element: str) -> str:
+    kept = tuple(d for i, d in enumerate(shape) if i != axis)
+    src, dst = _type(shape, element), _type(kept, "i64")
+    return f"""
+func.func @main(%x: {src}) -> {dst} {{
+  %0 = "versa.reduce_argmax"(%x) {{axis = {axis} : i64}} : ({src}) -> {dst}
+  return %0 : {dst}
+}}"""
+
+
+def _argmax_input(shape: tuple[int, ...], axis: int, element: str) -> np.ndarray:
+    """Few distinct values (ties), and for floats rows of -inf, NaNs and signed zeros."""
+    rng = np.random.default_rng(sum(shape) + axis)
+    if element.startswith("i"):
+        big = np.iinfo(np.int32 if element == "i32" else np.int64)
+        x = rng.integers(-3, 4, shape).astype(element.replace("i", "int"))
+        x.flat[:: max(1, x.size // 5)] = big.max
+        x.flat[1 :: max(1, x.size // 3)] = big.min
+        return x
+    x = rng.integers(-3, 4, shape).astype(np.float32)
+    rows = np.moveaxis(x, axis, -1).reshape(-1, shape[axis])  # a copy: written back below
+    rows[0] = -np.inf
+    if len(rows) > 2:
+        rows[1, shape[axis] // 2 :] = np.nan
+        rows[2, :: max(1, shape[axis] // 3)] = np.nan
+    if len(rows) > 3:
+        rows[3] = 0.0
+        rows[3, 1::2] = -0.0
+    return np.moveaxis(
+        rows.reshape(*[d for i, d in enumerate(shape) if i != axis], shape[axis]), -1, axis
+    ).copy()
+
+
+ARGMAX = [((37, 1000), 1), ((9, 7), 1), ((5, 50257), 1), ((64, 33), 0), ((4, 6, 17), 1), ((3, 5, 197), 2)]
+
+
+@pytest.mark.parametrize("pipeline", LEVELS_ALL)
+@pytest.mark.parametrize(("shape", "axis"), ARGMAX, ids=str)
+@pytest.mark.parametrize("element", ["f32", "i32", "i64"])
+def test_argmax(element: str, shape: tuple[int, ...], axis: int, pipeline: str) -> None:
+    """Exact: the first of equal maxima, NaN as the maximum, -inf rows give 0 (np.argmax)."""
+    text = _argmax_text(shape, axis, element)
+    x = _argmax_input(shape, axis, element)
+    (got,) = Compiled(text, pipeline).jit(x)
+    np.testing.assert_array_equal(got, np.argmax(x, axis=axis))

@@ -1,0 +1,211 @@
+"""versa-collapse-reductions: reductions reshaped into the one form the codegen strategies
+vectorize, a row (or column) reduction with one reduced loop, rather than scalar loop nests.
+
+Adjacent loops of the same kind that every operand reads together, in order, are one loop:
+a global average pool over [N, C, H, W] axes (2, 3) becomes a row reduction over [N, C, H*W]
+(collapse_shape of the input is free on a contiguous tensor; the result is expanded back):
+
+    linalg.generic {maps (d0, d1, d2, d3) -> (d0, d1, d2, d3), -> (d0, d1)} ins(%x : 8x64x56x56)
+  → linalg.generic {maps (d0, d1, d2) -> (d0, d1, d2), -> (d0, d1)} ins(%c : 8x64x3136)
+
+A reduction of every element (one loop left, 0-d result) runs in two stages so that threads
+share it: the first P*m elements as [P, m] rows, reduced to P partial results (a row
+reduction, split across threads), then the partials and the n - P*m tail into the result.
+Sums are reassociated (accepted for floats, tolerance.py); max/min and integers stay exact.
+A body that reads `linalg.index`, or a map with anything but dims, is left alone.
+"""
+
+from dataclasses import dataclass
+
+from versa.mlir import arith, ir, linalg, tensor
+
+from .base import Pass, collect
+from .codegen.reduction import combiner_name
+
+# Fewer elements than this stay one reduction: the two stages cost a fork and a second loop.
+MIN_SPLIT = 1 << 15
+
+
+def _dims(m: ir.AffineMap) -> list[int] | None:
+    out = []
+    for e in m.results:
+        if not isinstance(e, ir.AffineDimExpr):
+            return None
+        out.append(ir.AffineDimExpr(e).position)
+    return out
+
+
+def _loop_groups(iterators: list[str], maps: list[list[int]]) -> list[list[int]]:
+    """Runs of adjacent loops of one kind that each map reads as consecutive results, in order,
+    or not at all."""
+    groups = [[0]]
+    for d in range(1, len(iterators)):
+        same = iterators[d] == iterators[d - 1] and all(
+            (d in m) == (d - 1 in m) and (d not in m or m.index(d) == m.index(d - 1) + 1) for m in maps
+        )
+        if same:
+            groups[-1].append(d)
+        else:
+            groups.append([d])
+    return groups
+
+
+def _reassociation(m: list[int], group_of: dict[int, int]) -> list[list[int]]:
+    """The dims of an operand read through loops `m`, grouped as its loops are."""
+    groups: list[list[int]] = []
+    for i, d in enumerate(m):
+        if groups and group_of[m[i - 1]] == group_of[d]:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def _collapse(v: ir.Value, m: list[int], group_of: dict[int, int]) -> tuple[ir.Value, list[int]]:
+    """`v` (read through loops `m`) with the dims of one loop group as one; its new loops."""
+    reassociation = _reassociation(m, group_of)
+    new_dims = [group_of[m[g[0]]] for g in reassociation]
+    if len(reassociation) == len(m):
+        return v, new_dims
+    t = ir.RankedTensorType(v.type)
+    shape = [_prod(t.shape[i] for i in g) for g in reassociation]
+    collapsed = tensor.CollapseShapeOp(ir.RankedTensorType.get(shape, t.element_type), v, reassociation)
+    return collapsed.result, new_dims
+
+
+def _prod(values) -> int:
+    p = 1
+    for v in values:
+        p *= v
+    return p
+
+
+def _map(rank: int, dims: list[int]) -> ir.AffineMapAttr:
+    return ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in dims]))
+
+
+def _iterators(kinds: list[str]) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
+
+
+def _generic(inputs, outputs, maps, kinds, body: ir.Block) -> ir.Operation:
+    """A generic whose body is a copy of `body` (so one body can serve several stages)."""
+    op = linalg.GenericOp(
+        [o.type for o in outputs], inputs, outputs, ir.ArrayAttr.get(maps), _iterators(kinds)
+    )
+    block = op.regions[0].blocks.append(*[a.type for a in body.arguments])
+    mapping = dict(zip(body.arguments, block.arguments, strict=True))
+    with ir.InsertionPoint(block):
+        for inner in body.operations:
+            clone = inner.clone()
+            for old, new in mapping.items():
+                clone.operation.replace_uses_of_with(old, new)
+            mapping.update(zip(inner.results, clone.results, strict=True))
+    return op.operation
+
+
+def _rewrite(op: ir.Operation, rows: int) -> bool:
+    kinds = ["reduction" if "reduction" in str(it) else "parallel" for it in op.attributes["iterator_types"]]
+    if "reduction" not in kinds:
+        return False
+    body = op.regions[0].blocks[0]
+    if any(o.operation.name == "linalg.index" for o in body.operations):
+        return False
+    maps = [_dims(ir.AffineMapAttr(m).value) for m in op.attributes["indexing_maps"]]
+    if any(m is None for m in maps) or not all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+        return False
+    groups = _loop_groups(kinds, maps)
+    inputs = len(op.operands) - len(op.results)
+    extent = _prod(ir.RankedTensorType(op.operands[0].type).shape) if inputs else 0
+    split = len(groups) == 1 and kinds[0] == "reduction" and extent >= MIN_SPLIT and _split_ok(op, maps)
+    if len(groups) == len(kinds) and not split:
+        return False
+    group_of = {d: g for g, members in enumerate(groups) for d in members}
+    new_kinds = [kinds[g[0]] for g in groups]
+    with ir.InsertionPoint(op), op.location:
+        operands, new_maps = [], []
+        for v, m in zip(op.operands, maps, strict=True):
+            collapsed, dims = _collapse(v, m, group_of)
+            operands.append(collapsed)
+            new_maps.append(dims)
+        ins, outs = operands[:inputs], operands[inputs:]
+        if split:
+            results = [_two_stage(op, body, ins, outs[0], extent, rows)]
+        else:
+            attrs = [_map(len(groups), d) for d in new_maps]
+            results = list(_generic(ins, outs, attrs, new_kinds, body).results)
+        for old, new, m in zip(op.results, results, maps[inputs:], strict=True):
+            t = ir.RankedTensorType(old.type)
+            if new.type != old.type:
+                new = tensor.ExpandShapeOp(t, new, _reassociation(m, group_of), [], t.shape).result
+            old.replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+def _split_ok(op: ir.Operation, maps: list[list[int]]) -> bool:
+    """A 0-d result reduced from inputs read in order (all dims, one group), folded by a known combiner into a
+    filled init (its value is the identity the partials start from)."""
+    init = op.operands[len(op.operands) - 1].owner
+    filled = isinstance(init, ir.Operation | ir.OpView) and init.name == "linalg.fill"
+    ok = filled and combiner_name(op) is not None and len(op.results) == 1 and maps[-1] == []
+    return ok and all(m == list(range(len(m))) for m in maps[:-1])
+
+
+def _two_stage(op: ir.Operation, body: ir.Block, ins, init: ir.Value, n: int, rows: int) -> ir.Value:
+    """[n] → [P, m] row partials → combined with the last n - P*m elements into `init` (0-d)."""
+    m = n // rows
+    element = ir.RankedTensorType(init.type).element_type
+    fill = init.owner
+    partial_init = linalg.fill(fill.operands[0], outs=[tensor.empty([rows], element)])
+
+    def rows_of(v: ir.Value) -> ir.Value:
+        t = ir.RankedTensorType(v.type)
+        head = tensor.extract_slice(
+            ir.RankedTensorType.get([rows * m], t.element_type), v, [], [], [], [0], [rows * m], [1]
+        )
+        shape = ir.RankedTensorType.get([rows, m], t.element_type)
+        return tensor.ExpandShapeOp(shape, head, [[0, 1]], [], [rows, m]).result
+
+    maps2 = [_map(2, [0, 1])] * len(ins) + [_map(2, [0])]
+    stage1 = _generic([rows_of(v) for v in ins], [partial_init], maps2, ["parallel", "reduction"], body)
+    combine = linalg.GenericOp(
+        [init.type],
+        [stage1.results[0]],
+        [init],
+        ir.ArrayAttr.get([_map(1, [0]), _map(1, [])]),
+        _iterators(["reduction"]),
+    )
+    block = combine.regions[0].blocks.append(element, element)
+    with ir.InsertionPoint(block):
+        name = combiner_name(op).split(".")[1]
+        linalg.YieldOp([getattr(arith, name)(block.arguments[0], block.arguments[1])])
+    total = combine.results[0]
+    if n > rows * m:
+        tail = [
+            tensor.extract_slice(
+                ir.RankedTensorType.get([n - rows * m], ir.RankedTensorType(v.type).element_type),
+                v,
+                [],
+                [],
+                [],
+                [rows * m],
+                [n - rows * m],
+                [1],
+            )
+            for v in ins
+        ]
+        maps1 = [_map(1, [0])] * len(ins) + [_map(1, [])]
+        total = _generic(tail, [total], maps1, ["reduction"], body).results[0]
+    return total
+
+
+@dataclass(frozen=True)
+class VersaCollapseReductions(Pass):
+    name = "versa-collapse-reductions"
+    summary = "Merge contiguous reduced loops of linalg reductions; split full reductions into rows"
+    rows: int = 8  # P: rows of a full reduction's first stage (at least the threads)
+
+    def run(self, module: ir.Operation) -> None:
+        for op in collect(module, lambda op: op.name == "linalg.generic"):
+            _rewrite(op, self.rows)
