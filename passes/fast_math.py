@@ -1,4 +1,5 @@
-"""versa-fast-math: f32 `math.exp`, `math.tanh`, `math.erf`, `math.log` as branch-free arith/math code.
+"""versa-fast-math: f32 (and f16/bf16) `math.exp`, `math.tanh`, `math.erf`, `math.log` as branch-free
+arith/math code.
 
     %y = math.exp %x : vector<16xf32>
   → range reduction, a polynomial in `math.fma`, 2^n from exponent bits (`arith.bitcast`,
@@ -8,9 +9,12 @@
 vector<16xf32>), which keeps softmax, sigmoid, gelu and tanh at a few percent of memory
 bandwidth. Upstream's `math-polynomial-approximation` would fix that, but it is registered in
 this wheel neither as a pass nor as a transform op, so the approximations are written here
-(Cephes-style for exp, log and tanh; erf fitted for this pass). Only f32 and shaped types of
-f32 (vectors or tensors, any rank) are rewritten; f64, f16 and the other math ops are left
-alone. `lower-to-llvm` runs this at opt-level >= 1; opt-level 0 keeps the exact libm calls.
+(Cephes-style for exp, log and tanh; erf fitted for this pass). f32 and shaped types of f32
+(vectors or tensors, any rank) are rewritten; f16 and bf16 are extended to f32
+(`arith.extf`, on the whole vector), run through the same f32 code and rounded back once
+(`arith.truncf`: `compute_types`), so they vectorize as f32 does; e.g. f16 exp(12) overflows
+to inf in the rounding, as in PyTorch. f64 and the other math ops are left alone.
+`lower-to-llvm` runs this at opt-level >= 1; opt-level 0 keeps the exact libm calls.
 
 Functions and their maximum error against NumPy in float64, measured on every 29th f32 bit
 pattern (148M inputs: all magnitudes, both signs, subnormals, inf, NaN) and on the inputs of
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 from versa.mlir import arith, ir, math
 
 from .base import Pass, collect
+from .compute_types import element, in_compute_type, is_half
 
 _F = arith.CmpFPredicate
 
@@ -222,21 +227,21 @@ def _erf(b: _Builder, x: ir.Value) -> ir.Value:
 _REWRITES = {"math.exp": _exp, "math.log": _log, "math.tanh": _tanh, "math.erf": _erf}
 
 
-def _is_f32(t: ir.Type) -> bool:
-    if isinstance(t, ir.VectorType | ir.RankedTensorType):
-        t = t.element_type
-    return isinstance(t, ir.F32Type)
+def _rewritten(t: ir.Type) -> bool:
+    if isinstance(t, ir.ShapedType) and not isinstance(t, ir.VectorType | ir.RankedTensorType):
+        return False
+    return isinstance(element(t), ir.F32Type) or is_half(element(t))
 
 
 @dataclass(frozen=True)
 class VersaFastMath(Pass):
     name = "versa-fast-math"
-    summary = "Rewrite f32 math.exp/log/tanh/erf as branch-free polynomial arith/math code (no libm calls)"
+    summary = "Rewrite f32 (f16, bf16 via f32) math.exp/log/tanh/erf as branch-free polynomials (no libm)"
 
     def run(self, module: ir.Operation) -> None:
-        for op in collect(module, lambda op: op.name in _REWRITES and _is_f32(op.results[0].type)):
-            result = op.results[0]
+        for op in collect(module, lambda op: op.name in _REWRITES and _rewritten(op.results[0].type)):
+            result, rewrite = op.results[0], _REWRITES[op.name]
             with ir.InsertionPoint(op), op.location:
-                new = _REWRITES[op.name](_Builder(result.type), op.operands[0])
+                new = in_compute_type(lambda x, f=rewrite: f(_Builder(x.type), x))(op.operands[0])
             result.replace_all_uses_with(new)
             op.erase()

@@ -1,13 +1,19 @@
 """Writing vector kernels on tensors as MLIR text: fresh SSA names, index constants, loops
 over rows (split across threads with `scf.forall`) and along a row in full vectors plus one
 masked tail step. Used by the row kernels (`row_kernels.py`); text rather than builders so a
-kernel reads like the IR it becomes."""
+kernel reads like the IR it becomes.
+
+Kernels compute in f32 (`RowShape.vec`); a tensor of f16 or bf16 (`RowShape.storage`) is read as
+vectors of its own type extended to f32 and written rounded back (`read`, `write_vector`), so
+a kernel's text names its element type only where it reads or writes memory."""
 
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from versa.mlir import ir
+
+from .compute_types import compute_name
 
 
 class Text:
@@ -37,12 +43,14 @@ class Text:
 
 @dataclass(frozen=True)
 class RowShape:
-    """A row kernel's shapes: R rows of N elements, V lanes, T threads."""
+    """A row kernel's shapes: R rows of N elements, V lanes, T threads; the element type its
+    input and output tensors hold (`storage`; the kernel computes in `compute_name` of it)."""
 
     rows: int
     length: int
     lanes: int
     threads: int
+    storage: str = "f32"
 
     @property
     def vec(self) -> str:
@@ -70,11 +78,11 @@ def over_chunks(t: Text, k: RowShape, x: str | None, out: str, chunk_body: Chunk
     whole tensor), each written into its slice of `out` by `chunk_body`; returns the result's
     name. Every chunk has at least one row. Without `x`, the body reads its own tensors."""
     rows, n = k.rows, k.length
-    whole = f"tensor<{rows}x{n}xf32>"
+    whole = f"tensor<{rows}x{n}x{k.storage}>"
     chunk = -(-rows // k.threads)
     if chunk == rows:
         return chunk_body(t, x or "", out, None, t.c(rows), whole)
-    part = f"tensor<?x{n}xf32>"
+    part = f"tensor<?x{n}x{k.storage}>"
     t(f"%y = scf.forall (%th) in ({-(-rows // chunk)}) shared_outs(%o = {out}) -> ({whole}) {{")
     t(f"  %r0 = arith.muli %th, {t.c(chunk)} : index")
     t(f"  %r1 = arith.addi %r0, {t.c(chunk)} : index")
@@ -192,25 +200,37 @@ def _masking(mask: str | None) -> tuple[str, str]:
     return "", "false" if mask else "true"
 
 
+def _stored(type_: str) -> str | None:
+    """The element type of tensor type `type_` where the kernel computes in another, else None."""
+    element = type_.rsplit("x", 1)[-1].removesuffix(">")
+    return element if compute_name(element) != element else None
+
+
 def read(t: Text, k: RowShape, source: str, index: str, pad: str, mask: str | None, type_: str) -> str:
-    """A vector of `source` at `index`; a tail read (mask given) is bounds-checked, padded."""
-    v = t.fresh("v")
+    """A vector of `source` at `index` (extended to f32: `_stored`); a tail read (mask given) is
+    bounds-checked, padded (`pad` holds a value of the stored type: -inf, 0, a row's element)."""
+    v, stored = t.fresh("v"), _stored(type_)
+    if stored:
+        pad = emit(t, k, f"arith.truncf {pad}", f"f32 to {stored}")
     operand, in_bounds = _masking(mask)
     t(
         f"{v} = vector.transfer_read {source}[{index}], {pad}{operand} {{in_bounds = [{in_bounds}]}}"
-        f" : {type_}, {k.vec}"
+        f" : {type_}, vector<{k.lanes}x{stored or 'f32'}>"
     )
-    return v
+    return emit(t, k, f"arith.extf {v}", f"vector<{k.lanes}x{stored}> to {k.vec}") if stored else v
 
 
 def write_vector(
     t: Text, k: RowShape, value: str, dest: str, index: str, mask: str | None, type_: str
 ) -> str:
-    out = t.fresh("w")
+    out, stored, vec = t.fresh("w"), _stored(type_), k.vec
+    if stored:  # rounded once, to the stored type
+        vec = f"vector<{k.lanes}x{stored}>"
+        value = emit(t, k, f"arith.truncf {value}", f"{k.vec} to {vec}")
     operand, in_bounds = _masking(mask)
     t(
         f"{out} = vector.transfer_write {value}, {dest}[{index}]{operand} {{in_bounds = [{in_bounds}]}}"
-        f" : {k.vec}, {type_}"
+        f" : {vec}, {type_}"
     )
     return out
 
@@ -231,11 +251,13 @@ def reduce(t: Text, k: RowShape, kind: str, vector: str) -> str:
     return v
 
 
-def reshapes(shape: list[int], lead: int, rows: int, length: int) -> tuple[list[str], list[str]]:
+def reshapes(
+    shape: list[int], lead: int, rows: int, length: int, element: str = "f32"
+) -> tuple[list[str], list[str]]:
     """Ops (templates with `{}` for the operand) taking the function's tensor to rows x length
     and back: collapse the `lead` leading and the other axes, or add a unit row axis."""
-    full = f"tensor<{'x'.join(map(str, shape))}xf32>"
-    mat = f"tensor<{rows}x{length}xf32>"
+    full = f"tensor<{'x'.join(map(str, shape))}x{element}>"
+    mat = f"tensor<{rows}x{length}x{element}>"
     if lead and len(shape) - lead:
         if len(shape) == 2:
             return [], []
@@ -245,7 +267,7 @@ def reshapes(shape: list[int], lead: int, rows: int, length: int) -> tuple[list[
             [f"tensor.collapse_shape {{}} {groups} : {full} into {mat}"],
             [f"tensor.expand_shape {{}} {groups} output_shape [{dims}] : {mat} into {full}"],
         )
-    flat = f"tensor<{length}xf32>"
+    flat = f"tensor<{length}x{element}>"
     to_flat = (
         []
         if len(shape) == 1

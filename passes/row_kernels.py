@@ -22,7 +22,10 @@ writes these loops (linalg.softmax decomposes into the same four generics), henc
 template, inlined by the pipeline's `inline` step. A single-use elementwise producer of the
 input (attention's scale and mask) is evaluated where the kernel reads its input, and an
 elementwise consumer that alone reads the result is applied to each vector before it is
-written (`row_producers.py`): neither is ever written.
+written (`row_producers.py`): neither is ever written. f16 and bf16 tensors are read as half
+vectors, extended and computed on in f32, and rounded once on store (`kernel_text.read`,
+`write_vector`), as PyTorch's half softmax and layer_norm do; their softmax is pipelined from
+two rows a thread (`row_pipelined.pipelines`); producers and consumers fold into f32 kernels only.
 
     %y = "versa.softmax"(%x) {axis = -1} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   → %y = call @versa_softmax_0(%x) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
@@ -36,6 +39,7 @@ from versa import targets
 from versa.mlir import func, ir
 
 from .base import Pass, collect
+from .compute_types import is_half
 from .kernel_text import (
     Finish,
     Load,
@@ -43,144 +47,46 @@ from .kernel_text import (
     Text,
     chain,
     define,
-    emit,
     f32_literal,
     over_rows,
     read,
-    reduce,
     reshapes,
-    write_vector,
 )
 from .row_aligned import along_for
+from .row_bodies import layer_norm, softmax
 from .row_pipelined import pipelines, softmax_rows
 from .row_producers import Input, consumers, define_function, finisher, kernel_inputs, loader, producers
 
 _NEG_INF = "0xFF800000"
-_WAYS = 4  # independent accumulators of a reduction pass (add latency 4 cycles, 2 loads a cycle)
 
 
-def _static_f32(value: ir.Value) -> list[int] | None:
+def _static(value: ir.Value, half: bool) -> tuple[list[int], str] | None:
+    """The shape and element type of a static tensor of f32 (or with `half`, f16/bf16)."""
     t = value.type
-    if (
-        not isinstance(t, ir.RankedTensorType)
-        or not t.has_static_shape
-        or not isinstance(t.element_type, ir.F32Type)
-    ):
+    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
         return None
-    return list(t.shape)
+    element = t.element_type
+    if not isinstance(element, ir.F32Type) and not (half and is_half(element)):
+        return None
+    return list(t.shape), str(element)
 
 
-def row_axes(op: ir.Operation) -> int | None:
+def row_axes(op: ir.Operation, half: bool = False) -> int | None:
     """How many leading axes index rows, when `op` normalises the trailing axes of a static f32
-    tensor with elements (gamma and beta, if any, one row each); None when the op is left to
-    the lowering (an empty tensor has no rows to loop over, nor a length to divide by)."""
-    shape = _static_f32(op.operands[0])
-    if not shape or 0 in shape:
+    (with `half`, or f16/bf16) tensor with elements (gamma and beta, if any, one row each of
+    the same type); None when the op is left to the lowering (an empty tensor has no rows to
+    loop over, nor a length to divide by)."""
+    found = _static(op.operands[0], half)
+    if not found or 0 in found[0] or op.results[0].type != op.operands[0].type:
         return None
+    shape, element = found
     axis = ir.IntegerAttr(op.attributes["axis"]).value % len(shape)
     if op.name == "versa.softmax" and axis != len(shape) - 1:
         return None
-    if op.name == "versa.layer_norm" and any(_static_f32(p) != shape[axis:] for p in op.operands[1:]):
+    row = (shape[axis:], element)
+    if op.name == "versa.layer_norm" and any(_static(p, half) != row for p in op.operands[1:]):
         return None
     return axis
-
-
-def _softmax(k: RowShape, t: Text, load: Load, finish: Finish, acc: str, r: str, type_: str, along) -> str:
-    """One row: its max; e = exp(x - max) written to the output and summed; the output scaled
-    by 1 / sum where it lies (in cache): one exp per element. `along`: `row_aligned.along_for`."""
-    at = lambda j: f"{r}, {j}"  # noqa: E731
-
-    def high(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        return [emit(t, k, f"arith.maximumf {carried[0]}, {load(t, j, '%ninf', mask)}")]
-
-    top = along(t, k, [k.broadcast(t, "%ninf")], [k.vec], high, ways=_WAYS, combine="maximumf")[0]
-    top_v = k.broadcast(t, reduce(t, k, "maximumf", top))
-
-    def exp_sum(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        v = load(t, j, "%ninf", mask)
-        e = emit(t, k, f"math.exp {emit(t, k, f'arith.subf {v}, {top_v}')}")
-        written = write_vector(t, k, e, carried[1], at(j), mask, type_)
-        return [emit(t, k, f"arith.addf {carried[0]}, {e}"), written]
-
-    def normalize(sums: str) -> str:
-        return k.broadcast(t, emit(t, k, f"arith.divf %one, {reduce(t, k, 'add', sums)}", "f32"))
-
-    if not k.main:  # a row shorter than a vector: e stays in a register, written once
-        mask = t.fresh("mask")
-        t(f"{mask} = vector.create_mask {t.c(k.length)} : vector<{k.lanes}xi1>")
-        v = load(t, t.c(0), "%ninf", mask)
-        e = emit(t, k, f"math.exp {emit(t, k, f'arith.subf {v}, {top_v}')}")
-        y = emit(t, k, f"arith.mulf {e}, {normalize(e)}")
-        return write_vector(t, k, finish(t, t.c(0), y, mask), acc, at(t.c(0)), mask, type_)
-    inits, types = [k.broadcast(t, "%zero"), acc], [k.vec, type_]
-    sums, acc = along(t, k, inits, types, exp_sum, ways=_WAYS, combine="addf")
-    inverse = normalize(sums)
-
-    def scale(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        e = read(t, k, carried[0], at(j), "%zero", mask, type_)
-        y = finish(t, j, emit(t, k, f"arith.mulf {e}, {inverse}"), mask)
-        return [write_vector(t, k, y, carried[0], at(j), mask, type_)]
-
-    return along(t, k, [acc], [type_], scale)[0]
-
-
-def _layer_norm(
-    k: RowShape,
-    gamma: str,
-    beta: str,
-    t: Text,
-    load: Load,
-    finish: Finish,
-    acc: str,
-    r: str,
-    type_: str,
-    along,
-) -> str:
-    """One row: the mean, the variance of the centred row, then the normalised row written."""
-    at = lambda j: f"{r}, {j}"  # noqa: E731
-    row = f"tensor<{k.length}xf32>"
-
-    # The row is centred on its first element before the mean: on a constant row x - x0 is
-    # exactly 0, where sum(x) / n rounds and (x - mean) * rstd scales that by 1/sqrt(eps).
-    first_mask = None
-    if k.length < k.lanes:
-        first_mask = t.fresh("mask")
-        t(f"{first_mask} = vector.create_mask {t.c(k.length)} : vector<{k.lanes}xi1>")
-    x0 = emit(t, k, f"vector.extract {load(t, t.c(0), '%zero', first_mask)}[0]", f"f32 from {k.vec}")
-    shift = k.broadcast(t, x0)
-
-    def total(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        d = emit(t, k, f"arith.subf {load(t, j, x0, mask)}, {shift}")  # masked lanes read x0: 0
-        return [emit(t, k, f"arith.addf {carried[0]}, {d}")]
-
-    def mean_of(value: str) -> str:
-        return emit(t, k, f"arith.mulf {reduce(t, k, 'add', value)}, %inv_n", "f32")
-
-    zero = [k.broadcast(t, "%zero")]
-    centred = mean_of(along(t, k, zero, [k.vec], total, ways=_WAYS, combine="addf")[0])
-    mean = k.broadcast(t, emit(t, k, f"arith.addf {x0}, {centred}", "f32"))
-
-    def squares(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        d = emit(t, k, f"arith.subf {load(t, j, '%zero', mask)}, {mean}")
-        if mask:  # the padding is 0, not the mean
-            d = emit(
-                t, k, f"arith.select {mask}, {d}, {k.broadcast(t, '%zero')}", f"vector<{k.lanes}xi1>, {k.vec}"
-            )
-        return [emit(t, k, f"math.fma {d}, {d}, {carried[0]}")]
-
-    var = mean_of(along(t, k, zero, [k.vec], squares, ways=_WAYS, combine="addf")[0])
-    root = emit(t, k, f"math.sqrt {emit(t, k, f'arith.addf {var}, %eps', 'f32')}", "f32")
-    rstd = k.broadcast(t, emit(t, k, f"arith.divf %one, {root}", "f32"))
-
-    def write(t: Text, j: str, mask: str | None, carried: list[str]) -> list[str]:
-        v = load(t, j, "%zero", mask)
-        g = read(t, k, gamma, j, "%zero", mask, row)
-        b = read(t, k, beta, j, "%zero", mask, row)
-        normed = emit(t, k, f"arith.mulf {emit(t, k, f'arith.subf {v}, {mean}')}, {rstd}")
-        y = emit(t, k, f"math.fma {normed}, {g}, {b}")
-        return [write_vector(t, k, finish(t, j, y, mask), carried[0], at(j), mask, type_)]
-
-    return along(t, k, [acc], [type_], write)[0]
 
 
 def kernel_text(
@@ -194,25 +100,27 @@ def kernel_text(
     inputs: list[Input] | None = None,
     outputs: list[Input] | None = None,
     pipelined: bool = False,
+    storage: str = "f32",
 ) -> str:
     """The kernel function `name` for `kind` ("softmax" or "layer_norm") of a `shape` tensor whose
     first `lead` axes are rows, `lanes` f32 per vector, rows split over `threads`. With `inputs`,
     it reads them instead of its input and applies the producers `@{name}_input` to them.
-    `pipelined`: softmax rows software-pipelined (`row_pipelined.py`)."""
+    `pipelined`: softmax rows software-pipelined (`row_pipelined.py`). `storage`: the element
+    type of the tensors (f32, f16 or bf16; computed in f32)."""
     rows, length = math.prod(shape[:lead]), math.prod(shape[lead:])
-    k, t = RowShape(rows, length, lanes, threads), Text()
-    full = f"tensor<{'x'.join(map(str, shape))}xf32>"
+    k, t = RowShape(rows, length, lanes, threads, storage), Text()
+    full = f"tensor<{'x'.join(map(str, shape))}x{storage}>"
     t(f"%ninf = arith.constant {_NEG_INF} : f32")
     t("%zero = arith.constant 0.0 : f32")
     t("%one = arith.constant 1.0 : f32")
-    to_rows, from_rows = reshapes(shape, lead, rows, length)
+    to_rows, from_rows = reshapes(shape, lead, rows, length, storage)
     if inputs is None:
         params, x = [f"%x0: {full}"], chain(t, "%x0", to_rows)
     else:
         (params, sources), x = kernel_inputs(t, k, inputs, "in"), None
-    body = functools.partial(_softmax, k)
+    body = functools.partial(softmax, k)
     if kind == "layer_norm":
-        params_shape = f"tensor<{'x'.join(map(str, shape[lead:]))}xf32>"
+        params_shape = f"tensor<{'x'.join(map(str, shape[lead:]))}x{storage}>"
         params += [f"%gamma0: {params_shape}", f"%beta0: {params_shape}"]
         trailing = len(shape) - lead
         flat = (
@@ -220,13 +128,13 @@ def kernel_text(
             if trailing == 1
             else [
                 f"tensor.collapse_shape {{}} [{list(range(trailing))}] "
-                f": {params_shape} into tensor<{length}xf32>"
+                f": {params_shape} into tensor<{length}x{storage}>"
             ]
         )
         gamma, beta = chain(t, "%gamma0", flat), chain(t, "%beta0", flat)
         t(f"%inv_n = arith.constant {f32_literal(1.0 / length)} : f32")
         t(f"%eps = arith.constant {f32_literal(eps)} : f32")
-        body = functools.partial(_layer_norm, k, gamma, beta)
+        body = functools.partial(layer_norm, k, gamma, beta)
 
     if outputs is not None:
         consumer_params, consumer_sources = kernel_inputs(t, k, outputs, "out")
@@ -246,7 +154,7 @@ def kernel_text(
         along = along_for(t, k, whole_row)
         return body(t, load_at(xs, r, whole_row, type_), finish_at(whole_row), acc, r, type_, along)
 
-    t(f"%init = tensor.empty() : tensor<{rows}x{length}xf32>")
+    t(f"%init = tensor.empty() : tensor<{rows}x{length}x{storage}>")
     if pipelined and kind == "softmax":
         y = softmax_rows(t, k, x, "%init", load_at, finish_at)
     else:
@@ -266,27 +174,31 @@ def kernel_text(
 @dataclass(frozen=True)
 class VersaRowKernels(Pass):
     name = "versa-row-kernels"
-    summary = "softmax and layer_norm over trailing axes as one vector loop nest per row (f32)"
+    summary = "softmax and layer_norm over trailing axes as one vector loop nest per row (f32, f16, bf16)"
     threads: int = 1  # chunks of rows run as an scf.forall (the pipeline maps it to OpenMP)
     target: str = "host"  # a CPU target: its f32 lanes are the vector width
 
     def run(self, module: ir.Operation) -> None:
         lanes = targets.get(self.target).lanes(32)
         ops = collect(
-            module, lambda op: op.name in ("versa.softmax", "versa.layer_norm") and row_axes(op) is not None
+            module,
+            lambda op: op.name in ("versa.softmax", "versa.layer_norm") and row_axes(op, True) is not None,
         )
         for count, op in enumerate(ops):
-            shape, lead = _static_f32(op.operands[0]), row_axes(op)
+            (shape, storage), lead = _static(op.operands[0], True), row_axes(op, True)
             kind = op.name.split(".")[1]
             eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
             name = f"versa_{kind}_{count}"
-            before = producers(op.operands[0], shape, lead)
-            after = consumers(op.results[0], shape, lead)
+            f32 = storage == "f32"  # producers and consumers are f32 chains (row_producers)
+            before = producers(op.operands[0], shape, lead) if f32 else None
+            after = consumers(op.results[0], shape, lead) if f32 else None
             inputs = before.read_as(shape, lead) if before else None
             outputs = after.read_as(shape, lead) if after else None
             threads = max(1, self.threads)
-            pipelined = kind == "softmax" and pipelines(shape, lead, threads, self.target)
-            text = kernel_text(name, kind, shape, lead, lanes, threads, eps, inputs, outputs, pipelined)
+            pipelined = kind == "softmax" and pipelines(shape, lead, threads, self.target, storage)
+            text = kernel_text(
+                name, kind, shape, lead, lanes, threads, eps, inputs, outputs, pipelined, storage
+            )
             define(module, text)
             operands = list(op.operands)
             if before:

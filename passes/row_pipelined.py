@@ -41,7 +41,7 @@ RowLoad = Callable[[str, str, str, str], Load]  # (x rows, row in them, row in t
 RowFinish = Callable[[str], Finish]  # (row in the whole tensor) → the consumers of that row
 
 
-def pipelines(shape: list[int], lead: int, threads: int, target: str) -> bool:
+def pipelines(shape: list[int], lead: int, threads: int, target: str, storage: str = "f32") -> bool:
     """Whether a softmax of `shape` (f32, rows on the first `lead` axes) is software-pipelined:
     when a thread has at least two rows and either five rows (x's two, the two scratch rows,
     the output's) fit in the L1 data cache, or x and the output together fit in half the
@@ -54,11 +54,18 @@ def pipelines(shape: list[int], lead: int, threads: int, target: str) -> bool:
       0.83x/0.82x; past that a row spills L1 between steps and streams from memory against
       the next row: 1 thread 768x4096 (24 MB) 1.15-1.36x, 1024x4096 1.24-1.29x, 2048x8192
       1.21-1.30x (at 2 threads, on a machine shared with other jobs, 0.86-1.28x run to run).
-    - a chunk of one row only adds a max pass: 2x30522 on 2 threads 1.06x."""
+    - a chunk of one row only adds a max pass: 2x30522 on 2 threads 1.06x.
+
+    f16/bf16 (`storage`) always, from two rows a thread: the three-pass form cannot keep e in
+    a half output (it would round twice) and computes exp twice; f16, pipelined / three-pass,
+    interleaved, 1 and 2 threads: 2048x4096 0.72x/0.72x, 1024x3000 0.63x/0.69x, 256x30522
+    0.73x/0.76x."""
     rows, length = math.prod(shape[:lead]), math.prod(shape[lead:])
     l1, _, llc = targets.get(target).caches
     if -(-rows // threads) < 2:
         return False
+    if storage != "f32":
+        return True
     return 5 * 4 * length <= l1 or 2 * 4 * rows * length <= llc // 2
 
 

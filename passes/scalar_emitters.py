@@ -7,6 +7,9 @@ elementwise paths cannot drift apart. An elementwise op is one entry here; its l
 pattern is derived from the table.
 
     SCALAR["add"]([%x, %z], f32, {})   builds   %s = arith.addf %x, %z : f32
+
+sigmoid and gelu of f16/bf16 compute in f32 and round once (`compute_types.wrap_scalar`), as
+PyTorch's do: in f16 each of their five ops would round (and, on x86, convert both ways).
 """
 
 from collections.abc import Callable, Sequence
@@ -17,6 +20,7 @@ from versa.mlir import arith, ir
 from versa.mlir import math as mmath
 
 from . import linalg_builders as build
+from .compute_types import wrap_scalar
 
 # the operands' scalars, the result element type, the op's attrs → the result scalar
 Scalar = Callable[[Sequence[ir.Value], ir.Type, dict[str, Any]], ir.Value]
@@ -139,10 +143,10 @@ SCALAR: dict[str, Scalar] = {
     "sqrt": _unary(mmath.sqrt),
     "rsqrt": _unary(mmath.rsqrt),
     "tanh": _unary(mmath.tanh),
-    "sigmoid": _unary(_sigmoid),
+    "sigmoid": wrap_scalar(_unary(_sigmoid)),
     "relu": _unary(_relu),
     "erf": _unary(mmath.erf),
-    "gelu": _gelu,
+    "gelu": wrap_scalar(_gelu),
     "clamp": _clamp,
     "cast": lambda xs, out, attrs: build.convert(xs[0], out),
     "compare": _compare,
