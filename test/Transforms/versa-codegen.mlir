@@ -46,6 +46,24 @@ func.func @ragged(%a: tensor<37x67xf32>, %b: tensor<67x131xf32>) -> tensor<37x13
 
 // -----
 
+// Five rows per register tile (M = 100): the accumulator rows stay a power of two of vectors.
+// Three vectors (vector<5x48xf32> on AVX-512) have no legal LLVM type: the loop-carried
+// accumulator was rebuilt element by element on every k step, 4-20x slower.
+// CHECK-LABEL: func.func @five_row_tiles
+//   CHECK-NOT:   x{{(24|40|48|80|96)}}xf32>
+//       CHECK:   iter_args(%{{.+}} = %{{.+}}) -> (vector<5x{{(16|32|64)}}xf32>)
+//       CHECK:     vector.fma
+//   CHECK-NOT:   x{{(24|40|48|80|96)}}xf32>
+func.func @five_row_tiles(%a: tensor<100x64xf32>, %b: tensor<64x256xf32>) -> tensor<100x256xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x256xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<100x256xf32>) -> tensor<100x256xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<100x64xf32>, tensor<64x256xf32>) outs(%z : tensor<100x256xf32>) -> tensor<100x256xf32>
+  return %0 : tensor<100x256xf32>
+}
+
+// -----
+
 // A ragged N (200 is no multiple of the register tile's width) is not packed: its last panel
 // would need C padded inside the k loop. Neither are few rows (B would be read by one tile).
 // CHECK-LABEL: func.func @negative_pack_ragged_n
