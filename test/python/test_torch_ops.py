@@ -128,6 +128,7 @@ CASES = {
         lambda a, w: F.conv1d(a, w, padding="same", dilation=2),
         [x(1, 3, 11), x(4, 3, 3)],
     ),
+    "conv1d_unbatched": (lambda a, w, b: F.conv1d(a, w, b, padding=1), [x(4, 9), x(5, 4, 3), x(5)]),
     "conv_transpose1d": (
         lambda a, w, b: F.conv_transpose1d(a, w, b, stride=2, padding=1, output_padding=1),
         [x(2, 4, 7), x(4, 3, 3), x(3)],

@@ -68,11 +68,14 @@ def conv2d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, gr
 
 @rule("torch.aten.conv1d", "torch.aten.conv1d.padding")
 def conv1d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if rank(x) == 2:  # unbatched [C, W]: a batch of one
+        x = vb.reshape(x, [1, *shape(x)])
     if rank(x) != 3:
-        raise Unsupported(f"conv1d of a rank-{rank(x)} input (batch it)")
+        raise Unsupported(f"conv1d of a rank-{rank(x)} input")
     stride, padding, dilation, _ = _lift_args(stride, padding, dilation)
     out = conv2d(node, _lift(x), _lift(weight), None, stride, padding, dilation, groups)
-    return _bias(_drop_height(node, out), bias, 1)
+    out = _bias(vb.reshape(out, [shape(out)[0], shape(out)[1], shape(out)[3]]), bias, 1)
+    return vb.reshape(out, list(node.out.shape)) if tuple(node.out.shape) != shape(out) else out
 
 
 @rule("torch.aten.conv_transpose2d.input")
