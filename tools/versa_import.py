@@ -21,17 +21,37 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("input", nargs="?", default="-", help=".onnx, or torch-dialect .mlir ('-': stdin)")
     parser.add_argument("-o", dest="output", default="-", help="output file ('-': stdout, the default)")
     parser.add_argument("--coverage", action="store_true", help="list each op's path instead of converting")
+    parser.add_argument(
+        "--input-shape",
+        action="append",
+        default=[],
+        metavar="NAME=D0,D1,...",
+        help="static dims for an ONNX input with symbolic ones (repeatable)",
+    )
     return parser.parse_args(argv)
 
 
-def _torch_module(name: str, data: bytes) -> ir.Module:
+def _input_shapes(specs: list[str]) -> dict[str, list[int]]:
+    shapes = {}
+    for spec in specs:
+        name, _, dims = spec.rpartition("=")
+        try:
+            shapes[name] = [int(d) for d in dims.split(",")]
+        except ValueError:
+            raise ToolError(f"--input-shape {spec!r}: expected NAME=D0,D1,... with integer dims") from None
+        if not name:
+            raise ToolError(f"--input-shape {spec!r}: expected NAME=D0,D1,...")
+    return shapes
+
+
+def _torch_module(name: str, data: bytes, shapes: dict[str, list[int]] | None = None) -> ir.Module:
     from versa.frontends import onnx as onnx_frontend
     from versa.frontends.torch.importer import make_torch_context
 
     context = make_torch_context()
     text = data.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()  # a UTF-8 byte order mark is text
     if name.endswith(".onnx") or not text[:1].isascii() or b"\x00" in data[:64]:
-        return onnx_frontend.onnx_to_torch(onnx_frontend.load(data), context)
+        return onnx_frontend.onnx_to_torch(onnx_frontend.load(data, shapes), context)
     return parse_module(Chunk(decode(data), 1), context)
 
 
@@ -47,7 +67,7 @@ def run(argv: list[str]) -> int:
     except ImportError as err:
         raise ToolError(f"the frontends need torch and onnx (pip install 'versa[onnx]'): {err}") from None
     try:
-        module = _torch_module(name, data)
+        module = _torch_module(name, data, _input_shapes(args.input_shape))
         output = format_coverage(coverage_of(module)) if args.coverage else str(convert_module(module))
     except CompileError as err:
         sys.stderr.write(err.format(name) + "\n")

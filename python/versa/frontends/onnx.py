@@ -2,14 +2,21 @@
 
     module = versa.import_onnx("model.onnx")        # a versa module (weights as constants)
 
-Shapes are inferred with onnx's shape inference first (Versa compiles static shapes).
-Initializers become dense elements straight from their NumPy arrays (`_DenseCache`), not
-torch-mlir's resource blobs, which the Python bindings cannot read back.
+Shapes are inferred with onnx's shape inference first (Versa compiles static shapes;
+`input_shapes={"x": [1, 3, 224, 224]}` fixes symbolic dims such as a batch "N"). Before that,
+`prepare` normalises what torch-mlir's ONNX conversion gets wrong or does not take: opsets
+before 13 are upgraded (Resize/Upsample from opset <= 10 keep their asymmetric coordinates),
+Gemm's alpha without C, MaxPool's flat indices, and the shape arithmetic exporters emit
+(Shape -> Gather -> Div -> Concat -> Reshape) is folded to constants, so every tensor has a
+static shape. Initializers become dense elements straight from their NumPy arrays
+(`_DenseCache`), not torch-mlir's resource blobs, which the Python bindings cannot read back.
 """
+
+import re
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import helper, numpy_helper, version_converter
 from torch_mlir.extras import onnx_importer
 
 from versa.diagnostics import CompileError, Diagnostic
@@ -32,18 +39,211 @@ class _DenseCache(onnx_importer.ContextCache):
         return ir.DenseElementsAttr.get(array, type=element, shape=list(array.shape))
 
 
-def load(source: str | bytes | onnx.ModelProto) -> onnx.ModelProto:
-    """An ONNX model (a path, the file's bytes, or a proto) with inferred shapes."""
+def load(
+    source: str | bytes | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
+) -> onnx.ModelProto:
+    """An ONNX model (a path, the file's bytes, or a proto) with inferred, static shapes."""
     try:
         if isinstance(source, str):
             proto = onnx.load(source)
         elif isinstance(source, bytes):
             proto = onnx.load_from_string(source)
         else:
-            proto = source
-        return onnx.shape_inference.infer_shapes(proto)
+            proto = onnx.ModelProto()
+            proto.CopyFrom(source)  # never edit the caller's proto
     except Exception as err:  # onnx raises DecodeError, ValidationError, OSError, ...
         raise CompileError([Diagnostic("error", f"not a readable ONNX model: {err}")]) from None
+    _set_input_shapes(proto, input_shapes or {})
+    try:
+        return prepare(onnx.shape_inference.infer_shapes(_upgrade(proto)))
+    except CompileError:
+        raise
+    except Exception as err:
+        raise CompileError([Diagnostic("error", f"not a readable ONNX model: {err}")]) from None
+
+
+def _set_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:
+    """Fix the graph inputs' dims; an input left with a symbolic dim is an error naming it."""
+    initialized = {t.name for t in proto.graph.initializer}
+    unknown = sorted(set(shapes) - {i.name for i in proto.graph.input})
+    if unknown:
+        raise CompileError([Diagnostic("error", f"input_shapes names no graph input: {', '.join(unknown)}")])
+    dynamic = []
+    for value in proto.graph.input:
+        dims = value.type.tensor_type.shape.dim
+        if value.name in shapes:
+            if len(shapes[value.name]) != len(dims):
+                raise CompileError(
+                    [
+                        Diagnostic(
+                            "error",
+                            f"input '{value.name}' has rank {len(dims)}, not {len(shapes[value.name])}",
+                        )
+                    ]
+                )
+            for d, n in zip(dims, shapes[value.name], strict=True):
+                d.Clear()
+                d.dim_value = int(n)
+        elif value.name not in initialized and any(not d.HasField("dim_value") for d in dims):
+            named = [d.dim_param or "?" if not d.HasField("dim_value") else str(d.dim_value) for d in dims]
+            dynamic.append(f"'{value.name}' [{', '.join(named)}]")
+    if dynamic:
+        message = (
+            f"Versa compiles static shapes; input(s) {', '.join(dynamic)} have symbolic dims: "
+            "give them with input_shapes={name: [dims]} (versa-import --input-shape name=1,3,224,224)"
+        )
+        raise CompileError([Diagnostic("error", message)])
+    if shapes:  # outputs and intermediates declared with symbolic dims: let inference redo them
+        for value in proto.graph.output:
+            for d in value.type.tensor_type.shape.dim:
+                if not d.HasField("dim_value"):
+                    d.Clear()
+        del proto.graph.value_info[:]
+
+
+_FIRST_OPSET = 13  # torch-mlir's ONNX conversion takes many ops only from here on (Softmax, Unsqueeze...)
+
+
+def _opset(proto: onnx.ModelProto) -> int:
+    return next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), _FIRST_OPSET)
+
+
+def _upgrade(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """A model of an opset before 13 converted to opset 17 (onnx's version converter)."""
+    old = _opset(proto)
+    if old >= _FIRST_OPSET:
+        return proto
+    try:
+        new = version_converter.convert_version(proto, 17)
+    except Exception as err:
+        raise CompileError(
+            [Diagnostic("error", f"opset {old} is not supported and onnx cannot convert it to 17: {err}")]
+        ) from None
+    if old <= 10:  # Upsample and Resize-10 sample at asymmetric coordinates (x_out / scale);
+        # the converter leaves Resize-13's default (half_pixel), as does torch-mlir's Upsample
+        resized = {n.output[0] for n in proto.graph.node if n.op_type in ("Upsample", "Resize")}
+        for node in new.graph.node:
+            if node.op_type == "Resize" and node.output[0] in resized:
+                kept = [
+                    a
+                    for a in node.attribute
+                    if a.name not in ("coordinate_transformation_mode", "nearest_mode")
+                ]
+                del node.attribute[:]
+                node.attribute.extend(kept)
+                node.attribute.append(helper.make_attribute("coordinate_transformation_mode", "asymmetric"))
+                node.attribute.append(helper.make_attribute("nearest_mode", "floor"))
+    return new
+
+
+def prepare(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """`proto` (shapes inferred) rewritten where torch-mlir's conversion would go wrong."""
+    graph = proto.graph
+    types = {v.name: v.type.tensor_type for v in (*graph.input, *graph.value_info, *graph.output)}
+    nodes = []
+    for node in graph.node:
+        nodes.append(node)
+        if node.domain not in ("", "ai.onnx"):
+            continue
+        alpha = next((a.f for a in node.attribute if a.name == "alpha"), 1.0)
+        if node.op_type == "Gemm" and (len(node.input) < 3 or not node.input[2]) and alpha != 1.0:
+            # torch-mlir drops alpha when there is no C: give it a zero C
+            zero = f"{node.output[0]}__versa_zero_c"
+            element = types[node.input[0]].elem_type if node.input[0] in types else onnx.TensorProto.FLOAT
+            graph.initializer.append(helper.make_tensor(zero, element, [], [0]))
+            del node.input[2:]
+            node.input.append(zero)
+        if node.op_type == "MaxPool" and len(node.output) > 1 and node.output[1]:
+            # ONNX indices count over the whole N, C, H, W tensor; torch's restart at each plane
+            dims = [d.dim_value for d in types[node.input[0]].shape.dim] if node.input[0] in types else []
+            if len(dims) > 2 and all(dims):
+                plane = int(np.prod(dims[2:]))
+                offset = (np.arange(dims[0] * dims[1], dtype=np.int64) * plane).reshape(
+                    dims[:2] + [1] * (len(dims) - 2)
+                )
+                flat, per_plane = node.output[1], f"{node.output[1]}__versa_per_plane"
+                node.output[1] = per_plane
+                graph.initializer.append(numpy_helper.from_array(offset, f"{flat}__versa_offset"))
+                nodes.append(helper.make_node("Add", [per_plane, f"{flat}__versa_offset"], [flat]))
+    if len(nodes) != len(graph.node):  # new values: type them
+        del graph.node[:]
+        graph.node.extend(nodes)
+        proto = onnx.shape_inference.infer_shapes(proto)
+    return fold_shape_arithmetic(proto)
+
+
+# Shape arithmetic: every input shape is static, so `Shape` is a constant, and so is every small
+# integer computation on it that feeds Reshape/Slice/Expand. Folded, onnx's inference (which reads
+# initializers) gives every tensor a static shape; left alone, a tensor whose shape depends on it
+# has none, torch-mlir's importer types it as rank 0 and its conversion fails.
+_FOLDABLE = {
+    "Constant", "Shape", "Size", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Add", "Sub",
+    "Mul", "Div", "Mod", "Neg", "Abs", "Floor", "Ceil", "Sqrt", "Min", "Max", "Cast", "Range",
+    "ConstantOfShape", "Equal", "Less", "Greater", "Not", "Where", "Reshape", "Expand", "Identity",
+    "ReduceProd", "ReduceSum",
+}  # fmt: skip
+_SMALL = 4096  # elements: shape vectors and index tables, never weights
+
+
+def _static_shape(t) -> list[int] | None:
+    if t is None or not t.HasField("shape"):
+        return None
+    dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+    return None if None in dims else dims
+
+
+def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """`proto` (shapes inferred) with its constant shape computations replaced by initializers."""
+    from onnx.reference import ReferenceEvaluator
+
+    graph = proto.graph
+    types = {v.name: v.type.tensor_type for v in (*graph.input, *graph.value_info, *graph.output)}
+    inputs = {i.name for i in graph.input}
+    values = {
+        t.name: numpy_helper.to_array(t)
+        for t in graph.initializer
+        if t.name not in inputs and int(np.prod(t.dims)) <= _SMALL
+    }
+    kept, folded = [], set()
+    for node in graph.node:
+        out = None
+        if node.domain not in ("", "ai.onnx") or node.op_type not in _FOLDABLE:
+            pass
+        elif node.op_type in ("Shape", "Size"):
+            dims = _static_shape(types.get(node.input[0]))
+            if dims is not None and node.op_type == "Size":
+                out = [np.array(int(np.prod(dims)), np.int64)]
+            elif dims is not None:
+                attrs = {a.name: a.i for a in node.attribute}
+                out = [np.array(dims[attrs.get("start", 0) : attrs.get("end", len(dims))], np.int64)]
+        elif all(not i or i in values for i in node.input):
+            try:
+                out = ReferenceEvaluator(node, opsets={"": _opset(proto)}).run(
+                    None, {i: values[i] for i in node.input if i}
+                )
+            except Exception:  # an op the reference cannot run: leave it to the importer
+                out = None
+        if out is not None and all(np.asarray(o).size <= _SMALL for o in out):
+            values.update((name, np.asarray(o)) for name, o in zip(node.output, out, strict=True))
+            folded.update(node.output)
+            continue
+        kept.append(node)
+    if not folded:
+        return proto
+    used = {i for n in kept for i in n.input} | {o.name for o in graph.output}
+    del graph.node[:]
+    graph.node.extend(kept)
+    graph.initializer.extend(numpy_helper.from_array(values[n], n) for n in sorted(folded & used))
+    info = [v for v in graph.value_info if v.name not in folded]
+    del graph.value_info[:]
+    graph.value_info.extend(info)
+    for output in graph.output:  # a folded output: its type is the value's
+        if output.name in folded:
+            array = values[output.name]
+            output.type.CopyFrom(
+                helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(array.dtype), array.shape)
+            )
+    return onnx.shape_inference.infer_shapes(proto)
 
 
 def onnx_to_torch(proto: onnx.ModelProto, context: ir.Context) -> ir.Module:
@@ -57,10 +257,28 @@ def onnx_to_torch(proto: onnx.ModelProto, context: ir.Context) -> ir.Module:
         with context:
             PassManager.parse(_TO_TORCH).run(module.operation)
     except (onnx_importer.OnnxImportError, ir.MLIRError) as err:
-        raise CompileError([Diagnostic("error", f"could not import the ONNX model: {err}")]) from None
+        raise CompileError([Diagnostic("error", _import_message(str(err), proto))]) from None
     return module
 
 
-def import_onnx(source: str | bytes | onnx.ModelProto) -> ir.Module:
-    """The versa module of an ONNX model."""
-    return convert_module(onnx_to_torch(load(source), make_torch_context()))
+_ILLEGAL = re.compile(
+    r'error: "([^"]*)": failed to legalize operation .*?name = "onnx\.(\w+)"\}> ?(\{[^}]*\})?'
+)
+
+
+def _import_message(text: str, proto: onnx.ModelProto) -> str:
+    """torch-mlir's 'failed to legalize' dump, said as the ONNX node and op it could not take."""
+    match = _ILLEGAL.search(text)
+    if not match:
+        return f"could not import the ONNX model: {text}"
+    node, op, attrs = match.groups()
+    where = f"node '{node}'" if node else "an unnamed node"
+    given = f" with {attrs.replace('torch.onnx.', '')}" if attrs else ""
+    return f"torch-mlir's ONNX conversion does not take {op} (opset {_opset(proto)}) at {where}{given}"
+
+
+def import_onnx(
+    source: str | bytes | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
+) -> ir.Module:
+    """The versa module of an ONNX model (`input_shapes` fixes symbolic input dims)."""
+    return convert_module(onnx_to_torch(load(source, input_shapes), make_torch_context()))

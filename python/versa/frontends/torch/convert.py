@@ -24,6 +24,7 @@ import numpy as np
 
 from versa.diagnostics import CompileError, Diagnostic
 from versa.dialects import builders as vb
+from versa.dialects.shapes import RuleError
 from versa.dialects.versa import ConstantOp
 from versa.mlir import func, ir
 from versa.reference import numpy_dtype
@@ -170,6 +171,13 @@ def convert_module(module: ir.Module) -> ir.Module:
     out, conversion = survey(module)
     if conversion.unsupported:
         raise conversion.error()
+    try:  # a rule bug surfaces here, as one error, not at compile time in a later tool
+        out.operation.verify()
+    except ir.MLIRError as err:
+        first = next((d.message for d in err.error_diagnostics), str(err)).splitlines()[0]
+        raise CompileError(
+            [Diagnostic("error", f"internal error: the converted module is invalid: {first}")]
+        ) from None
     return out
 
 
@@ -281,6 +289,9 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
         produced = RULES[name](node, *args)
     except Unsupported as err:
         _try_fallback(op, name, env, conversion, str(err))
+        return
+    except RuleError as err:  # a versa op refused what the rule built (a form it does not cover)
+        _try_fallback(op, name, env, conversion, f"versa cannot express it: {err}")
         return
     conversion.record(op, name, "versa")
     if not op.results:  # a run-time check (_assert_tensor_metadata): static shapes already hold

@@ -1,7 +1,8 @@
 """The conversion rules, one module per torch op family; importing them fills `convert.RULES`.
 
 elementwise  arithmetic, activations, comparisons, casts, identities
-shape        views, permutes, slicing, concatenation, padding, factories
+shape        views, permutes, slicing, concatenation, padding, flips
+factories    zeros/ones/full/arange, tril/triu, fill, copy
 reduce       sums, means, max/min, argmax, variance, norms
 conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
 nn           linear/matmul, normalisation, softmax, attention, embedding, gather, prelu
@@ -11,6 +12,6 @@ backward     training: convolution and max-pool backward, pooling indices
 fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
 """
 
-from . import backward, conv, elementwise, fused, loss, nn, pool, reduce, shape
+from . import backward, conv, elementwise, factories, fused, loss, nn, pool, reduce, shape
 
-__all__ = ["backward", "conv", "elementwise", "fused", "loss", "nn", "pool", "reduce", "shape"]
+__all__ = ["backward", "conv", "elementwise", "factories", "fused", "loss", "nn", "pool", "reduce", "shape"]

@@ -113,8 +113,18 @@ def _channel_affine(x, weight, bias):
     return x if bias is None else vb.add(x, vb.reshape(bias, per_channel))
 
 
+def _per_channel(value, groups: int, channels: int):
+    """A per-group scale or shift (ONNX GroupNormalization-18) repeated for each group's channels."""
+    if value is None or shape(value)[0] == channels or shape(value)[0] != groups:
+        return value
+    spread = vb.broadcast_to(vb.reshape(value, [groups, 1]), [groups, channels // groups])
+    return vb.reshape(spread, [channels])
+
+
 @rule("torch.aten.group_norm")
 def group_norm(node: Node, x, groups, weight=None, bias=None, eps=1e-5, *_):
+    c = shape(x)[1]
+    weight, bias = _per_channel(weight, groups, c), _per_channel(bias, groups, c)
     return _channel_affine(_group_statistics(node, x, groups, eps)[0], weight, bias)
 
 

@@ -1,8 +1,7 @@
-"""Views, permutations, slicing, concatenation, padding and tensor factories.
+"""Views, permutations, slicing, concatenation, padding, flips.
 
 Shapes are static, so every view-like op (view, reshape, flatten, squeeze, unsqueeze,
-unflatten) is one `versa.reshape` to the shape torch declared. Factories with constant
-arguments (zeros, ones, full, arange, tril masks) become `versa.constant`s.
+unflatten) is one `versa.reshape` to the shape torch declared.
 """
 
 import numpy as np
@@ -92,9 +91,18 @@ def _bounds(start, end, size: int) -> tuple[int, int]:
     return start, end
 
 
+def _take(node: Node, x, d: int, positions) -> object:
+    """x's elements at `positions` (a constant list) along dim d: a gather of constant indices."""
+    return vb.gather(x, node.constant(np.asarray(list(positions), dtype=np.int64), "i64"), axis=d)
+
+
 @rule("torch.aten.slice.Tensor")
 def slice_(node: Node, x, dim=0, start=None, end=None, step=1):
     d = axis(dim, x)
+    if step is not None and step < 0:  # ONNX Slice with negative steps (torch itself has none)
+        first = shape(x)[d] - 1 if start is None else start
+        last = -shape(x)[d] - 1 if end is None else end
+        return _take(node, x, d, range(*slice(first, last, step).indices(shape(x)[d])))
     lo, hi = _bounds(start, end, shape(x)[d])
     if (lo, hi, step) == (0, shape(x)[d], 1):
         return x
@@ -191,9 +199,21 @@ def constant_pad(node: Node, x, pads, mode_or_value=0.0, value=None):
     low, high = [0] * rank(x), [0] * rank(x)
     for i in range(len(pads) // 2):  # pairs from the last dim backwards
         low[rank(x) - 1 - i], high[rank(x) - 1 - i] = pads[2 * i], pads[2 * i + 1]
-    if min(low + high) < 0:
-        raise Unsupported("negative padding")
+    if min(low + high) < 0:  # negative padding crops: slice first, then pad what is positive
+        starts = [max(-lo, 0) for lo in low]
+        limits = [n - max(-hi, 0) for n, hi in zip(shape(x), high, strict=True)]
+        x = vb.slice(x, starts=starts, limits=limits)
+        low, high = [max(lo, 0) for lo in low], [max(hi, 0) for hi in high]
+        if not any(low + high):
+            return x
     return vb.pad(x, low=low, high=high, value=float(mode_or_value))
+
+
+@rule("torch.aten.flip")
+def flip(node: Node, x, dims):
+    for d in sorted({axis(d, x) for d in dims}):
+        x = _take(node, x, d, range(shape(x)[d] - 1, -1, -1))
+    return x
 
 
 def _circular(x, pads: list[int]):
@@ -217,78 +237,3 @@ def broadcast_tensors(node: Node, tensors):
     """One list result (F.mse_loss and l1_loss broadcast their operands first)."""
     dims = tuple(np.broadcast_shapes(*[shape(t) for t in tensors]))
     return [[t if shape(t) == dims else vb.broadcast_to(t, list(dims)) for t in tensors]]
-
-
-# ----------------------------------------------------------------------------- factories
-
-
-def _full(node: Node, value) -> object:
-    return node.constant(np.full(node.out.shape, value))
-
-
-@rule(
-    "torch.aten.zeros",
-    "torch.aten.zeros_like",
-    "torch.aten.new_zeros",
-    "torch.aten.empty.memory_format",
-    "torch.aten.empty_like",
-    "torch.aten.new_empty",
-)
-def zeros(node: Node, *_):
-    return _full(node, 0)
-
-
-@rule("torch.aten.ones", "torch.aten.ones_like", "torch.aten.new_ones")
-def ones(node: Node, *_):
-    return _full(node, 1)
-
-
-@rule("torch.aten.full")
-def full(node: Node, size, value, *_):
-    return _full(node, value)
-
-
-@rule("torch.aten.full_like", "torch.aten.new_full")
-def full_like(node: Node, x, value, *_):
-    return _full(node, value)
-
-
-@rule("torch.aten.scalar_tensor")
-def scalar_tensor(node: Node, value, *_):
-    return _full(node, value)
-
-
-@rule("torch.aten.fill.Scalar")
-def fill(node: Node, x, value):
-    return _full(node, value)
-
-
-@rule("torch.aten.arange", "torch.aten.arange.start", "torch.aten.arange.start_step")
-def arange(node: Node, *args):
-    name = node.op.operation.name
-    start = args[0] if name.endswith((".start", ".start_step")) else 0
-    step = args[2] if name.endswith(".start_step") else 1
-    return node.constant(start + step * np.arange(node.out.shape[0]))
-
-
-def _triangle(node: Node, x, diagonal: int, lower: bool):
-    rows, cols = shape(x)[-2:]
-    keep = (
-        np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
-    )
-    return vb.select(node.constant(keep, "i1"), x, node.constant(0, node.out.element))
-
-
-@rule("torch.aten.tril")
-def tril(node: Node, x, diagonal=0):
-    return _triangle(node, x, diagonal, True)
-
-
-@rule("torch.aten.triu")
-def triu(node: Node, x, diagonal=0):
-    return _triangle(node, x, diagonal, False)
-
-
-@rule("torch.aten.copy")
-def copy(node: Node, x, src, non_blocking=False):
-    return src if shape(src) == node.out.shape else vb.broadcast_to(src, node.out.shape)

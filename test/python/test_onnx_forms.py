@@ -1,0 +1,149 @@
+"""ONNX forms that torch-mlir's conversion gets wrong or refuses, normalised by `onnx.prepare`.
+
+Each model is built with onnx.helper and compared with onnxruntime on seeded inputs (rtol 1e-5,
+atol 1e-5 of the output's scale; indices exactly). Before `prepare`, each failed: an import
+error, a Python traceback, or (Gemm's alpha, MaxPool's indices) a silently wrong result.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime
+import pytest
+import versa
+from onnx import TensorProto, helper, numpy_helper
+from versa.diagnostics import CompileError
+from versa.runtime import JitFunction
+
+F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _model(nodes, inputs, outputs, opset=17, initializers=()) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, t, s[0] if s else None) for n, t, *s in outputs],
+        initializer=list(initializers),
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _matches_onnxruntime(model: onnx.ModelProto, *arrays, input_shapes=None) -> None:
+    module = versa.import_onnx(model, input_shapes)
+    got = JitFunction(module, pipeline="versa-canonicalize,versa-fuse,lower-to-llvm")(*arrays)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    want = session.run(None, dict(zip(names, arrays, strict=True)))
+    for g, w in zip(got, want, strict=True):
+        if w.dtype.kind in "iub":
+            np.testing.assert_array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(w).max())))
+
+
+def _rand(*shape, seed=0):
+    return np.random.default_rng(seed).uniform(-2, 2, shape).astype(np.float32)
+
+
+def test_gemm_alpha_without_c_is_kept() -> None:
+    """torch-mlir's conversion drops alpha when there is no C (a zero C is added)."""
+    node = helper.make_node("Gemm", ["a", "b"], ["y"], transA=1, transB=1, alpha=2.5)
+    model = _model([node], [("a", F32, [8, 3]), ("b", F32, [5, 8])], [("y", F32)])
+    _matches_onnxruntime(model, _rand(8, 3), _rand(5, 8, seed=1))
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+def test_opset_11_softmax_is_upgraded(op: str) -> None:
+    """Opset 11's softmax flattens at `axis` (normalises over every later dim)."""
+    model = _model(
+        [helper.make_node(op, ["x"], ["y"], axis=1)], [("x", F32, [2, 3, 4])], [("y", F32)], opset=11
+    )
+    _matches_onnxruntime(model, _rand(2, 3, 4))
+
+
+def test_opset_11_unsqueeze_and_split_attributes() -> None:
+    nodes = [
+        helper.make_node("Unsqueeze", ["x"], ["u"], axes=[0, 3]),
+        helper.make_node("Split", ["u"], ["s0", "s1"], axis=2, split=[1, 2]),
+    ]
+    model = _model(nodes, [("x", F32, [3, 3])], [("s0", F32), ("s1", F32)], opset=11)
+    _matches_onnxruntime(model, _rand(3, 3))
+
+
+def test_slice_with_negative_steps() -> None:
+    """x[:, ::-1] and x[-2:0:-2] (torch.flip exports): a gather of constant indices."""
+    consts = [
+        numpy_helper.from_array(np.array(v, np.int64), n)
+        for n, v in [("s", [-1, -2]), ("e", [-(2**62), 0]), ("a", [1, 0]), ("st", [-1, -2])]
+    ]
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"])
+    model = _model([node], [("x", F32, [5, 6])], [("y", F32)], initializers=consts)
+    _matches_onnxruntime(model, _rand(5, 6))
+
+
+def test_group_normalization_18_per_group_scale() -> None:
+    scale = numpy_helper.from_array(np.array([0.5, 2.0], np.float32), "scale")
+    bias = numpy_helper.from_array(np.array([1.0, -1.0], np.float32), "bias")
+    node = helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=2, epsilon=1e-5)
+    outputs = [("y", F32, [2, 4, 3, 3])]  # onnx infers no shape for this function op
+    model = _model([node], [("x", F32, [2, 4, 3, 3])], outputs, opset=18, initializers=[scale, bias])
+    _matches_onnxruntime(model, _rand(2, 4, 3, 3))
+
+
+def test_negative_pad_crops() -> None:
+    pads = numpy_helper.from_array(np.array([0, -1, 0, 2], np.int64), "pads")
+    node = helper.make_node("Pad", ["x", "pads"], ["y"], mode="constant")
+    model = _model([node], [("x", F32, [3, 5])], [("y", F32)], initializers=[pads])
+    _matches_onnxruntime(model, _rand(3, 5))
+
+
+def test_max_pool_indices_count_across_the_tensor() -> None:
+    """ONNX's indices are flat over N, C, H, W; torch's restart at each channel."""
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 2])
+    model = _model([node], [("x", F32, [2, 3, 4, 4])], [("y", F32), ("i", I64)])
+    _matches_onnxruntime(model, _rand(2, 3, 4, 4))
+
+
+def test_shape_arithmetic_folds_to_constants() -> None:
+    """Shape → Gather → Div → Concat → Reshape, as exporters write a reshape to [n, c / 2, 2]."""
+    consts = [
+        numpy_helper.from_array(np.array(v, np.int64), n)
+        for n, v in [("zero", 0), ("one", 1), ("two", 2), ("last", [2])]
+    ]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["n"]),
+        helper.make_node("Gather", ["shape", "one"], ["c"]),
+        helper.make_node("Div", ["c", "two"], ["half"]),
+        helper.make_node("Unsqueeze", ["n", "zero_axes"], ["n1"]),
+        helper.make_node("Unsqueeze", ["half", "zero_axes"], ["h1"]),
+        helper.make_node("Concat", ["n1", "h1", "last"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ]
+    consts.append(numpy_helper.from_array(np.array([0], np.int64), "zero_axes"))
+    model = _model(nodes, [("x", F32, [3, 8])], [("y", F32)], initializers=consts)
+    _matches_onnxruntime(model, _rand(3, 8))
+
+
+def test_symbolic_input_dims_need_input_shapes() -> None:
+    node = helper.make_node("Relu", ["x"], ["y"])
+    model = _model([node], [("x", F32, ["batch", 4])], [("y", F32)])
+    with pytest.raises(CompileError, match=r"'x' \[batch, 4\].*input_shapes"):
+        versa.import_onnx(model)
+    _matches_onnxruntime(model, _rand(3, 4), input_shapes={"x": [3, 4]})
+    assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"  # not edited
+
+
+def test_versa_import_input_shape(tmp_path) -> None:
+    source = tmp_path / "relu.onnx"
+    node = helper.make_node("Relu", ["x"], ["y"])
+    source.write_bytes(_model([node], [("x", F32, ["batch", 4])], [("y", F32)]).SerializeToString())
+    tool = [sys.executable, "-m", "versa.tools.versa_import", str(source)]
+    done = subprocess.run([*tool, "--input-shape", "x=3,4"], capture_output=True, text=True)
+    assert done.returncode == 0 and "tensor<3x4xf32>" in done.stdout, done.stderr
+    for bad in ([], ["--input-shape", "x=3,four"], ["--input-shape", "z=3,4"]):
+        done = subprocess.run([*tool, *bad], capture_output=True, text=True)
+        assert done.returncode == 1 and "error:" in done.stderr and "Traceback" not in done.stderr, bad
