@@ -15,10 +15,12 @@ Sums are reassociated (accepted for floats, tolerance.py); max/min and integers 
 A body that reads `linalg.index`, or a map with anything but dims, is left alone.
 """
 
+import math
 from dataclasses import dataclass
 
-from versa.mlir import arith, ir, linalg, tensor
+from versa.mlir import arith, ir, linalg
 
+from . import linalg_builders as build
 from .base import Pass, collect
 from .codegen.reduction import combiner_name
 
@@ -68,16 +70,8 @@ def _collapse(v: ir.Value, m: list[int], group_of: dict[int, int]) -> tuple[ir.V
     if len(reassociation) == len(m):
         return v, new_dims
     t = ir.RankedTensorType(v.type)
-    shape = [_prod(t.shape[i] for i in g) for g in reassociation]
-    collapsed = tensor.CollapseShapeOp(ir.RankedTensorType.get(shape, t.element_type), v, reassociation)
-    return collapsed.result, new_dims
-
-
-def _prod(values) -> int:
-    p = 1
-    for v in values:
-        p *= v
-    return p
+    shape = [math.prod(t.shape[i] for i in g) for g in reassociation]
+    return build.collapse(v, shape, reassociation), new_dims
 
 
 def _map(rank: int, dims: list[int]) -> ir.AffineMapAttr:
@@ -116,7 +110,7 @@ def _rewrite(op: ir.Operation, rows: int) -> bool:
         return False
     groups = _loop_groups(kinds, maps)
     inputs = len(op.operands) - len(op.results)
-    extent = _prod(ir.RankedTensorType(op.operands[0].type).shape) if inputs else 0
+    extent = math.prod(ir.RankedTensorType(op.operands[0].type).shape) if inputs else 0
     split = len(groups) == 1 and kinds[0] == "reduction" and extent >= MIN_SPLIT and _split_ok(op, maps)
     if len(groups) == len(kinds) and not split:
         return False
@@ -137,7 +131,7 @@ def _rewrite(op: ir.Operation, rows: int) -> bool:
         for old, new, m in zip(op.results, results, maps[inputs:], strict=True):
             t = ir.RankedTensorType(old.type)
             if new.type != old.type:
-                new = tensor.ExpandShapeOp(t, new, _reassociation(m, group_of), [], t.shape).result
+                new = build.expand(new, t.shape, _reassociation(m, group_of))
             old.replace_all_uses_with(new)
     op.erase()
     return True
@@ -156,45 +150,18 @@ def _two_stage(op: ir.Operation, body: ir.Block, ins, init: ir.Value, n: int, ro
     """[n] → [P, m] row partials → combined with the last n - P*m elements into `init` (0-d)."""
     m = n // rows
     element = ir.RankedTensorType(init.type).element_type
-    fill = init.owner
-    partial_init = linalg.fill(fill.operands[0], outs=[tensor.empty([rows], element)])
+    partial_init = build.filled((rows,), element, init.owner.operands[0])  # the same identity
 
     def rows_of(v: ir.Value) -> ir.Value:
-        t = ir.RankedTensorType(v.type)
-        head = tensor.extract_slice(
-            ir.RankedTensorType.get([rows * m], t.element_type), v, [], [], [], [0], [rows * m], [1]
-        )
-        shape = ir.RankedTensorType.get([rows, m], t.element_type)
-        return tensor.ExpandShapeOp(shape, head, [[0, 1]], [], [rows, m]).result
+        return build.expand(build.extract(v, [0], [rows * m]), (rows, m), [[0, 1]])
 
     maps2 = [_map(2, [0, 1])] * len(ins) + [_map(2, [0])]
     stage1 = _generic([rows_of(v) for v in ins], [partial_init], maps2, ["parallel", "reduction"], body)
-    combine = linalg.GenericOp(
-        [init.type],
-        [stage1.results[0]],
-        [init],
-        ir.ArrayAttr.get([_map(1, [0]), _map(1, [])]),
-        _iterators(["reduction"]),
-    )
-    block = combine.regions[0].blocks.append(element, element)
-    with ir.InsertionPoint(block):
-        name = combiner_name(op).split(".")[1]
-        linalg.YieldOp([getattr(arith, name)(block.arguments[0], block.arguments[1])])
-    total = combine.results[0]
+    fold = getattr(arith, combiner_name(op).split(".")[1])  # the partials into the result
+    maps1 = [_map(1, [0]).value, _map(1, []).value]
+    (total,) = build.generic([stage1.results[0]], [init], maps1, ["reduction"], lambda a, b: [fold(a, b)])
     if n > rows * m:
-        tail = [
-            tensor.extract_slice(
-                ir.RankedTensorType.get([n - rows * m], ir.RankedTensorType(v.type).element_type),
-                v,
-                [],
-                [],
-                [],
-                [rows * m],
-                [n - rows * m],
-                [1],
-            )
-            for v in ins
-        ]
+        tail = [build.extract(v, [rows * m], [n - rows * m]) for v in ins]
         maps1 = [_map(1, [0])] * len(ins) + [_map(1, [])]
         total = _generic(tail, [total], maps1, ["reduction"], body).results[0]
     return total

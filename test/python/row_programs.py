@@ -1,12 +1,20 @@
 """Programs and float64 references shared by the row-kernel tests (test_row_kernels,
-test_softmax_pipelined, test_softmax_aligned): softmax and layer_norm over trailing axes, and a
-softmax with a fused producer and consumer."""
+test_softmax_pipelined, test_softmax_aligned, test_row_kernels_half): softmax and layer_norm
+over trailing axes, and a softmax with a fused producer and consumer."""
 
 import numpy as np
 
+# Every form of the kernels: one thread, two, and three (a chunk of rows that does not divide).
+LEVELS = [
+    "lower-to-llvm{opt-level=1}",
+    "lower-to-llvm{opt-level=3 threads=1}",
+    "lower-to-llvm{opt-level=3 threads=2}",
+    "lower-to-llvm{opt-level=3 threads=3}",
+]
 
-def tensor_type(shape: tuple[int, ...]) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+def tensor_type(shape: tuple[int, ...], element: str = "f32") -> str:
+    return f"tensor<{'x'.join(map(str, shape))}x{element}>"
 
 
 def softmax_text(shape: tuple[int, ...]) -> str:

@@ -8,11 +8,10 @@ type: it is cast from and to f32 inside the program, on values it holds exactly;
 bf16 conversion (`vcvtneps2bf16`) flushes subnormals to 0, so bf16's subnormal inputs are left
 out and its results below FLT_MIN may be 0."""
 
-import math
-
 import numpy as np
 import pytest
 from conftest import Compiled
+from test_fast_math import _references  # the float64 reference of each op, in OPS order
 
 FLT_MIN = 1.17549435e-38
 OPS = [("exp", ""), ("log", ""), ("tanh", ""), ("erf", ""), ("sigmoid", ""), ("gelu", "")]
@@ -62,21 +61,6 @@ def _spacing(values: np.ndarray, half: str) -> np.ndarray:
     if half == "f16":
         return np.spacing(np.abs(values.astype(np.float16))).astype(np.float64)
     return np.spacing(np.abs(values.astype(np.float32))).astype(np.float64) * 2.0**16
-
-
-def _references(x: np.ndarray) -> list[np.ndarray]:
-    erf = np.vectorize(math.erf, otypes=[np.float64])
-    with np.errstate(all="ignore"):
-        d = x.astype(np.float64)
-        return [
-            np.exp(d),
-            np.log(d),
-            np.tanh(d),
-            erf(d),
-            1.0 / (1.0 + np.exp(-d)),
-            0.5 * d * (1.0 + erf(d / math.sqrt(2.0))),
-            0.5 * d * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (d + 0.044715 * d**3))),
-        ]
 
 
 def _round(want: np.ndarray, half: str) -> np.ndarray:

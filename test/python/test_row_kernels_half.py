@@ -10,24 +10,16 @@ f32 around the op (x86's f32 → bf16 conversion flushes subnormals: inputs stay
 
 import numpy as np
 import pytest
+import row_programs
 import versa.passes.row_kernels as row_kernels
 from conftest import Compiled
-from row_programs import softmax_f64
+from row_programs import softmax_f64, tensor_type
 from versa import targets
 
 V = targets.get("host").lanes(32)
-LEVELS = [
-    "lower-to-llvm{opt-level=0}",
-    "lower-to-llvm{opt-level=1}",
-    "lower-to-llvm{opt-level=3 threads=1}",
-    "lower-to-llvm{opt-level=3 threads=2}",
-]
+LEVELS = ["lower-to-llvm{opt-level=0}", *row_programs.LEVELS[:3]]
 SHAPES = [(7,), (3, 16), (V + 1, 3 * V + 1), (5, 1000), (2, 3, 37), (130, 64)]
 HALVES = ["f16", "bf16"]
-
-
-def _t(shape: tuple[int, ...], element: str) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}x{element}>"
 
 
 def _program(kind: str, shape: tuple[int, ...], half: str, axis: int = -1) -> str:
@@ -38,19 +30,21 @@ def _program(kind: str, shape: tuple[int, ...], half: str, axis: int = -1) -> st
     for name, s in params:
         names.append(f"%{name}")
         if half == "bf16":
-            lines.append(f'  %{name}h = "versa.cast"(%{name}) : ({_t(s, outer)}) -> {_t(s, half)}')
+            lines.append(
+                f'  %{name}h = "versa.cast"(%{name}) : ({tensor_type(s, outer)}) -> {tensor_type(s, half)}'
+            )
             names[-1] = f"%{name}h"
-    types = ", ".join(_t(s, half) for _, s in params)
-    t, attrs = _t(shape, half), f"axis = {axis} : i64"
+    types = ", ".join(tensor_type(s, half) for _, s in params)
+    t, attrs = tensor_type(shape, half), f"axis = {axis} : i64"
     if kind == "layer_norm":
         attrs += ", epsilon = 1.0e-05 : f32"
     lines.append(f'  %y = "versa.{kind}"({", ".join(names)}) {{{attrs}}} : ({types}) -> {t}')
     result = "%y"
     if half == "bf16":
-        lines.append(f'  %yc = "versa.cast"(%y) : ({t}) -> {_t(shape, outer)}')
+        lines.append(f'  %yc = "versa.cast"(%y) : ({t}) -> {tensor_type(shape, outer)}')
         result = "%yc"
-    args = ", ".join(f"%{name}: {_t(s, outer)}" for name, s in params)
-    body, out = "\n".join(lines), _t(shape, outer)
+    args = ", ".join(f"%{name}: {tensor_type(s, outer)}" for name, s in params)
+    body, out = "\n".join(lines), tensor_type(shape, outer)
     return f"func.func @main({args}) -> {out} {{\n{body}\n  return {result} : {out}\n}}"
 
 

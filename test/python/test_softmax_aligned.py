@@ -16,6 +16,7 @@ import pytest
 import versa.passes.row_kernels as row_kernels
 from conftest import Compiled
 from row_programs import (
+    LEVELS,
     fused_softmax_case,
     fused_softmax_text,
     layer_norm_text,
@@ -26,12 +27,6 @@ from versa import compiler, targets
 from versa.runtime import aligned_empty
 
 V = targets.get("host").lanes(32)
-LEVELS = [
-    "lower-to-llvm{opt-level=1}",
-    "lower-to-llvm{opt-level=3 threads=1}",
-    "lower-to-llvm{opt-level=3 threads=2}",
-    "lower-to-llvm{opt-level=3 threads=3}",
-]
 SHAPES = [
     (V + 1, 3 * V + 1),  # N = 1 mod V: row r's head is -r mod V, every value over V rows
     (V + 2, 5 * V - 1),  # N = -1 mod V: row 1's head is 1

@@ -11,16 +11,10 @@ import numpy as np
 import pytest
 import versa.passes.row_kernels as row_kernels
 from conftest import Compiled
-from row_programs import fused_softmax_case, fused_softmax_text, softmax_f64, softmax_text
+from row_programs import LEVELS, fused_softmax_case, fused_softmax_text, softmax_f64, softmax_text
 from versa import compiler
 from versa.passes.row_pipelined import pipelines
 
-LEVELS = [
-    "lower-to-llvm{opt-level=1}",
-    "lower-to-llvm{opt-level=3 threads=1}",
-    "lower-to-llvm{opt-level=3 threads=2}",
-    "lower-to-llvm{opt-level=3 threads=3}",
-]
 SHAPES = [
     (6, 1000),
     (1, 1000),

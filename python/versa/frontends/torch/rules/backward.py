@@ -14,7 +14,7 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Refused, Unsupported, rule
-from . import pool
+from . import conv, pool
 from .common import pairs, rank, shape, transpose
 
 
@@ -144,21 +144,9 @@ def convolution_backward(
     if transposed or rank(x) not in (3, 4):
         raise Unsupported("the backward of a transposed or 3-d convolution")
     if rank(x) == 3:  # as the forward: a 2-d convolution of height 1
-        lifted = [vb.reshape(t, [*shape(t)[:2], 1, shape(t)[2]]) for t in (grad, x, weight)]
-        stride, dilation = ([1, pairs(v, 1)[0]] for v in (stride, dilation))
-        padding = [0, pairs(padding, 1)[0]]
-        results = convolution_backward(
-            node,
-            *lifted,
-            bias_sizes,
-            stride,
-            padding,
-            dilation,
-            transposed,
-            output_padding,
-            groups,
-            output_mask,
-        )
+        stride, padding, dilation, _ = conv.lift_args(stride, padding, dilation)
+        rest = (bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+        results = convolution_backward(node, *(conv.lift(t) for t in (grad, x, weight)), *rest)
         return [
             r if isinstance(r, Refused) or i == 2 else vb.reshape(r, shape((x, weight)[i]))
             for i, r in enumerate(results)

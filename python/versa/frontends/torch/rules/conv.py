@@ -32,13 +32,13 @@ def _conv_padding(padding, weight, dilation) -> list[int]:
     return [p[0], p[1], p[0], p[1]]
 
 
-def _lift(x):
+def lift(x):
     """[N, C, W] as [N, C, 1, W] (a 1-d operand as a 2-d one of height 1)."""
     n, c, w = shape(x)
     return vb.reshape(x, [n, c, 1, w])
 
 
-def _lift_args(stride, padding, dilation, output_padding=0):
+def lift_args(stride, padding, dilation, output_padding=0):
     """1-d size arguments as 2-d ones whose height does nothing ("same"/"valid" stay words)."""
     stride, dilation = ([1, pairs(v, 1)[0]] for v in (stride, dilation))
     if not isinstance(padding, str):
@@ -72,8 +72,8 @@ def conv1d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, gr
         x = vb.reshape(x, [1, *shape(x)])
     if rank(x) != 3:
         raise Unsupported(f"conv1d of a rank-{rank(x)} input")
-    stride, padding, dilation, _ = _lift_args(stride, padding, dilation)
-    out = conv2d(node, _lift(x), _lift(weight), None, stride, padding, dilation, groups)
+    stride, padding, dilation, _ = lift_args(stride, padding, dilation)
+    out = conv2d(node, lift(x), lift(weight), None, stride, padding, dilation, groups)
     out = _bias(vb.reshape(out, [shape(out)[0], shape(out)[1], shape(out)[3]]), bias, 1)
     return vb.reshape(out, list(node.out.shape)) if tuple(node.out.shape) != shape(out) else out
 
@@ -99,9 +99,9 @@ def conv_transpose2d(
 def conv_transpose1d(
     node: Node, x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
-    stride, padding, dilation, output_padding = _lift_args(stride, padding, dilation, output_padding)
+    stride, padding, dilation, output_padding = lift_args(stride, padding, dilation, output_padding)
     out = conv_transpose2d(
-        node, _lift(x), _lift(weight), None, stride, padding, output_padding, groups, dilation
+        node, lift(x), lift(weight), None, stride, padding, output_padding, groups, dilation
     )
     return _bias(_drop_height(node, out), bias, 1)
 
