@@ -8,10 +8,17 @@
 
 Shapes are static: a call with other shapes or dtypes exports and compiles again, cached by
 the inputs' signature. Outputs have eager's structure (tensor, tuple, list, dict).
+
+A model with ops Versa cannot take (sort, topk, scatter) still compiles for the host CPU: the
+export is split around them (`partition`), they run eagerly, after one warning naming them, and
+the partitions between them are compiled. GPU targets and `program()`/`save()` need the whole
+graph: there the CompileError listing the ops stands, as it does for `import_torch`.
 """
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -23,7 +30,8 @@ from versa.gpu import Program, compile_gpu, driver
 from versa.mlir import ir
 
 from .convert import BOUNDARY_RESULTS, convert_module, none_results
-from .importer import import_program, make_torch_context
+from .importer import functional, import_graph, import_program, make_torch_context, unroll_recurrent
+from .partition import Partitioned
 
 DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
 # Before `lower-to-nvvm`: versa-layout takes the GPU target's conv_layout, like the CPU's.
@@ -124,6 +132,70 @@ def _bf16_results(module: ir.Module) -> list[int]:
     return []
 
 
+class VersaGraph:
+    """One ATen graph (torch.compile's, or a partition) compiled by Versa; called (boxed) with a
+    list of tensors."""
+
+    def __init__(self, graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int):
+        torch_module = import_graph(graph_module, make_torch_context())
+        self.nones = none_results(torch_module)
+        self.function = Executable(convert_module(torch_module), target, opt_level)
+        self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
+
+    def __call__(self, args: list) -> list[torch.Tensor]:
+        inputs = list(args)
+        args.clear()  # the boxed convention: the callee may free its inputs
+        results: list = self.function(inputs)
+        for position in self.nones:
+            results.insert(position, None)
+        return results
+
+
+class _WholeGraph(NamedTuple):
+    """The export compiled as one function: tensor leaves in, eager's output structure back."""
+
+    function: Executable
+    out_spec: object
+    nones: list[int]
+
+    def __call__(self, args: tuple):
+        leaves = [x for x in pytree.tree_leaves(args) if isinstance(x, torch.Tensor | np.ndarray)]
+        outputs = self.function(leaves)
+        for position in self.nones:  # e.g. (hidden, None) from a model without a cache
+            outputs.insert(position, None)
+        return pytree.tree_unflatten(outputs, self.out_spec)
+
+    def program(self) -> Program:
+        if self.function.program is None:
+            raise ValueError("a program exists for GPU targets only (target='cuda')")
+        return self.function.program
+
+
+class _PartitionedGraph:
+    """The export's module (`ExportedProgram.module()`: weights as attributes, eager's input and
+    output structure) with its supported partitions compiled for the host CPU (JIT)."""
+
+    def __init__(self, graph_module: torch.fx.GraphModule, opt_level: int):
+        self.partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, None, opt_level))
+        warnings.warn(self.partitioned.warning(), stacklevel=5)
+
+    def __call__(self, args: tuple):
+        leaves = pytree.tree_leaves(args)
+        returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
+        with torch.no_grad():  # as compiled outputs: no autograd history
+            outputs = self.partitioned.module(*pytree.tree_map(_host_tensor, args))
+        return (
+            pytree.tree_map(lambda y: y.numpy() if isinstance(y, torch.Tensor) else y, outputs)
+            if returns_numpy
+            else outputs
+        )
+
+    def program(self) -> Program:
+        why = self.partitioned.warning().removeprefix("versa: ")
+        message = f"versa.compile: a GPU or AOT program needs the whole graph, this one is partitioned: {why}"
+        raise CompileError([Diagnostic("error", message)])
+
+
 class CompiledModule:
     """`model` compiled by Versa for each input signature it is called with."""
 
@@ -131,38 +203,49 @@ class CompiledModule:
         self.model = model
         self.target = gpu_target(target)
         self.opt_level = opt_level
-        self._compiled: dict[tuple, tuple[Executable, object, list[int]]] = {}  # the example inputs' first
+        self._compiled: dict[tuple, _WholeGraph | _PartitionedGraph] = {}  # the example inputs' first
         self._compile(tuple(example_inputs))
 
-    def _compile(self, args: tuple) -> tuple[Executable, object, list[int]]:
-        """The compiled function, output structure and None outputs for `args`' signature."""
+    def _compile(self, args: tuple) -> _WholeGraph | _PartitionedGraph:
+        """The compiled function for `args`' signature: whole, or partitioned (host CPU only)."""
         key = _signature(pytree.tree_leaves(args))
         if key not in self._compiled:
-            module, program, nones = _import(self.model, pytree.tree_map(_host_tensor, args))
-            function = Executable(module, self.target, self.opt_level)
-            self._compiled[key] = (function, program.call_spec.out_spec, nones)
+            host_args = pytree.tree_map(_host_tensor, args)
+            program, graph_module = _export(self.model, host_args, host=self.target is None)
+            try:
+                module, program, nones = _import(program, host_args)
+                function = Executable(module, self.target, self.opt_level)
+                self._compiled[key] = _WholeGraph(function, program.call_spec.out_spec, nones)
+            except CompileError:
+                if graph_module is None:
+                    raise
+                self._compiled[key] = _PartitionedGraph(graph_module, self.opt_level)
         return self._compiled[key]
 
     def __call__(self, *args):
-        function, out_spec, nones = self._compile(args)
-        leaves = [x for x in pytree.tree_leaves(args) if isinstance(x, torch.Tensor | np.ndarray)]
-        outputs = function(leaves)
-        for position in nones:  # e.g. (hidden, None) from a model without a cache
-            outputs.insert(position, None)
-        return pytree.tree_unflatten(outputs, out_spec)
+        return self._compile(args)(args)
 
     def program(self, *args) -> Program:
         """The GPU Program for `args`' signature (the example inputs' by default): PTX and a
         launch plan that `versa.gpu.driver` runs without MLIR. Its arguments are the tensor
         leaves of the inputs, its results eager's outputs flattened (`torch.utils._pytree`)."""
-        function, _, _ = self._compile(args) if args else next(iter(self._compiled.values()))
-        if function.program is None:
-            raise ValueError("a program exists for GPU targets only (target='cuda')")
-        return function.program
+        return (self._compile(args) if args else next(iter(self._compiled.values()))).program()
 
     def save(self, path: str | Path, *args) -> None:
         """Write `program(*args)` as JSON (`versa.gpu.plan.Program.from_json` reads it)."""
         Path(path).write_text(self.program(*args).to_json())
+
+
+def _export(model, example_inputs: tuple, host: bool) -> tuple[torch.export.ExportedProgram, object]:
+    """`model` exported as the import takes it (functional, recurrent layers unrolled), and for the
+    host its module (`ExportedProgram.module()`), taken before the import consumes the graph;
+    torch's deprecation warnings silenced as the importer does. Shapes are the cache key: no guards."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
+        if not isinstance(model, torch.export.ExportedProgram):
+            model = torch.export.export(model, example_inputs, strict=False)
+        program = unroll_recurrent(functional(model))
+        return program, program.module(check_guards=False) if host else None
 
 
 def _host_tensor(a):

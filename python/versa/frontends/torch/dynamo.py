@@ -4,8 +4,11 @@ AOTAutograd hands us functional ATen graphs: the forward graph, and the backward
 inputs require grad. Each is imported with torch-mlir, converted to versa and JIT-compiled for
 the example inputs' static shapes, for the host CPU or, with
 `torch.compile(model, backend="versa", options={"target": "cuda"})`, an NVIDIA GPU. A graph with
-an op Versa cannot take runs eagerly instead, after one warning naming the ops. Registered as the
-`torch_dynamo_backends` entry point `versa`, so it works without importing versa first.
+ops Versa cannot take is split (`partition`): those ops run eagerly, after one warning naming
+them, and the partitions between them are compiled. A graph with dynamic shapes (Dynamo's
+automatic dynamic shapes, after a second batch size) compiles once per concrete shape
+(`specialize`). Registered as the `torch_dynamo_backends` entry point `versa`, so it works
+without importing versa first.
 """
 
 import warnings
@@ -19,38 +22,25 @@ from torch._functorch.aot_autograd import make_boxed_func
 from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
 
-from .api import Executable, gpu_target
-from .convert import convert_module, none_results
+from .api import VersaGraph, gpu_target
 from .decompositions import DECOMPOSITIONS, attention_math
-from .importer import import_graph, make_torch_context
-
-
-class VersaGraph:
-    """One ATen graph compiled by Versa; called (boxed) with a list of tensors."""
-
-    def __init__(self, graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int):
-        torch_module = import_graph(graph_module, make_torch_context())
-        self.nones = none_results(torch_module)
-        self.function = Executable(convert_module(torch_module), target, opt_level)
-        self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
-
-    def __call__(self, args: list) -> list[torch.Tensor]:
-        inputs = list(args)
-        args.clear()  # the boxed convention: the callee may free its inputs
-        results: list = self.function(inputs)
-        for position in self.nones:
-            results.insert(position, None)
-        return results
+from .partition import Partitioned
+from .specialize import ShapeSpecialized, is_dynamic
 
 
 def _compiler(target: targets.Target | None, opt_level: int):
-    def compile_graph(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
+    def compile_static(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
         try:
-            graph = VersaGraph(graph_module, target, opt_level)
-        except CompileError as err:
-            warnings.warn(f"versa: running this graph eagerly: {err}", stacklevel=2)
-            return make_boxed_func(graph_module.forward)
-        return graph
+            return VersaGraph(graph_module, target, opt_level)
+        except CompileError:
+            partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, target, opt_level))
+            warnings.warn(partitioned.warning(), stacklevel=2)
+            return make_boxed_func(partitioned.module.forward)
+
+    def compile_graph(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
+        if is_dynamic(example_inputs):
+            return ShapeSpecialized(graph_module, compile_static)
+        return compile_static(graph_module, example_inputs)
 
     return compile_graph
 

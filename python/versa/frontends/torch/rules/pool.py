@@ -1,7 +1,9 @@
 """Pooling and resampling: max/avg pools, adaptive average pooling, bilinear upsampling.
 
 Windows the pool ops cannot express (uneven adaptive windows, bilinear weights) are separable:
-a constant matrix along each of the two spatial axes, applied as two matmuls.
+a constant matrix along each of the two spatial axes, applied as two matmuls. So is the
+gradient of average pooling (the transposed matrices: its divisor is a product of per-axis
+window counts, whatever the padding mode).
 """
 
 import numpy as np
@@ -52,6 +54,36 @@ def avg_pool2d(
         x = vb.pad(x, low=[0, 0, pads[0], pads[1]], high=[0, 0, pads[2], pads[3]], value=0.0)
         pads = [0, 0, 0, 0]
     return vb.avg_pool2d(x, kernel=kernel, strides=stride, padding=pads)
+
+
+def _avg_matrix(out: int, size: int, k: int, s: int, pad: int, include_pad: bool, divisor: int | None):
+    """[out, size]: row i averages torch's average-pooling window i along one axis; its divisor
+    is the window clipped to the padded input (count_include_pad) or to the input itself."""
+    m = np.zeros((out, size))
+    for i in range(out):
+        start = i * s - pad
+        lo, hi = max(start, 0), min(start + k, size)
+        count = min(start + k, size + pad) - start if include_pad else hi - lo
+        m[i, lo:hi] = 1.0 / (divisor**0.5 if divisor else count)
+    return m
+
+
+@rule("torch.aten.avg_pool2d_backward")
+def avg_pool2d_backward(
+    node: Node, grad, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
+):
+    """The gradient of avg_pool2d: P_hᵀ · grad · P_w, P the forward's averaging matrices (a
+    divisor_override d splits as √d per axis). Dense matrices: O(size²) per axis, not O(size·k)."""
+    if rank(x) != 4:
+        raise Unsupported("avg_pool2d_backward of a non-4-d tensor")
+    kernel, p = pairs(kernel), pairs(padding)
+    stride = pairs(stride) if stride else kernel
+    (h, w), (oh, ow) = shape(x)[2:], shape(grad)[2:]
+    rows, cols = (
+        _avg_matrix(o, n, kernel[i], stride[i], p[i], bool(count_include_pad), divisor_override)
+        for i, (o, n) in enumerate(((oh, h), (ow, w)))
+    )
+    return separable(node, grad, rows.T, cols.T)
 
 
 @rule("torch.aten.adaptive_avg_pool2d", "torch.aten._adaptive_avg_pool2d")

@@ -1,0 +1,204 @@
+"""Partial compilation: the ops Versa refuses run eagerly, the rest of the graph is compiled.
+
+Users of `torch.compile` backends expect one unsupported op (topk, sort, scatter) to cost that op,
+not the whole graph. When a whole ATen graph fails, its refused FX nodes are found, torch's
+`CapabilityBasedPartitioner` groups the other nodes into maximal partitions (none depends on
+itself through an eager node), and each partition that computes something (more than views and
+getitem) is compiled on its own; the refused nodes and the other partitions run eagerly.
+
+Refused nodes are found in one import: each node's location is set to its index, and the
+conversion's refused ops lead back to nodes by location (a decomposed op keeps its node's
+location: topk is refused as `torch.aten.sort`). When that names no node (an import error, a
+whole-function failure), each compute node is probed alone, as a one-node graph. A partition
+that still fails to compile runs eagerly as a whole: never a half-compiled partition, and no
+further splitting.
+"""
+
+import operator
+import re
+from collections import Counter
+from collections.abc import Callable
+
+import torch
+from torch.fx import Graph, GraphModule, Node
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+from versa.mlir import ir
+
+from .convert import survey
+from .importer import import_graph, make_torch_context
+
+# A compiled graph: called (boxed) with a list of tensors, returns the list of its outputs.
+GraphCompiler = Callable[[GraphModule], Callable[[list], list]]
+
+_NODE_FILE = "versa.fx-node"
+_NODE_LINE = re.compile(rf'"{re.escape(_NODE_FILE)}":(\d+):')
+
+
+def op_name(node: Node) -> str:
+    """The op as torch-mlir and Versa's errors spell it: aten.scatter.src is torch.aten.scatter.src."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None:
+        return getattr(node.target, "__name__", str(node.target))
+    overload = f".{schema.overload_name}" if schema.overload_name else ""
+    return "torch." + schema.name.replace("::", ".") + overload
+
+
+def is_compute(node: Node) -> bool:
+    """Work worth compiling: a call that is neither a getitem nor a view of its input."""
+    if node.op != "call_function" or node.target is operator.getitem:
+        return False
+    return not (isinstance(node.target, torch._ops.OpOverload) and node.target.is_view)
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, torch.Tensor)
+
+
+def _tensors_or_none(value) -> bool:
+    """What a compiled graph can produce: a tensor, tensors, or nothing (a run-time check)."""
+    if isinstance(value, tuple | list):
+        return bool(value) and all(v is None or _is_tensor(v) for v in value)
+    return value is None or _is_tensor(value)
+
+
+class _Support(OperatorSupportBase):
+    """Calls Versa takes: not refused, not in place, tensor results; a getitem goes with the node
+    it reads (a tuple never crosses a partition's boundary)."""
+
+    def __init__(self, refused: set[Node]):
+        super().__init__()
+        self.refused = refused
+
+    def is_node_supported(self, submodules, node: Node) -> bool:
+        if node.op != "call_function" or node in self.refused:
+            return False
+        if getattr(getattr(node.target, "_schema", None), "is_mutable", False):
+            return False  # compiled, an in-place op would lose its effect on its input
+        if node.target is operator.getitem:
+            return self.is_node_supported(submodules, node.args[0])
+        return _tensors_or_none(node.meta.get("val"))
+
+
+def refused_nodes(graph_module: GraphModule) -> set[Node]:
+    """The nodes Versa cannot convert, by location; by probing each alone if that finds none."""
+    found = _located(graph_module)
+    if found:
+        return found
+    context = make_torch_context()
+    return {n for n in graph_module.graph.nodes if is_compute(n) and not _converts(_alone(n), context)}
+
+
+def _located(graph_module: GraphModule) -> set[Node] | None:
+    """One import of a copy with node indices as locations; None where a refusal names no node."""
+    nodes = list(graph_module.graph.nodes)
+    graph = Graph()
+    copies: dict[Node, Node] = {}
+    for index, node in enumerate(nodes):
+        if node.op == "get_attr":  # a weight (ExportedProgram.module()): the stateless import takes inputs
+            copies[node] = graph.placeholder(node.name)
+            copies[node].meta = dict(node.meta)
+        else:
+            copies[node] = graph.node_copy(node, copies.__getitem__)
+        copies[node].meta["stack_trace"] = f'File "{_NODE_FILE}", line {index}, in forward\n'
+    try:
+        _, conversion = survey(import_graph(GraphModule(graph_module, graph), make_torch_context()))
+    except Exception:  # the importer also asserts: no locations, probe instead
+        return None
+    found = set()
+    for locations in conversion.where.values():
+        for location in locations:
+            lines = _NODE_LINE.findall(str(location))
+            if not lines:
+                return None
+            found.update(nodes[int(line)] for line in lines)
+    return found
+
+
+def _alone(node: Node) -> GraphModule:
+    """`node` in a graph of its own: its inputs as placeholders, its tensor results as outputs."""
+    graph = Graph()
+    inputs = {}
+    for source in node.all_input_nodes:
+        inputs[source] = graph.placeholder(source.name)
+        inputs[source].meta = dict(source.meta)
+    copy = graph.node_copy(node, inputs.__getitem__)
+    value = node.meta.get("val")
+    if isinstance(value, tuple | list):
+        outputs = []
+        for i in sorted({user.args[1] for user in node.users if user.target is operator.getitem}):
+            outputs.append(graph.call_function(operator.getitem, (copy, i)))
+            outputs[-1].meta["val"] = value[i]
+        graph.output(tuple(outputs))
+    else:
+        graph.output((copy,) if _is_tensor(value) else ())
+    return GraphModule(torch.nn.Module(), graph)
+
+
+def _converts(graph_module: GraphModule, context: ir.Context) -> bool:
+    try:
+        _, conversion = survey(import_graph(graph_module, context))
+    except Exception:  # the importer also asserts: not convertible
+        return False
+    return not conversion.unsupported
+
+
+class _Compiled(torch.nn.Module):
+    """A compiled partition in its submodule's place: positional tensors in, its outputs back."""
+
+    def __init__(self, function: Callable[[list], list], single: bool):
+        super().__init__()
+        self.function = function
+        self.single = single
+
+    def forward(self, *args):
+        results = self.function(list(args))
+        return results[0] if self.single else tuple(results)
+
+
+class Partitioned:
+    """`graph_module` with its supported partitions compiled in place; the rest runs eagerly."""
+
+    def __init__(self, graph_module: GraphModule, compile_graph: GraphCompiler):
+        refused = refused_nodes(graph_module)
+        partitioner = CapabilityBasedPartitioner(
+            graph_module, _Support(refused), allows_single_node_partition=True
+        )
+        partitions = [p for p in partitioner.propose_partitions() if any(map(is_compute, p.nodes))]
+        self.module = partitioner.fuse_partitions(partitions, prefix="versa_partition_")
+        self.compiled = 0
+        self.failures: list[str] = []
+        self.eager = Counter(op_name(n) for n in self.module.graph.nodes if is_compute(n))
+        for node in list(self.module.graph.nodes):
+            if node.op == "call_module" and node.target.startswith("versa_partition_"):
+                self._compile(node.target, compile_graph)
+
+    def _compile(self, name: str, compile_graph: GraphCompiler) -> None:
+        """Put the compiled submodule `name` in its place, or leave it to run eagerly."""
+        submodule = getattr(self.module, name)
+        output = next(n for n in submodule.graph.nodes if n.op == "output").args[0]
+        single = isinstance(output, Node)
+        placeholders = [n for n in submodule.graph.nodes if n.op == "placeholder"]
+        boundary = [*placeholders, *([output] if single else output)]
+        if not all(_is_tensor(n.meta.get("val")) for n in boundary):
+            self._leave_eager(submodule, "a value that is not a tensor crosses its boundary")
+            return
+        try:
+            function = compile_graph(submodule)
+        except Exception as err:  # a bug in one partition must not fail the model
+            self._leave_eager(submodule, " ".join(str(err).split()))
+            return
+        setattr(self.module, name, _Compiled(function, single))
+        self.compiled += 1
+
+    def _leave_eager(self, submodule: GraphModule, why: str) -> None:
+        self.failures.append(why)
+        self.eager.update(op_name(n) for n in submodule.graph.nodes if is_compute(n))
+
+    def warning(self) -> str:
+        """One line naming the ops that ran eagerly (and why a partition failed, if one did)."""
+        ops = ", ".join(f"{count}x {name}" for name, count in sorted(self.eager.items()))
+        why = f"; a partition failed to compile: {self.failures[0]}" if self.failures else ""
+        total = sum(self.eager.values())
+        return f"versa: {total} op(s) ran eagerly around {self.compiled} compiled partition(s): {ops}{why}"

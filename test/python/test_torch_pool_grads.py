@@ -1,0 +1,48 @@
+"""Gradients of average pooling under torch.compile(backend="versa"): the backward is two
+matmuls with the forward's (transposed) averaging matrices, so every padding mode, ceil_mode
+and divisor must give eager's gradients. A fallback to
+eager would warn, and warnings are errors here. Tolerances: f32, rtol 1e-4, atol 1e-5."""
+
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+# kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
+AVG_POOLS = [
+    (2, 2, 0, False, True, None),
+    (3, 2, 1, False, True, None),
+    (3, 2, 1, False, False, None),
+    (3, 2, 1, True, False, None),  # ceil_mode that keeps the shape
+    (3, 1, 1, False, True, 5),
+    ((2, 3), (1, 2), (1, 0), False, False, None),
+]
+
+
+def _gradients_match(model: nn.Module, x: torch.Tensor) -> None:
+    torch.manual_seed(0)
+    twin = nn.Sequential(nn.Conv2d(x.shape[1], 3, 1), model)
+    reference = nn.Sequential(nn.Conv2d(x.shape[1], 3, 1), model)
+    reference.load_state_dict(twin.state_dict())
+    torch._dynamo.reset()
+    xs = [x.clone().requires_grad_(), x.clone().requires_grad_()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = torch.compile(twin, backend="versa")(xs[0])
+    want = reference(xs[1])
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got.pow(2).sum().backward()
+    want.pow(2).sum().backward()
+    torch.testing.assert_close(xs[0].grad, xs[1].grad, rtol=1e-4, atol=1e-5)
+    for mine, theirs in zip(twin.parameters(), reference.parameters(), strict=True):
+        torch.testing.assert_close(mine.grad, theirs.grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("config", AVG_POOLS, ids=str)
+def test_avg_pool2d_gradients_match_eager(config: tuple) -> None:
+    kernel, stride, padding, ceil_mode, include_pad, divisor = config
+    pool = nn.AvgPool2d(kernel, stride, padding, ceil_mode, include_pad, divisor)
+    _gradients_match(pool, torch.randn(2, 2, 7, 9))
