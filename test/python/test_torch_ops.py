@@ -207,6 +207,11 @@ CASES = {
         + a.remainder(0.7),
         [x(4, 5)],
     ),
+    "index_two_axes": (  # adjacent index tensors broadcast, negative indices wrap
+        lambda a, i, j: a[:, i, j] + a[:, -1 - i, j],
+        [x(2, 5, 7), ints(3, 1, high=5), ints(4, high=7)],
+    ),
+    "index_leading_axes": (lambda a, i, j: a[i, j] * 2, [x(4, 6, 3), ints(5, high=4), ints(5, high=6)]),
     "embedding_index_select": (
         lambda ids, w: F.embedding(ids, w) + w.index_select(0, ids.flatten()).view(2, 3, 4),
         [ints(2, 3, high=6), x(6, 4)],
@@ -228,6 +233,15 @@ def test_rule_matches_eager(name: str) -> None:
     bound = 1e-5 * want.abs().max() + 1e-4 * want.abs()
     excess = ((got - want).abs() - bound).max().item()
     assert excess <= 0, f"max error {(got - want).abs().max().item():.3g}"
+
+
+def test_indexing_on_adjacent_axes_is_a_versa_gather() -> None:
+    """x[:, :, i, j] (bilinear upsampling under torch.compile reads four of them) converts by rule."""
+    rows = versa.coverage(
+        Wrap(lambda a, i, j: a[:, :, i, j]),
+        (torch.randn(1, 2, 5, 6), torch.tensor([[0], [4]]), torch.tensor([1, 5])),
+    )
+    assert [r.path for r in rows if r.op == "torch.aten.index.Tensor"] == ["versa"]
 
 
 def test_weights_do_not_go_through_python_lists() -> None:

@@ -25,6 +25,10 @@ from .decompositions import unroll_recurrent
 from .fallback import load_torch_c
 from .types import TORCH_DTYPES, TORCH_ELEMENT
 
+# What torch-mlir's importer raises on a graph it cannot express: its own errors, and asserts and
+# NotImplementedError on argument forms it lacks (a list holding None for `Tensor?[]`).
+IMPORT_ERRORS = (ir.MLIRError, TorchMlirCompilerError, AssertionError, NotImplementedError)
+
 BACKEND_LEGAL_OPS = [
     "aten.linear",
     "aten.conv1d",
@@ -103,7 +107,7 @@ def import_program(model, example_inputs: Sequence, context: ir.Context) -> tupl
                     backend_legal_ops=BACKEND_LEGAL_OPS,
                     fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
                 )
-    except (ir.MLIRError, TorchMlirCompilerError) as err:
+    except IMPORT_ERRORS as err:
         raise _import_error(err) from None
     return module, program
 
@@ -147,15 +151,19 @@ def _import_error(err: Exception) -> CompileError:
 
 
 def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.Module:
-    """An ATen-level FX graph (torch.compile, aot_autograd) as a torch-dialect module."""
+    """An ATen-level FX graph (torch.compile, aot_autograd) as a torch-dialect module. A copy is
+    imported: torch-mlir rewrites nodes in place (`_unsafe_index_put` becomes its hacked_twin,
+    which eager cannot call with None indices), and the graph may yet run eagerly."""
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(graph_module.graph, {}))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
             return fx.stateless_fx_import(
-                graph_module,
+                torch.fx.GraphModule(graph_module, graph),
                 output_type="raw",
                 fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
                 backend_legal_ops=BACKEND_LEGAL_OPS,
             )
-    except (ir.MLIRError, TorchMlirCompilerError) as err:
+    except IMPORT_ERRORS as err:
         raise _import_error(err) from None

@@ -12,7 +12,7 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Refused, Unsupported, rule
-from .common import as_tensor, axis, rank, require_float, shape, transpose
+from .common import as_tensor, axis, element, rank, require_float, shape, transpose
 
 
 def _swap_last(x):
@@ -201,12 +201,37 @@ def embedding(node: Node, weight, indices, padding_idx=-1, scale_grad=False, spa
 
 @rule("torch.aten.index.Tensor", "torch.aten._unsafe_index.Tensor")
 def index(node: Node, x, indices):
-    """x[..., idx, ...] with one index tensor (the others None): a gather on that axis."""
+    """x[..., i, j, ...] with index tensors on adjacent axes (the others None): one gather on
+    those axes flattened, at the flat index i·stride + j (the index tensors broadcast, each
+    wrapped once if negative and clamped into its axis). Bilinear upsampling under
+    torch.compile reaches here as four such reads of two index tensors each."""
     given = [(d, t) for d, t in enumerate(indices) if t is not None]
-    if len(given) != 1:
-        raise Unsupported("advanced indexing with several index tensors")
-    d, t = given[0]
-    return vb.gather(x, t, axis=d)
+    first, count = given[0][0] if given else 0, len(given)
+    if not given or [d for d, _ in given] != list(range(first, first + count)):
+        raise Unsupported("advanced indexing on axes that are not adjacent")
+    if any(element(t) == "i1" for _, t in given):
+        raise Unsupported("indexing with a boolean mask (a data-dependent shape)")
+    if count == 1:  # versa.gather wraps and clamps the index itself
+        return vb.gather(x, given[0][1], axis=first)
+    dims = shape(x)
+    sizes = dims[first : first + count]
+    where = tuple(np.broadcast_shapes(*(tuple(shape(t)) for _, t in given)))
+    flat = None
+    for j, (_, t) in enumerate(given):
+        i = _in_bounds(node, as_tensor(node, t, "i64"), sizes[j])
+        i = vb.broadcast_to(i, list(where)) if tuple(shape(i)) != where else i
+        stride = math.prod(sizes[j + 1 :])
+        i = vb.mul(i, node.constant(stride, "i64")) if stride != 1 else i
+        flat = i if flat is None else vb.add(flat, i)
+    x = vb.reshape(x, [*dims[:first], math.prod(sizes), *dims[first + count :]])
+    return vb.gather(x, flat, axis=first)
+
+
+def _in_bounds(node: Node, i, size: int):
+    """Index `i` wrapped once if negative (torch's convention) and clamped into [0, size)."""
+    wrapped = vb.add(i, node.constant(size, "i64"))
+    i = vb.select(vb.compare(i, node.constant(0, "i64"), predicate="lt"), wrapped, i)
+    return vb.max(vb.min(i, node.constant(size - 1, "i64")), node.constant(0, "i64"))
 
 
 @rule("torch.aten.index_select")
@@ -224,10 +249,7 @@ def gather(node: Node, x, dim, index, sparse_grad=False):
     strides = [int(np.prod(dims[a + 1 :])) for a in range(len(dims))]
     grid = np.indices(where)
     base = sum((grid[a] * strides[a] for a in range(len(dims)) if a != d), np.zeros(where, np.int64))
-    idx, size = as_tensor(node, index, "i64"), dims[d]
-    wrapped = vb.add(idx, node.constant(size, "i64"))
-    idx = vb.select(vb.compare(idx, node.constant(0, "i64"), predicate="lt"), wrapped, idx)
-    idx = vb.max(vb.min(idx, node.constant(size - 1, "i64")), node.constant(0, "i64"))
+    idx = _in_bounds(node, as_tensor(node, index, "i64"), dims[d])
     flat = vb.add(vb.mul(idx, node.constant(strides[d], "i64")), node.constant(base, "i64"))
     return vb.gather(vb.reshape(x, [int(np.prod(dims))]), flat, axis=0)
 

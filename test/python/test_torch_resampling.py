@@ -46,3 +46,30 @@ def test_avg_pool2d_gradients_match_eager(config: tuple) -> None:
     kernel, stride, padding, ceil_mode, include_pad, divisor = config
     pool = nn.AvgPool2d(kernel, stride, padding, ceil_mode, include_pad, divisor)
     _gradients_match(pool, torch.randn(2, 2, 7, 9))
+
+
+@pytest.mark.parametrize(
+    "upsample",
+    [
+        nn.Upsample(scale_factor=2, mode="bilinear"),
+        nn.Upsample(scale_factor=(1.5, 3), mode="bilinear", align_corners=True),
+        nn.Upsample(size=(5, 11), mode="bilinear"),
+    ],
+    ids=["x2", "x1.5x3-align", "size"],
+)
+def test_bilinear_upsampling_compiles_and_trains(upsample: nn.Module) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(2, 3, 1), upsample)
+    twin = nn.Sequential(nn.Conv2d(2, 3, 1), upsample)
+    twin.load_state_dict(model.state_dict())
+    x = torch.randn(2, 2, 4, 6)
+    torch._dynamo.reset()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("error")  # inference: the whole graph compiles
+        torch.testing.assert_close(torch.compile(twin, backend="versa")(x), model(x), rtol=1e-4, atol=1e-5)
+    torch._dynamo.reset()
+    with pytest.warns(UserWarning, match=r"ran eagerly .*: 4x torch\.aten\._unsafe_index_put$"):
+        torch.compile(twin, backend="versa")(x).pow(2).sum().backward()
+    model(x).pow(2).sum().backward()
+    for mine, theirs in zip(twin.parameters(), model.parameters(), strict=True):
+        torch.testing.assert_close(mine.grad, theirs.grad, rtol=1e-4, atol=1e-5)
