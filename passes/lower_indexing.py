@@ -1,4 +1,5 @@
-"""convert-versa-to-linalg, continued: gather, iota, reduce_argmax, cumsum and conv_transpose2d.
+"""convert-versa-to-linalg, continued: gather, iota, reduce_argmax, cumsum (conv_transpose2d:
+`lower_conv_transpose`).
 
 `PATTERNS` here joins the pattern table of `convert_versa_to_linalg`. The elementwise new ops
 (compare, select, and, or, not) need no pattern of their own: they are entries of the scalar
@@ -30,6 +31,7 @@ from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, linalg, tensor
 
 from . import linalg_builders as build
+from . import lower_conv_transpose
 from .rewrite import Pattern
 
 PARALLEL, REDUCTION = build.PARALLEL, build.REDUCTION
@@ -175,78 +177,10 @@ def lower_cumsum(op: ir.OpView, rewriter: Any) -> bool:
     return True
 
 
-# ----------------------------------------------------------------------------- conv_transpose2d
-
-
-def lower_conv_transpose2d(op: ir.OpView, rewriter: Any) -> bool:
-    """conv_transpose2d(x, w) → versa.conv2d(dilate_pad(x), flip(w)), stride 1.
-
-    A transposed convolution is the plain convolution of the input spread out by the stride
-    (stride - 1 zeros between elements), padded by dilation * (k - 1) - padding on each side
-    (plus output_padding at the end; a negative amount crops), with the filter flipped in
-    both spatial dims and its channel dims swapped per group. Written that way it reuses
-    conv2d's lowering: named linalg convs and their codegen strategy rather than a scatter
-    generic, which could be neither vectorized nor tiled by the existing strategies."""
-    attrs, (x, w) = _attrs(op), op.operands
-    (_, c, *size), (_, fg, *kernel) = build.shape_of(x), build.shape_of(w)
-    groups = attrs["groups"]
-    top, left, bottom, right = attrs["padding"]
-    spread = _spread(x, size, kernel, attrs, [(top, bottom), (left, right)])
-    flipped = _flipped_filter(w, c // groups, fg, groups)
-    conv_attrs = {
-        "dilations": ir.DenseI64ArrayAttr.get(attrs["dilations"]),
-        "groups": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), groups),
-    }
-    rewriter.replace_op(op, [dialect.Conv2dOp.build([spread, flipped], conv_attrs, op.results[0].type)])
-    return True
-
-
-def _spread(x: ir.Value, size: list[int], kernel: list[int], attrs: dict, pads: list) -> ir.Value:
-    """x with stride - 1 zeros between elements along H and W, padded (or cropped) so that a
-    stride-1 conv with the dilated kernel gives the transposed conv's output."""
-    (n, c), element = build.shape_of(x)[:2], build.element_of(x)
-    lengths, firsts, counts, offsets = [], [], [], []
-    for i in range(2):
-        stride, span = attrs["strides"][i], attrs["dilations"][i] * (kernel[i] - 1)
-        low = span - pads[i][0]
-        length = low + (size[i] - 1) * stride + 1 + span - pads[i][1] + attrs["output_padding"][i]
-        first = -(-max(0, -low) // stride)  # the first input row that lands at or after 0
-        last = min(size[i] - 1, (length - 1 - low) // stride)  # the last one before the end
-        lengths.append(length)
-        firsts.append(first)
-        counts.append(max(0, last - first + 1))
-        offsets.append(low + first * stride)
-    zeros = build.filled((n, c, *lengths), element, 0.0)
-    if not all(counts) or n * c == 0:
-        # the padding crops every input element away, or there are none (a slice at offset 0
-        # of a size-0 dim fails the verifier: "offset 0 is out-of-bounds")
-        return zeros
-    if firsts != [0, 0] or counts != size:
-        rows = ir.RankedTensorType.get((n, c, *counts), element)
-        x = tensor.extract_slice(rows, x, [], [], [], [0, 0, *firsts], [n, c, *counts], [1, 1, 1, 1])
-    strides = [1, 1, *attrs["strides"]]
-    return tensor.insert_slice(x, zeros, [], [], [], [0, 0, *offsets], [n, c, *counts], strides)
-
-
-def _flipped_filter(w: ir.Value, cg: int, fg: int, groups: int) -> ir.Value:
-    """[C, F/groups, KH, KW] → conv2d's [F, C/groups, KH, KW], both spatial dims reversed:
-    out[f, c, i, j] = w[(f floordiv F/groups) * C/groups + c, f mod F/groups, KH-1-i, KW-1-j]."""
-    _, _, kh, kw = build.shape_of(w)
-    out = build.empty((fg * groups, cg, kh, kw), build.element_of(w))
-    if not fg:  # no filters: nothing to copy (and the grouped maps would divide by F/groups = 0)
-        return out
-    f, c, i, j = (ir.AffineDimExpr.get(d) for d in range(4))
-    channel = c if groups == 1 else ir.AffineExpr.get_floor_div(f, fg) * cg + c
-    filter_ = f if groups == 1 else f % fg
-    flip = [ir.AffineConstantExpr.get(kh - 1) - i, ir.AffineConstantExpr.get(kw - 1) - j]
-    maps = [ir.AffineMap.get(4, 0, [channel, filter_, *flip]), ir.AffineMap.get_identity(4)]
-    return build.generic([w], [out], maps, [PARALLEL] * 4, lambda v, _: [v])[0]
-
-
 PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
     (dialect.GatherOp, lower_gather),
     (dialect.IotaOp, lower_iota),
     (dialect.ReduceArgmaxOp, lower_argmax),
     (dialect.CumsumOp, lower_cumsum),
-    (dialect.ConvTranspose2dOp, lower_conv_transpose2d),
+    *lower_conv_transpose.PATTERNS,  # sub-pixel convs, in their own module
 ]
