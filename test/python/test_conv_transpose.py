@@ -156,8 +156,8 @@ def test_phases_cover_every_output_once_with_the_right_taps() -> None:
 def test_conv2d_input_gradients_are_conv_transposes() -> None:
     """Training through strided, dilated and grouped conv2ds: each input gradient is a
     conv_transpose2d (output_padding for the rows the forward conv skipped), compiled by the
-    versa backend, so the weights end as eager's. (ConvTranspose2d's own backward,
-    aten.convolution_backward with transposed=True, is not converted yet: it runs eagerly.)"""
+    versa backend, so the weights end as eager's (ConvTranspose2d's own backward:
+    test_torch_conv_transpose_grads.py)."""
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Conv2d(3, 8, 3, stride=2, padding=1),

@@ -3,7 +3,9 @@
 AOTAutograd's backward graphs are mostly forward ops (mm, sums, selects). The rest is here:
     convolution_backward      input grad = transposed conv of the output grad with the weights;
                               weight grad = conv of the input with the output grad as the filter
-                              (batch and channels swapped, stride and dilation exchanged)
+                              (batch and channels swapped, stride and dilation exchanged);
+                              of a transposed conv: the input grad is the forward conv of the output
+                              grad, the weight grad the same construction with input and grad swapped
     max_pool2d_with_indices   indices = flat position (h * W + w) of each window's first maximum
     ..._backward              each window's grad goes to its argmax: one masked, dilated copy per
                               kernel offset, summed
@@ -141,10 +143,10 @@ def convolution_backward(
     groups,
     output_mask,
 ):
-    if transposed or rank(x) not in (3, 4):
-        raise Unsupported("the backward of a transposed or 3-d convolution")
+    if rank(x) not in (3, 4):
+        raise Unsupported(f"the backward of a {rank(x) - 2}-d convolution")
     if rank(x) == 3:  # as the forward: a 2-d convolution of height 1
-        stride, padding, dilation, _ = conv.lift_args(stride, padding, dilation)
+        stride, padding, dilation, output_padding = conv.lift_args(stride, padding, dilation, output_padding)
         rest = (bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
         results = convolution_backward(node, *(conv.lift(t) for t in (grad, x, weight)), *rest)
         return [
@@ -153,6 +155,8 @@ def convolution_backward(
         ]
     stride, dilation, p = pairs(stride), pairs(dilation), pairs(padding)
     pads = [p[0], p[1], p[0], p[1]]
+    if transposed:
+        return _transposed_backward(grad, x, weight, stride, pads, dilation, groups, output_mask)
     results = []
     if output_mask[0]:
         extra = [
@@ -177,11 +181,35 @@ def convolution_backward(
         results.append(_grad_weight(x, grad, shape(weight), stride, pads, dilation, groups))
     else:
         results.append(Refused("a weight gradient autograd did not ask for"))
-    results.append(
+    results.append(_grad_bias(grad, output_mask))
+    return results
+
+
+def _grad_bias(grad, output_mask):
+    return (
         vb.reduce_sum(grad, axes=[0, *range(2, rank(grad))])
         if output_mask[2]
         else Refused("no bias gradient")
     )
+
+
+def _transposed_backward(grad, x, weight, stride, pads, dilation, groups, output_mask):
+    """y = conv_transpose(x, w) is the input gradient of the conv z = conv2d(u, w) (w as [F = C_in,
+    C_out / g, kh, kw], u with C_out channels). So dL/dx = conv2d(dL/dy, w), and dL/dw is that conv's
+    weight gradient with dL/dy as its input and x as its output grad."""
+    results = []
+    if output_mask[0]:
+        grad_x = vb.conv2d(grad, weight, strides=stride, padding=pads, dilations=dilation, groups=groups)
+        if shape(grad_x) != shape(x):  # output_padding >= stride (allowed below the dilation)
+            grad_x = vb.slice(grad_x, starts=[0, 0, 0, 0], limits=list(shape(x)))
+        results.append(grad_x)
+    else:
+        results.append(Refused("an input gradient autograd did not ask for"))
+    if output_mask[1]:
+        results.append(_grad_weight(grad, x, shape(weight), stride, pads, dilation, groups))
+    else:
+        results.append(Refused("a weight gradient autograd did not ask for"))
+    results.append(_grad_bias(grad, output_mask))
     return results
 
 
