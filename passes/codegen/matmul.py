@@ -14,11 +14,17 @@ panel's rows lie N·4 bytes apart (4 KB for N = 1024): they share L1 sets and pa
 upstream's `pad` (nofold: a copy even without padding) + `hoist_pad`, which builds the packing
 loop nest over (n2, k2) above the loops B does not depend on; it is vector code like the rest.
 
+Threads only where the second one saves more core cycles (at the target's peak rate) than an
+OpenMP fork and join costs (FORK_JOIN_CYCLES): below that, one thread. Each thread zeroes its
+own part of C (the fill is fused into the forall) right before accumulating into it.
+
 Tile sizes come from the target: mr rows and nr columns whose accumulators fill half the
 vector registers (2 vectors per row; wider rows when M is small), kc so that a kc×nr panel of
 B fills L1 (all of K when there is one row block: then B is used once), nc and mc so that the B and
 A blocks share L2. Register loops whose extent can be partial are peeled: full tiles vectorize
-without masks, the remainders with masks. Nothing is vectorized beyond a register tile.
+without masks, the remainders with masks. Nothing is vectorized beyond a register tile. A k
+loop no longer than a vector is store-bound: register tiles then go row by row (m, n, k).
+One column (N = 1, no epilogue) is a row of dot products along K instead (matvec.py).
 """
 
 from dataclasses import dataclass, replace
@@ -26,17 +32,59 @@ from dataclasses import dataclass, replace
 from versa.mlir import ir
 from versa.targets import Target
 
+from .matvec import dot_shape, emit_dot
 from .script import Script
 from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, round_up
 
 OPS = ("linalg.matmul", "linalg.batch_matmul")
 # Register row tiles that must read a packed B block before packing it pays for the copy.
 PACK_REUSE = 4
+# Core cycles an OpenMP fork and join costs: waking a sleeping worker (OMP_WAIT_POLICY=PASSIVE).
+# Measured on a 2-core Zen 4/5: under load (a core shared with other jobs) 2 threads lost to 1
+# up to ~200³ (100³: 0.026 ms on one thread, 0.078 ms on two, ~2^17 cycles); idle the cost is
+# ~10x lower (100³: 0.012 ms on two). Between the two: threads from ~200³ (bench/RESULTS.md).
+FORK_JOIN_CYCLES = 1 << 16
+# Extra load on the slowest thread that a split may carry to keep an earlier (outer) dim.
+BALANCE = 0.1
+# f32 flops per core cycle per vector lane: two FMA pipes, two flops each.
+FLOPS_PER_LANE = 4
+# Bytes a core streams per cycle from L3 (Zen: 32): a GEMV's time is its weights' bytes, and
+# two cores stream twice as many (linear 1x768->3072, 9.4 MB: 0.095 ms on one, 0.053 on two).
+STREAM_BYTES_PER_CYCLE = 32
+
+
+def threads_worth(flops: int, nbytes: int, target: Target, threads: int) -> int:
+    """`threads`, or 1 where the time threads save (a 1 - 1/threads share of the work: its flops
+    at the core's peak rate, or its operands' bytes streamed, whichever takes longer) is below
+    the cost of forking and joining them."""
+    if threads <= 1:
+        return 1
+    cycles = max(flops / (FLOPS_PER_LANE * target.lanes(32)), nbytes / STREAM_BYTES_PER_CYCLE)
+    return threads if cycles * (threads - 1) / threads >= FORK_JOIN_CYCLES else 1
 
 
 def _divisor_or_max(most: int, extent: int) -> int:
     """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
     return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
+
+
+def _thread_split(candidates: list[tuple[int, int, int]], threads: int) -> tuple[int, int]:
+    """(dim, extent per thread) of the first candidate (dim, extent, register tile) whose
+    slowest thread has at most BALANCE more work than the best split's slowest: M = 33 in
+    8-row tiles splits 24 + 9 (the slow thread does 1.45x its share), N = 513 splits 288 + 225
+    (1.12x). (0, 0) when no candidate splits (one thread)."""
+    splits = []
+    for dim, extent, multiple in candidates:
+        per_thread = round_up(-(-extent // threads), multiple)
+        # The last thread's chunk must hold a whole register tile: a shorter one (M = 9 split
+        # 8 + 1 with 8-row tiles) is a dynamic tile that vectorization refuses.
+        rest = extent % per_thread
+        if threads > 1 and per_thread < extent and (rest == 0 or rest >= multiple):
+            splits.append((per_thread * threads / extent, dim, per_thread))
+    if not splits:
+        return 0, 0
+    best = min(load for load, _, _ in splits)
+    return next((dim, tile) for load, dim, tile in splits if load <= best + BALANCE)
 
 
 def uncut(cache: tuple[int, ...], register: tuple[int, ...]) -> tuple[int, ...]:
@@ -59,6 +107,9 @@ class MatmulStrategy(Strategy):
     register_tile: tuple[int, int, int]  # mr, nr, kr
     pack_b: bool = False  # B's cache block copied into contiguous register panels
     zeros: tuple[str, ...] = ()  # each operand's zero (`0.0 : f32`): padding values of the pack
+    rows_outer: bool = False  # register tiles row by row (m, n, k), not column by column
+    dot_width: int = 0  # N = 1: rows as dot products V = dot_width wide (matvec.py); 0 = not
+    fused_fill: bool = False  # rows_outer and whole tiles: each tile starts from zero registers
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "MatmulStrategy | None":
@@ -87,21 +138,38 @@ class MatmulStrategy(Strategy):
         nc = fit(target.l2 // 2 // (kc * 4), n, nr)
         mc = fit(target.l2 // 16 // (kc * 4), m, mr)
         b = 1 if batch else 0
+        dot = dot_shape(lanes, target.vector_registers, m, k) if n == 1 and _alone(op) else None
+        if dot:
+            mr, nr, kr = dot[0], 1, dot[1]
+            mc, nc, kc = 0, 0, 0
+        width = ir.ShapedType(op.operands[0].type).element_type.width // 8
+        nbytes = max(batch, 1) * (m * k + k * n + m * n) * width
+        threads = threads_worth(2 * max(batch, 1) * m * n * k, nbytes, target, threads)
         candidates = [(0, batch, 1)] if batch >= threads else []
         candidates += [(b, m, mr), (b + 1, n, nr)]  # rows, else columns (a GEMV has one row)
-        thread_dim, thread_tile = 0, 0
-        for dim, extent, multiple in candidates:
-            per_thread = round_up(-(-extent // threads), multiple)
-            # The last thread's chunk must hold a whole register tile: a shorter one (M = 9 split
-            # 8 + 1 with 8-row tiles) is a dynamic tile that vectorization refuses.
-            rest = extent % per_thread
-            if threads > 1 and per_thread < extent and (rest == 0 or rest >= multiple):
-                thread_dim, thread_tile = dim, per_thread
-                break
+        candidates = candidates[:-1] if dot else candidates
+        thread_dim, thread_tile = _thread_split(candidates, threads)
         cache = uncut((mc, nc, kc), (mr, nr, kr))
         zeros = tuple(_zero(ir.ShapedType(v.type).element_type) for v in op.operands)
         plain = MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, cache, (mr, nr, kr))
+        # A k loop shorter than a vector (K = 3: a rank-3 update) makes the kernel store-bound:
+        # C tiles then go row by row, each row of tiles one contiguous stream (column by column,
+        # every tile's rows are a row of C apart: a page each; 4096x3x4096 ran 2x slower).
+        if dot:
+            return replace(plain, dot_width=kr, zeros=zeros)
+        if k <= lanes and m > mr and n > nr:
+            rows = replace(plain, rows_outer=True, zeros=zeros)
+            return replace(rows, fused_fill=rows.whole_tiles() and not _tiled_producers(op))
         return replace(plain, pack_b=plain.packs(target.l1), zeros=zeros)
+
+    def whole_tiles(self) -> bool:
+        """Whether each thread's share is whole register tiles with no cache loop around them."""
+        b = 1 if self.batch else 0
+        share = [self.extent(d) for d in range(b, b + 3)]
+        if self.thread_tile and self.thread_dim >= b:
+            share[self.thread_dim - b] = self.thread_tile
+        cut = any(c and c < e for c, e in zip(self.cache_tile, share, strict=True))
+        return not cut and all(e % r == 0 for e, r in zip(share[:2], self.register_tile[:2], strict=True))
 
     def packs(self, l1: int) -> bool:
         """Whether packing B pays: its kc×nc block does not fit in L1 (read in place, its panels
@@ -123,16 +191,27 @@ class MatmulStrategy(Strategy):
         b, extents = len(lead), [*([self.batch] if self.batch else []), self.m, self.n, self.k]
         if self.thread_tile:
             sizes = [self.thread_tile if d == self.thread_dim else 0 for d in range(len(extents))]
-            op, _ = s.tile_forall(op, sizes)
+            op, forall = s.tile_forall(op, sizes)
+            fill = s.fuse_into(fill, forall)  # each thread zeroes its own tile: in parallel, in cache
             extents[self.thread_dim] = self.thread_tile
+        if self.dot_width:
+            emit_dot(s, op, function, lead, extents, self.register_tile[0], self.dot_width)
+            self._fill(s, fill)
+            s.patterns(function, MASKS)
+            return
+        if self.fused_fill:
+            self._emit_fused_fill(s, op, function, lead, extents)
+            return
         cache = needed([*lead, *self.cache_tile], extents)
         op, cache_loops = s.tile(op, cache, [*range(b), b + 1, b + 2, b])  # n, k, m
         extents = [c or e for c, e in zip(cache, extents, strict=True)]
         register = needed([*lead, *self.register_tile], extents)
-        op, loops = s.tile(op, register, [*range(b), b + 1, b, b + 2])  # n, m, k
+        order = [b, b + 1] if self.rows_outer else [b + 1, b]
+        op, loops = s.tile(op, register, [*range(b), *order, b + 2])  # n, m, k (m, n, k)
         if self.pack_b:
             op = self._pack_b(s, op, cache_loops.get(b), len(loops))
-        peel = [d for d in (b + 2, b, b + 1) if d in loops and ragged(self.extent(d), self.tiles(d))]
+        inward = (b + 2, *order[::-1])
+        peel = [d for d in inward if d in loops and ragged(self.extent(d), self.tiles(d))]
         for d in peel:  # innermost first: peeling consumes the handles of nested loops
             s.peel(loops[d])
         mr, nr, kr = self.register_tile
@@ -179,6 +258,21 @@ class MatmulStrategy(Strategy):
         s.vectorize(panel, [*([1] if b else []), kr, nr])
         return padded
 
+    def _emit_fused_fill(
+        self, s: Script, op: str, function: str, lead: list[int], extents: list[int]
+    ) -> None:
+        """Register tiles row by row with the zero fill fused into each (`structured.fuse`
+        follows the tile's init to the fill): the accumulators start as zero registers and C
+        is written once, not zeroed first (a third of the traffic of a store-bound kernel)."""
+        b = len(lead)
+        mr, nr, _ = self.register_tile
+        op, _ = s.fuse(op, needed([*lead, mr, nr, 0], extents), [*range(b), b, b + 1, b + 2])
+        fills = s.match_ops(["linalg.fill"], s.parent(op, "scf.for"))
+        s.vectorize(op)
+        s.vectorize(fills)
+        s.patterns(function, PREPARE)  # the zero tile folds into the contraction's accumulator
+        s.patterns(function, LOWER_CONTRACT)
+
     def _fill(self, s: Script, fill: str) -> None:
         """The zero init: row vectors, masked where the row is ragged."""
         mr, nr, _ = self.register_tile
@@ -186,6 +280,20 @@ class MatmulStrategy(Strategy):
         shape = [*([self.batch] if self.batch else []), self.m, self.n]
         tiled, _ = s.tile(fill, needed([*lead, mr, nr], shape))
         s.vectorize(tiled, [*lead, min(mr, self.m), min(nr, self.n)])
+
+
+def _tiled_producers(op: ir.Operation) -> bool:
+    """Whether A or B comes from an op that `structured.fuse` would fuse into the tiles (and
+    recompute per tile): a linalg op or a pad."""
+    owners = [getattr(getattr(v.owner, "operation", None), "name", "") for v in op.operands[:2]]
+    return any(name.startswith(("linalg.", "tensor.pad")) for name in owners)
+
+
+def _alone(op: ir.Operation) -> bool:
+    """Whether no epilogue strategy takes `op` (that one tiles it with the matmul kernel)."""
+    from .epilogue import epilogue_consumer  # epilogue.py builds on this module
+
+    return epilogue_consumer(op) is None
 
 
 def _zero(element: ir.Type) -> str:

@@ -39,15 +39,16 @@ func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32>
 
 // -----
 
-// At O3 with two threads, the rows of a large enough matmul are split across an OpenMP team.
+// At O3 with two threads, the rows of a large enough matmul (one where the second thread saves
+// more than a fork and join costs) are split across an OpenMP team.
 // (OpenMP ops stay in the llvm dialect; LLVM IR translation makes them __kmpc_* calls.)
 //      O3-LABEL: llvm.func @matmul_threads
 //            O3:   omp.parallel num_threads
 //            O3:     omp.wsloop
 //            O3:       llvm.intr.{{fma|fmuladd}}{{.*}}vector<{{[0-9]+}}xf32>
-func.func @matmul_threads(%a: tensor<64x16xf32>, %b: tensor<16x32xf32>) -> tensor<64x32xf32> {
-  %0 = "versa.matmul"(%a, %b) : (tensor<64x16xf32>, tensor<16x32xf32>) -> tensor<64x32xf32>
-  return %0 : tensor<64x32xf32>
+func.func @matmul_threads(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
 }
 
 // -----

@@ -31,10 +31,11 @@ func.func @matmul(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<25
 // -----
 
 // Sizes that do not divide the register tile: the full tiles are vector code without masks,
-// the remainders masked; nothing stays a linalg.matmul.
+// the remainders masked; nothing stays a linalg.matmul. (Too little work for threads: the
+// remainders' sizes are static, their masks constant.)
 // CHECK-LABEL: func.func @ragged
 //       CHECK:   vector.fma
-//       CHECK:   vector.create_mask
+//       CHECK:   vector.{{(create|constant)}}_mask
 //   CHECK-NOT:   linalg.matmul
 func.func @ragged(%a: tensor<37x67xf32>, %b: tensor<67x131xf32>) -> tensor<37x131xf32> {
   %c = arith.constant 0.0 : f32
@@ -89,12 +90,47 @@ func.func @negative_pack_few_rows(%a: tensor<16x256xf32>, %b: tensor<256x512xf32
 
 // -----
 
-// batch matmul: threads over the batch.
+// A rank-8 update (K no longer than a vector) is store-bound: register tiles go row by row
+// (m outer, n inner) and the fill is fused into each tile, so its accumulators start as zero
+// registers: C is written once, never zeroed first nor read back.
+// CHECK-LABEL: func.func @rank_update
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<32xf32>
+//       CHECK:   scf.forall
+//       CHECK:     scf.for %{{.+}} = %{{.+}} to %c512 step %c8
+//       CHECK:       scf.for %{{.+}} = %{{.+}} to %c1024 step %c32
+//       CHECK:         vector.fma %{{.+}}, %{{.+}}, %[[ZERO]] : vector<32xf32>
+//   CHECK-NOT:   linalg.matmul
+func.func @rank_update(%a: tensor<1024x8xf32>, %b: tensor<8x1024xf32>) -> tensor<1024x1024xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<1024x8xf32>, tensor<8x1024xf32>) outs(%z : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// -----
+
+// batch matmul: threads over the batch; each thread zeroes its own batches (the fill is fused
+// into the forall). A small one stays on one thread: a fork and join would cost more than the
+// second thread saves.
 // CHECK-LABEL: func.func @batch_matmul
 //       CHECK:   scf.forall (%{{.+}}) in (2)
+//       CHECK:     vector.transfer_write
 //       CHECK:     vector.fma
 //   CHECK-NOT:   linalg.batch_matmul
-func.func @batch_matmul(%a: tensor<4x64x32xf32>, %b: tensor<4x32x64xf32>) -> tensor<4x64x64xf32> {
+// CHECK-LABEL: func.func @negative_threads_small
+//   CHECK-NOT:   scf.forall
+//       CHECK:   vector.fma
+//   CHECK-NOT:   scf.forall
+func.func @batch_matmul(%a: tensor<4x128x128xf32>, %b: tensor<4x128x256xf32>) -> tensor<4x128x256xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x128x256xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<4x128x256xf32>) -> tensor<4x128x256xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<4x128x128xf32>, tensor<4x128x256xf32>) outs(%z : tensor<4x128x256xf32>) -> tensor<4x128x256xf32>
+  return %0 : tensor<4x128x256xf32>
+}
+func.func @negative_threads_small(%a: tensor<4x64x32xf32>, %b: tensor<4x32x64xf32>) -> tensor<4x64x64xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x64x64xf32>
   %z = linalg.fill ins(%c : f32) outs(%e : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
@@ -217,7 +253,8 @@ func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bi
 
 // -----
 
-// A batch matmul's epilogue: batches across threads, then per batch the output tiles of the
+// A batch matmul's epilogue (enough work for two threads): batches across threads, then per
+// batch the output tiles of the
 // matmul strategy, each batch's epilogue vectorized while the batch's result is in cache.
 // CHECK-LABEL: func.func @batch_matmul_epilogue
 //       CHECK:   scf.forall
@@ -234,18 +271,18 @@ func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bi
 //       SERIAL:     vector.fma
 //       SERIAL:     arith.maximumf {{.*}} : vector<16xf32>
 //   SERIAL-NOT:   linalg.batch_matmul
-func.func @batch_matmul_epilogue(%a: tensor<6x40x64xf32>, %b: tensor<6x64x128xf32>, %bias: tensor<128xf32>) -> tensor<6x40x128xf32> {
+func.func @batch_matmul_epilogue(%a: tensor<6x128x128xf32>, %b: tensor<6x128x256xf32>, %bias: tensor<256xf32>) -> tensor<6x128x256xf32> {
   %c = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<6x40x128xf32>
-  %z = linalg.fill ins(%c : f32) outs(%e : tensor<6x40x128xf32>) -> tensor<6x40x128xf32>
-  %0 = linalg.batch_matmul ins(%a, %b : tensor<6x40x64xf32>, tensor<6x64x128xf32>) outs(%z : tensor<6x40x128xf32>) -> tensor<6x40x128xf32>
-  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias : tensor<128xf32>) outs(%0 : tensor<6x40x128xf32>) {
+  %e = tensor.empty() : tensor<6x128x256xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<6x128x256xf32>) -> tensor<6x128x256xf32>
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<6x128x128xf32>, tensor<6x128x256xf32>) outs(%z : tensor<6x128x256xf32>) -> tensor<6x128x256xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias : tensor<256xf32>) outs(%0 : tensor<6x128x256xf32>) {
   ^bb0(%y: f32, %o: f32):
     %s = arith.addf %o, %y : f32
     %r = arith.maximumf %s, %c : f32
     linalg.yield %r : f32
-  } -> tensor<6x40x128xf32>
-  return %1 : tensor<6x40x128xf32>
+  } -> tensor<6x128x256xf32>
+  return %1 : tensor<6x128x256xf32>
 }
 
 // -----
