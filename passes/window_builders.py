@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 from versa.dialects.shapes import spatial_dims
-from versa.mlir import ir, linalg
+from versa.mlir import arith, ir, linalg, scf, tensor
 
 from .linalg_builders import (
     PARALLEL,
@@ -15,10 +15,12 @@ from .linalg_builders import (
     Shape,
     collapse,
     copy_into,
+    element_of,
+    empty,
     extract,
     generic,
     multiply_add,
-    pad,
+    scalar,
     shape_of,
 )
 
@@ -37,12 +39,33 @@ def crop_spatial(x: ir.Value, out: Shape, attrs: dict[str, Any], kernel: Sequenc
 
 
 def pad_spatial(x: ir.Value, padding: Sequence[int], layout: str, value: ir.Value) -> ir.Value:
-    """Pad H and W of a 4-D activation by [top, left, bottom, right]."""
+    """Pad H and W of a 4-D activation by [top, left, bottom, right]: `x` copied into the
+    interior of a new tensor whose four border strips alone are filled (filling it all first
+    would write the whole padded input once more: a fifth of a depthwise conv's memory traffic)."""
     top, left, bottom, right = padding
-    low, high = [0] * 4, [0] * 4
+    if not any(padding):
+        return x
     _, h, w = spatial_dims(layout)
-    low[h], low[w], high[h], high[w] = top, left, bottom, right
-    return pad(x, low, high, value)
+    shape = list(shape_of(x))
+    inner_h, inner_w = shape[h], shape[w]
+    shape[h], shape[w] = inner_h + top + bottom, inner_w + left + right
+    xp = empty(tuple(shape), element_of(x))
+    strips = (  # (row offset, rows, column offset, columns)
+        (0, top, 0, shape[w]),
+        (top + inner_h, bottom, 0, shape[w]),
+        (top, inner_h, 0, left),
+        (top, inner_h, left + inner_w, right),
+    )
+    for row, rows, column, columns in strips:
+        if rows and columns:
+            offsets, sizes = [0] * 4, list(shape)
+            offsets[h], sizes[h], offsets[w], sizes[w] = row, rows, column, columns
+            xp = copy_into(linalg.fill(value, outs=[extract(xp, offsets, sizes)]), xp, offsets)
+    if 0 in shape_of(x):
+        return xp
+    offsets = [0] * 4
+    offsets[h], offsets[w] = top, left
+    return copy_into(x, xp, offsets)
 
 
 def is_depthwise(x_shape: Shape, out_shape: Shape, attrs: dict[str, Any]) -> bool:
@@ -54,7 +77,10 @@ def is_depthwise(x_shape: Shape, out_shape: Shape, attrs: dict[str, Any]) -> boo
 
 def depthwise_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
     """linalg.depthwise_conv_2d_nchw_chw / _nhwc_hwc; the filter loses its unit dim
-    ([C, 1, KH, KW] → [C, KH, KW]; [KH, KW, 1, C] → [KH, KW, C])."""
+    ([C, 1, KH, KW] → [C, KH, KW]; [KH, KW, 1, C] → [KH, KW, C]). A padded input is not
+    copied whole: the output block whose windows lie inside the input reads it in place, and
+    the border rows and columns around it read small padded copies (`_regions`). The copy
+    would cost a depthwise conv as much as the conv itself (3.5x at 1x56x56x128, 3x3)."""
     nchw, shape = attrs["layout"] == "NCHW", shape_of(w)
     if nchw:
         w = collapse(w, (shape[0], shape[2], shape[3]), [[0, 1], [2], [3]])
@@ -62,32 +88,186 @@ def depthwise_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, An
     else:
         w = collapse(w, (shape[0], shape[1], shape[3]), [[0], [1], [2, 3]])
         named = linalg.depthwise_conv_2d_nhwc_hwc
-    return named(x, w, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
+
+    def conv(xs: ir.Value, ys: ir.Value, border: bool) -> ir.Value:
+        y = named(xs, w, outs=[ys], strides=attrs["strides"], dilations=attrs["dilations"])
+        if border:
+            y.owner.attributes[BORDER] = ir.UnitAttr.get()
+        return y
+
+    return _by_regions(x, shape[2:] if nchw else shape[:2], init, attrs, conv)
+
+
+def _by_regions(
+    x: ir.Value, kernel: Sequence[int], init: ir.Value, attrs: dict[str, Any], conv: Any
+) -> ir.Value:
+    """`conv(input, init, border)` over the whole of `init`, or block by block (`_regions`),
+    each block's slice of the output filled and written back in place."""
+    regions = _regions(x, kernel, shape_of(init), attrs)
+    if regions is None:
+        return conv(x, init, False)
+    value, dest = _fill_parts(init)
+    for offsets, sizes, source, border in regions:
+        y = extract(dest, offsets, sizes)
+        if value is not None:
+            y = linalg.fill(value, outs=[y])
+        dest = copy_into(conv(source, y, border), dest, offsets)
+    return dest
+
+
+def _fill_parts(init: ir.Value) -> tuple[ir.Value | None, ir.Value]:
+    """(fill value, filled tensor) of an init made by `linalg.fill`, else (None, init)."""
+    if _producer(init) == "linalg.fill":
+        return init.owner.operands[0], init.owner.operands[1]
+    return None, init
+
+
+def _producer(value: ir.Value) -> str:
+    """The name of the op that defines `value` ("" for a block argument)."""
+    owner = value.owner
+    return "" if isinstance(owner, ir.Block) else getattr(owner, "operation", owner).name
+
+
+def _regions(
+    xp: ir.Value, kernel: Sequence[int], out: Shape, attrs: dict[str, Any]
+) -> list[tuple[list[int], list[int], ir.Value, bool]] | None:
+    """For an input padded by `pad_spatial`: the output as (offsets, sizes, input, border) blocks, the
+    interior (windows inside the unpadded input, read in place) and up to four borders (each
+    with a padded copy of the few rows or columns it reads). None when the input is not such
+    a padded copy, no window lies inside the input, or the borders hold too many outputs.
+    (Borders have few outputs each: codegen/depthwise.py keeps them on one thread.)"""
+    if not any(attrs["padding"]) or _producer(xp) != "tensor.insert_slice":
+        return None  # (an unpadded input may come from an insert_slice too: a concat)
+    insert = xp.owner
+    x = insert.operands[0]
+    low_all = list(ir.DenseI64ArrayAttr(insert.attributes["static_offsets"]))
+    _, h, w = spatial_dims(attrs["layout"])
+    top, left, bottom, right = attrs["padding"]
+    padded = [*shape_of(x)]
+    padded[h], padded[w] = padded[h] + top + bottom, padded[w] + left + right
+    if (low_all[h], low_all[w]) != (top, left) or padded != list(shape_of(xp)):
+        return None  # not pad_spatial's copy (e.g. cropped by crop_spatial)
+    bounds = []  # per spatial dim: (low pad, input size, first, end of the interior outputs)
+    for i, d in enumerate((h, w)):
+        low, size, stride = low_all[d], shape_of(x)[d], attrs["strides"][i]
+        reach = (kernel[i] - 1) * attrs["dilations"][i]
+        first = min(-(-low // stride), out[d])
+        end = max(first, min((low + size - 1 - reach) // stride + 1, out[d]))
+        if end <= first:
+            return None
+        bounds.append((low, size, first, end, stride, reach))
+    (_, _, r0, r1, *_), (_, _, c0, c1, *_) = bounds
+    if (r1 - r0) * (c1 - c0) * BORDER_SHARE < (BORDER_SHARE - 1) * out[h] * out[w]:
+        return None  # small images: the borders (serial, thin) would cost more than the copy
+    rows_cols = [((0, r0), (0, out[w])), ((r1, out[h]), (0, out[w]))]
+    rows_cols += [((r0, r1), (0, c0)), ((r0, r1), (c0, c1)), ((r0, r1), (c1, out[w]))]
+    regions = []
+    for (a, b), (c, e) in rows_cols:
+        if a == b or c == e:
+            continue
+        offsets, sizes = [0] * 4, list(out)
+        offsets[h], sizes[h], offsets[w], sizes[w] = a, b - a, c, e - c
+        source = _window_input(x, bounds, ((a, b), (c, e)), (h, w), attrs["layout"])
+        regions.append((offsets, sizes, source, (a, c) != (r0, c0)))
+    return regions
+
+
+BORDER = "versa.border"  # marks a border block's conv: codegen/depthwise.py keeps it on one thread
+BORDER_SHARE = 4  # split off borders when they hold at most 1/BORDER_SHARE of the outputs
+
+
+def _window_input(
+    x: ir.Value,
+    bounds: list[tuple[int, ...]],
+    spans: tuple[tuple[int, int], ...],
+    dims: tuple[int, int],
+    layout: str,
+) -> ir.Value:
+    """The padded input that the outputs `spans` (rows, columns) read: the part of `x` under
+    their windows, padded with zeros where the windows reach past it."""
+    offsets, sizes, padding = [0] * 4, list(shape_of(x)), [0] * 4
+    for i, ((low, size, _, _, stride, reach), (a, b), d) in enumerate(zip(bounds, spans, dims, strict=True)):
+        start, stop = a * stride - low, (b - 1) * stride + reach + 1 - low  # in unpadded coordinates
+        begin, finish = max(start, 0), min(stop, size)
+        if begin >= finish:  # windows over the padding alone (a stride past a 1-wide kernel)
+            begin, finish = 0, 0
+        offsets[d], sizes[d] = begin, finish - begin
+        padding[i], padding[i + 2] = (begin - start, stop - finish) if sizes[d] else (stop - start, 0)
+    piece = extract(x, offsets, sizes) if sizes != list(shape_of(x)) else x
+    return pad_spatial(piece, padding, layout, scalar(element_of(x), 0.0))
 
 
 def conv_per_group(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:
-    """A grouped convolution as `groups` named convolutions on channel slices (NCHW x FCHW:
-    channels dim 1, filters dim 0; NHWC x HWCF: channels dim 3, filters dim 3), each written
-    into its filters' slice of the output: the named ops vectorize, the generic does not."""
+    """A grouped convolution as one `scf.forall` over (image, output row, group) whose body is
+    a named convolution on that group's channel slices (NCHW x FCHW: channels dim 1, filters
+    dim 0; NHWC x HWCF: channels dim 3, filters dim 3), filled and written in place. One loop,
+    so one transform script and one fork of threads whatever the group count; the named op
+    vectorizes (the generic does not). Groups innermost: the input rows one output row reads
+    (every channel) stay in cache while all groups use them (a group's channels are a thin
+    slice of each cache line). Marked `GROUP_LOOP`: codegen.grouped_conv keeps the body's conv
+    on one thread and makes the loop serial where there is a single thread. (The padded input
+    stays one copy: cutting off borders as `depthwise_conv` does runs them on one thread,
+    which costs a compute-bound conv more than the copy saves.)"""
     nchw, groups = attrs["layout"] == "NCHW", attrs["groups"]
     channel_dim, filter_dim = (1, 0) if nchw else (3, 3)
+    row_dim = 2 if nchw else 1
     x_shape, w_shape, out_shape = shape_of(x), shape_of(w), shape_of(init)
     per_group_in, per_group_out = x_shape[channel_dim] // groups, out_shape[channel_dim] // groups
     named = linalg.conv_2d_nchw_fchw if nchw else linalg.conv_2d_nhwc_hwcf
-
-    def part(value: ir.Value, shape: Shape, dim: int, size: int, g: int) -> tuple[list[int], ir.Value]:
-        offsets, sizes = [0] * len(shape), list(shape)
-        offsets[dim], sizes[dim] = g * size, size
-        return offsets, extract(value, offsets, sizes)
-
-    y = init
-    for g in range(groups):
-        _, xg = part(x, x_shape, channel_dim, per_group_in, g)
-        _, wg = part(w, w_shape, filter_dim, per_group_out, g)
-        offsets, yg = part(y, out_shape, channel_dim, per_group_out, g)
+    kernel_rows = w_shape[2 if nchw else 0]
+    stride, dilation = attrs["strides"][0], attrs["dilations"][0]
+    in_rows = (kernel_rows - 1) * dilation + 1
+    value, dest = _fill_parts(init)
+    loop = scf.ForallOp([0, 0, 0], [out_shape[0], out_shape[row_dim], groups], [1, 1, 1], [dest])
+    loop.attributes[GROUP_LOOP] = ir.UnitAttr.get()
+    with ir.InsertionPoint(loop.body):
+        n, row, g = loop.induction_variables
+        (out,) = loop.inner_iter_args
+        image = {0: (n, 1)}
+        xg = _slice(x, {**image, channel_dim: (g, per_group_in), row_dim: (row, stride)}, {row_dim: in_rows})
+        wg = _slice(w, {filter_dim: (g, per_group_out)}, {})
+        out_steps = {**image, channel_dim: (g, per_group_out), row_dim: (row, 1)}
+        yg = _slice(out, out_steps, {})
+        if value is not None:
+            yg = linalg.fill(value, outs=[yg])
         conv = named(xg, wg, outs=[yg], strides=attrs["strides"], dilations=attrs["dilations"])
-        y = copy_into(conv, y, offsets)
-    return y
+        offsets, sizes = _slice_bounds(out_shape, out_steps, {})
+        with ir.InsertionPoint(loop.terminator().block):
+            tensor.parallel_insert_slice(conv, out, offsets, [], [], _DYNAMIC(len(offsets)), sizes, [1] * 4)
+    return loop.results[0]
+
+
+GROUP_LOOP = "versa.group_loop"
+
+
+def _DYNAMIC(rank: int) -> list[int]:
+    return [ir.ShapedType.get_dynamic_stride_or_offset()] * rank
+
+
+def _slice_bounds(
+    shape: Shape, steps: dict[int, tuple[ir.Value, int]], sizes: dict[int, int]
+) -> tuple[list[ir.Value], list[int]]:
+    """Offsets (index values: iv * step along `steps`' dims, else 0) and static sizes (the
+    step of a stepped dim unless `sizes` names it, else the whole dim)."""
+    index = ir.IndexType.get()
+    zero = arith.constant(index, 0)
+    offsets, out = [], []
+    for d, extent in enumerate(shape):
+        if d in steps:
+            iv, step = steps[d]
+            offsets.append(arith.muli(iv, arith.constant(index, step)) if step != 1 else iv)
+        else:
+            offsets.append(zero)
+        out.append(sizes.get(d, steps[d][1] if d in steps else extent))
+    return offsets, out
+
+
+def _slice(value: ir.Value, steps: dict[int, tuple[ir.Value, int]], sizes: dict[int, int]) -> ir.Value:
+    """`tensor.extract_slice` of `value` at dynamic offsets with static sizes (`_slice_bounds`)."""
+    offsets, static_sizes = _slice_bounds(shape_of(value), steps, sizes)
+    result = ir.RankedTensorType.get(static_sizes, element_of(value))
+    rank = len(static_sizes)
+    return tensor.extract_slice(result, value, offsets, [], [], _DYNAMIC(rank), static_sizes, [1] * rank)
 
 
 def grouped_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]) -> ir.Value:

@@ -11,7 +11,9 @@ from versa.targets import Target
 
 from .conv import ConvStrategy
 from .conv_epilogue import ConvEpilogueStrategy
+from .depthwise import DepthwiseStrategy
 from .epilogue import EpilogueStrategy
+from .grouped_conv import GroupedConvStrategy
 from .matmul import MatmulStrategy
 from .outer_reduction import OuterReductionStrategy
 from .pool import PoolStrategy
@@ -22,9 +24,11 @@ from .window import WindowStrategy
 
 # In order: the first strategy that accepts an op handles it.
 FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
+    GroupedConvStrategy.for_op,
     EpilogueStrategy.for_op,
     MatmulStrategy.for_op,
     ConvEpilogueStrategy.for_op,
+    DepthwiseStrategy.for_op,
     ConvStrategy.for_op,
     WindowStrategy.for_op,
     ReductionStrategy.for_op,

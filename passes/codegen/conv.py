@@ -27,8 +27,11 @@ inside the window loops. A layout change (NHWC) is the fix; it is a graph-level 
 Depthwise NHWC (`linalg.depthwise_conv_2d_nhwc_hwc`, one filter per channel) is the same nest
 with c a parallel dim: the vectors run along c, the window loops are kh and kw, and the 1-D
 op is `depthwise_conv_1d_nwc_wc` (each fma: a row of channels times the tap's filter row).
-Grouped convolutions lower to a `linalg.generic` (`convert-versa-to-linalg`) and are not
-handled here; depthwise NCHW is left to the loop lowering (versa-layout makes it NHWC at O2).
+Built on this nest: grouped convs (grouped_conv.py: one loop over rows and groups around a
+named conv per group, this strategy on one thread inside) and depthwise NHWC without an
+epilogue (depthwise.py: the output fill fused into each row). Depthwise NCHW has no vector
+form upstream (no 1-D NCW depthwise vectorization) and is left to the loop lowering; at O2
+versa-layout makes it NHWC.
 """
 
 from dataclasses import dataclass

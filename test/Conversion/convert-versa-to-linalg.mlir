@@ -393,10 +393,15 @@ func.func @matmul_batch_broadcast(%a: tensor<2x1x3x5xf32>, %b: tensor<4x5x6xf32>
 
 // -----
 
-// Padding is a fill plus an insert of the input into the interior (see linalg_builders).
+// Padding: the border strips of a new tensor filled (top row, left column), then the input
+// inserted into the interior (window_builders.pad_spatial).
 // CHECK-LABEL: func.func @conv2d
 //  CHECK-SAME:   (%[[X:.+]]: tensor<1x3x8x8xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>)
-//       CHECK:   %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x3x9x9xf32>)
+//       CHECK:   %[[E:.+]] = tensor.empty() : tensor<1x3x9x9xf32>
+//       CHECK:   %[[TOP:.+]] = tensor.extract_slice %[[E]][0, 0, 0, 0] [1, 3, 1, 9] [1, 1, 1, 1]
+//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[TOP]] : tensor<1x3x1x9xf32>)
+//       CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x3x8x1xf32>)
+//       CHECK:   %[[FILL:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 1, 0] [1, 3, 8, 1] [1, 1, 1, 1]
 //       CHECK:   %[[PADDED:.+]] = tensor.insert_slice %[[X]] into %[[FILL]][0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1]
 //       CHECK:   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
 //  CHECK-SAME:     ins(%[[PADDED]], %[[W]] : tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>)
@@ -425,21 +430,22 @@ func.func @conv2d_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tens
 //       CHECK:   linalg.generic {indexing_maps = [#[[$IN]], #[[$FILTER]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
 //       CHECK:     arith.mulf
 //       CHECK:     arith.addf
-// With split-groups (lower-to-llvm sets it at O2+): one named convolution per group, on its
-// channels and its filters, written into its filters' slice of the output, so each gets the
-// conv codegen strategy.
+// With split-groups (lower-to-llvm sets it at O2+): one loop over (image, output row, group)
+// around a named convolution on its group's channels and filters, filled and written into its
+// slice of the output, so the conv codegen strategy takes it (codegen/grouped_conv.py).
 // SPLIT-LABEL: func.func @conv2d_groups
 //  SPLIT-SAME:   (%[[X:.+]]: tensor<1x4x6x6xf32>, %[[W:.+]]: tensor<6x2x3x3xf32>)
-//       SPLIT:   %[[Y:.+]] = linalg.fill
-//       SPLIT:   %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 2, 6, 6] [1, 1, 1, 1]
-//       SPLIT:   %[[W0:.+]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
-//       SPLIT:   %[[Y0:.+]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
-//       SPLIT:   %[[C0:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X0]], %[[W0]] : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%[[Y0]] : tensor<1x3x4x4xf32>)
-//       SPLIT:   %[[Y1:.+]] = tensor.insert_slice %[[C0]] into %[[Y]][0, 0, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
-//       SPLIT:   %[[X1:.+]] = tensor.extract_slice %[[X]][0, 2, 0, 0] [1, 2, 6, 6] [1, 1, 1, 1]
-//       SPLIT:   %[[W1:.+]] = tensor.extract_slice %[[W]][3, 0, 0, 0] [3, 2, 3, 3] [1, 1, 1, 1]
-//       SPLIT:   %[[C1:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X1]], %[[W1]]
-//       SPLIT:   %[[R:.+]] = tensor.insert_slice %[[C1]] into %[[Y1]][0, 3, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+//       SPLIT:   %[[E:.+]] = tensor.empty() : tensor<1x6x4x4xf32>
+//       SPLIT:   %[[R:.+]] = scf.forall (%[[N:.+]], %[[OH:.+]], %[[G:.+]]) in (1, 4, 2) shared_outs(%[[Y:.+]] = %[[E]])
+//       SPLIT:     %[[C:.+]] = arith.muli %[[G]], %{{.+}} : index
+//       SPLIT:     %[[XG:.+]] = tensor.extract_slice %[[X]][%[[N]], %[[C]], %[[OH]], %{{.+}}] [1, 2, 3, 6] [1, 1, 1, 1]
+//       SPLIT:     %[[WG:.+]] = tensor.extract_slice %[[W]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] [3, 2, 3, 3] [1, 1, 1, 1]
+//       SPLIT:     %[[YG:.+]] = tensor.extract_slice %[[Y]][%[[N]], %{{.+}}, %[[OH]], %{{.+}}] [1, 3, 1, 4] [1, 1, 1, 1]
+//       SPLIT:     %[[Z:.+]] = linalg.fill {{.+}} outs(%[[YG]] : tensor<1x3x1x4xf32>)
+//       SPLIT:     %[[CONV:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[XG]], %[[WG]] : tensor<1x2x3x6xf32>, tensor<3x2x3x3xf32>) outs(%[[Z]] : tensor<1x3x1x4xf32>)
+//       SPLIT:     scf.forall.in_parallel
+//       SPLIT:       tensor.parallel_insert_slice %[[CONV]] into %[[Y]][%[[N]], %{{.+}}, %[[OH]], %{{.+}}] [1, 3, 1, 4] [1, 1, 1, 1]
+//       SPLIT:   } {versa.group_loop}
 //       SPLIT:   return %[[R]]
 // More groups than split-groups: one generic all the same.
 // SPLIT-LABEL: func.func @conv2d_many_groups
