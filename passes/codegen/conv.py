@@ -12,6 +12,7 @@ NCHW is the same nest over (n, f, oh, ow) with the roles swapped: the 1-D op is
 `conv_1d_ncw_fcw`, the vectors run along ow (contiguous there) and the rows are filters, so
 each fma is a broadcast weight times a row of input pixels.
 
+Threads only where the second saves more than a fork and join costs (`strategy.threads_worth`).
 Tile sizes come from the target: vec = 2 vectors, rows = a quarter of the vector registers
 (rows × 2 accumulators: half the registers), cr = the largest of 4, 3, 2, 1 dividing C. Rows and
 vec extents that the tile does not divide are split off first (`structured.split`): the
@@ -34,13 +35,14 @@ form upstream (no 1-D NCW depthwise vectorization) and is left to the loop lower
 versa-layout makes it NHWC.
 """
 
+import math
 from dataclasses import dataclass
 
 from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import LOWER_CONTRACT, PREPARE, Strategy, needed, round_up
+from .strategy import LOWER_CONTRACT, PREPARE, Strategy, needed, round_up, threads_worth
 
 LAYOUTS = {  # op → its layout's name in DIMS
     "linalg.conv_2d_nhwc_hwcf": "NHWC",
@@ -106,6 +108,9 @@ class ConvStrategy(Strategy):
         vec = min(2 * lanes, round_up(vec_extent, lanes))
         rows = _divisor_or_max(min(max(1, target.vector_registers // 4), rows_extent), rows_extent)
         cr = next(t for t in (4, 3, 2, 1) if c % t == 0)
+        element = ir.ShapedType(op.operands[0].type).element_type.width // 8
+        nbytes = sum(math.prod(ir.ShapedType(v.type).shape) for v in (*op.operands, *op.results)) * element
+        threads = threads_worth(2 * math.prod(extents), nbytes, target, threads)
         thread_dim, thread_tile = "", 0
         if threads > 1 and oh >= threads:
             thread_dim, thread_tile = "oh", -(-oh // threads)

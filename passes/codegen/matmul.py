@@ -15,7 +15,7 @@ upstream's `pad` (nofold: a copy even without padding) + `hoist_pad`, which buil
 loop nest over (n2, k2) above the loops B does not depend on; it is vector code like the rest.
 
 Threads only where the second one saves more core cycles (at the target's peak rate) than an
-OpenMP fork and join costs (FORK_JOIN_CYCLES): below that, one thread. Each thread zeroes its
+OpenMP fork and join costs (strategy.threads_worth): below that, one thread. Each thread zeroes its
 own part of C (the fill is fused into the forall) right before accumulating into it.
 
 Tile sizes come from the target: mr rows and nr columns whose accumulators fill half the
@@ -34,33 +34,13 @@ from versa.targets import Target
 
 from .matvec import dot_shape, emit_dot
 from .script import Script
-from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, round_up
+from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, round_up, threads_worth
 
 OPS = ("linalg.matmul", "linalg.batch_matmul")
 # Register row tiles that must read a packed B block before packing it pays for the copy.
 PACK_REUSE = 4
-# Core cycles an OpenMP fork and join costs: waking a sleeping worker (OMP_WAIT_POLICY=PASSIVE).
-# Measured on a 2-core Zen 4/5: under load (a core shared with other jobs) 2 threads lost to 1
-# up to ~200³ (100³: 0.026 ms on one thread, 0.078 ms on two, ~2^17 cycles); idle the cost is
-# ~10x lower (100³: 0.012 ms on two). Between the two: threads from ~200³ (bench/RESULTS.md).
-FORK_JOIN_CYCLES = 1 << 16
 # Extra load on the slowest thread that a split may carry to keep an earlier (outer) dim.
 BALANCE = 0.1
-# f32 flops per core cycle per vector lane: two FMA pipes, two flops each.
-FLOPS_PER_LANE = 4
-# Bytes a core streams per cycle from L3 (Zen: 32): a GEMV's time is its weights' bytes, and
-# two cores stream twice as many (linear 1x768->3072, 9.4 MB: 0.095 ms on one, 0.053 on two).
-STREAM_BYTES_PER_CYCLE = 32
-
-
-def threads_worth(flops: int, nbytes: int, target: Target, threads: int) -> int:
-    """`threads`, or 1 where the time threads save (a 1 - 1/threads share of the work: its flops
-    at the core's peak rate, or its operands' bytes streamed, whichever takes longer) is below
-    the cost of forking and joining them."""
-    if threads <= 1:
-        return 1
-    cycles = max(flops / (FLOPS_PER_LANE * target.lanes(32)), nbytes / STREAM_BYTES_PER_CYCLE)
-    return threads if cycles * (threads - 1) / threads >= FORK_JOIN_CYCLES else 1
 
 
 def _divisor_or_max(most: int, extent: int) -> int:

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from versa.mlir import ir
+from versa.targets import Target
 
 from .script import Script
 
@@ -46,6 +47,28 @@ LOWER_OUTER_REDUCTION = (
 # Elements below which a loop nest stays on one thread: an OpenMP fork and join costs a few
 # microseconds, the time to stream ~32K floats.
 MIN_PARALLEL_ELEMENTS = 1 << 15
+
+
+# Core cycles an OpenMP fork and join costs: waking a sleeping worker (OMP_WAIT_POLICY=PASSIVE).
+# Measured on a 2-core Zen 4/5: under load (a core shared with other jobs) 2 threads lost to 1
+# up to ~200³ (100³: 0.026 ms on one thread, 0.078 ms on two, ~2^17 cycles); idle the cost is
+# ~10x lower (100³: 0.012 ms on two). Between the two: threads from ~200³ (bench/RESULTS.md).
+FORK_JOIN_CYCLES = 1 << 16
+# f32 flops per core cycle per vector lane: two FMA pipes, two flops each.
+FLOPS_PER_LANE = 4
+# Bytes a core streams per cycle from L3 (Zen: 32): a GEMV's time is its weights' bytes, and
+# two cores stream twice as many (linear 1x768->3072, 9.4 MB: 0.095 ms on one, 0.053 on two).
+STREAM_BYTES_PER_CYCLE = 32
+
+
+def threads_worth(flops: int, nbytes: int, target: Target, threads: int) -> int:
+    """`threads`, or 1 where the time threads save (a 1 - 1/threads share of the work: its flops
+    at the core's peak rate, or its operands' bytes streamed, whichever takes longer) is below
+    the cost of forking and joining them."""
+    if threads <= 1:
+        return 1
+    cycles = max(flops / (FLOPS_PER_LANE * target.lanes(32)), nbytes / STREAM_BYTES_PER_CYCLE)
+    return threads if cycles * (threads - 1) / threads >= FORK_JOIN_CYCLES else 1
 
 
 def round_up(value: int, multiple: int) -> int:

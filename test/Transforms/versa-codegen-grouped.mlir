@@ -37,12 +37,12 @@ func.func @grouped_loop(%x: tensor<1x18x34x64xf32>, %w: tensor<3x3x8x64xf32>) ->
 
 // -----
 
-// Depthwise NHWC (codegen/depthwise.py): rows across threads, then a loop over output rows
+// Depthwise NHWC (codegen/depthwise.py; enough work for two threads): rows across threads, then a loop over output rows
 // (a forall marked serial) that fills each row right before the register tiles accumulate
 // into it: no separate pass over the whole output.
 // CHECK-LABEL: func.func @depthwise_rows
 //       CHECK:   scf.forall (%{{.+}}) in (2)
-//       CHECK:     scf.forall (%{{.+}}) in (8)
+//       CHECK:     scf.forall (%{{.+}}) in (32)
 //       CHECK:       vector.transfer_write %{{.+}} : vector<8x32xf32>
 //       CHECK:       scf.for {{.*}} -> (vector<1x8x32xf32>)
 //       CHECK:         scf.for {{.*}} -> (vector<1x8x32xf32>)
@@ -50,12 +50,12 @@ func.func @grouped_loop(%x: tensor<1x18x34x64xf32>, %w: tensor<3x3x8x64xf32>) ->
 //       CHECK:     } {versa.serial}
 //   CHECK-NOT:   linalg.depthwise_conv
 //   CHECK-NOT:   linalg.fill
-func.func @depthwise_rows(%x: tensor<1x18x18x64xf32>, %w: tensor<3x3x64xf32>) -> tensor<1x16x16x64xf32> {
+func.func @depthwise_rows(%x: tensor<1x66x66x256xf32>, %w: tensor<3x3x256xf32>) -> tensor<1x64x64x256xf32> {
   %c = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x16x16x64xf32>
-  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
-  %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x18x18x64xf32>, tensor<3x3x64xf32>) outs(%z : tensor<1x16x16x64xf32>) -> tensor<1x16x16x64xf32>
-  return %0 : tensor<1x16x16x64xf32>
+  %e = tensor.empty() : tensor<1x64x64x256xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x64x64x256xf32>) -> tensor<1x64x64x256xf32>
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x66x66x256xf32>, tensor<3x3x256xf32>) outs(%z : tensor<1x64x64x256xf32>) -> tensor<1x64x64x256xf32>
+  return %0 : tensor<1x64x64x256xf32>
 }
 
 // -----

@@ -151,7 +151,7 @@ func.func @negative_elementwise(%a: tensor<64xf32>) -> tensor<64xf32> {
 
 // -----
 
-// conv2d NHWC: output rows split across two threads, a register tile of output pixels × filters
+// conv2d NHWC (enough work for two threads): output rows split across them, a register tile of output pixels × filters
 // whose accumulators live in vector registers across the kh, kw and c loops (all hoisted), the
 // 1-D convolution left by `decompose` as vector.fma.
 // CHECK-LABEL: func.func @conv_nhwc
@@ -165,7 +165,21 @@ func.func @negative_elementwise(%a: tensor<64xf32>) -> tensor<64xf32> {
 // SERIAL-LABEL: func.func @conv_nhwc
 //   SERIAL-NOT:   scf.forall
 //       SERIAL:   vector.fma
-func.func @conv_nhwc(%x: tensor<1x18x18x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor<1x16x16x32xf32> {
+func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x32x32x64xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x32x64xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x34x34x32xf32>, tensor<3x3x32x64xf32>) outs(%z : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  return %0 : tensor<1x32x32x64xf32>
+}
+
+// -----
+
+// A small conv stays on one thread: a fork and join would cost more than the second saves.
+// CHECK-LABEL: func.func @negative_conv_threads_small
+//   CHECK-NOT:   scf.forall
+//       CHECK:   vector.fma
+func.func @negative_conv_threads_small(%x: tensor<1x18x18x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor<1x16x16x32xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x16x16x32xf32>
   %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32>
@@ -180,29 +194,29 @@ func.func @conv_nhwc(%x: tensor<1x18x18x16xf32>, %w: tensor<3x3x16x32xf32>) -> t
 //       CHECK:   scf.forall (%{{.+}}) in (2)
 //       CHECK:     vector.fma {{.*}} : vector<{{[0-9]+}}xf32>
 //   CHECK-NOT:   linalg.conv
-func.func @conv_nchw(%x: tensor<1x16x18x34xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x16x32xf32> {
+func.func @conv_nchw(%x: tensor<1x32x34x66xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<1x64x32x64xf32> {
   %c = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x32x16x32xf32>
-  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x32x16x32xf32>) -> tensor<1x32x16x32xf32>
-  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x18x34xf32>, tensor<32x16x3x3xf32>) outs(%z : tensor<1x32x16x32xf32>) -> tensor<1x32x16x32xf32>
-  return %0 : tensor<1x32x16x32xf32>
+  %e = tensor.empty() : tensor<1x64x32x64xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x64x32x64xf32>) -> tensor<1x64x32x64xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x32x34x66xf32>, tensor<64x32x3x3xf32>) outs(%z : tensor<1x64x32x64xf32>) -> tensor<1x64x32x64xf32>
+  return %0 : tensor<1x64x32x64xf32>
 }
 
 // -----
 
-// Ragged: 11 output columns, 40 filters, C = 3, stride 2, 7 output rows over two threads. The
+// Ragged: 11 output columns, 40 filters, C = 48, stride 2, 7 output rows over two threads. The
 // op is split into pieces that tile evenly (leftover vectors in powers of two, never a
 // vector<24xf32>); every piece is vector code, nothing stays a linalg.conv.
 // CHECK-LABEL: func.func @conv_ragged
 //       CHECK:   scf.forall (%{{.+}}) in (2)
 //       CHECK:     vector.fma
 //   CHECK-NOT:   linalg.conv
-func.func @conv_ragged(%x: tensor<1x15x23x3xf32>, %w: tensor<3x3x3x40xf32>) -> tensor<1x7x11x40xf32> {
+func.func @conv_ragged(%x: tensor<4x15x23x48xf32>, %w: tensor<3x3x48x40xf32>) -> tensor<4x7x11x40xf32> {
   %c = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x7x11x40xf32>
-  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x7x11x40xf32>) -> tensor<1x7x11x40xf32>
-  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x15x23x3xf32>, tensor<3x3x3x40xf32>) outs(%z : tensor<1x7x11x40xf32>) -> tensor<1x7x11x40xf32>
-  return %0 : tensor<1x7x11x40xf32>
+  %e = tensor.empty() : tensor<4x7x11x40xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<4x7x11x40xf32>) -> tensor<4x7x11x40xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<4x15x23x48xf32>, tensor<3x3x48x40xf32>) outs(%z : tensor<4x7x11x40xf32>) -> tensor<4x7x11x40xf32>
+  return %0 : tensor<4x7x11x40xf32>
 }
 
 // -----
@@ -210,7 +224,6 @@ func.func @conv_ragged(%x: tensor<1x15x23x3xf32>, %w: tensor<3x3x3x40xf32>) -> t
 // Depthwise NHWC: the conv nest with c parallel: vectors along the channels, accumulators held
 // across the kh and kw loops, the 1-D depthwise convolution left by `decompose` as vector.fma.
 // CHECK-LABEL: func.func @depthwise_nhwc
-//       CHECK:   scf.forall (%{{.+}}) in (2)
 //       CHECK:     scf.for {{.*}} -> (vector<1x{{[0-9]+}}x{{[0-9]+}}xf32>)
 //       CHECK:       scf.for {{.*}} -> (vector<1x{{[0-9]+}}x{{[0-9]+}}xf32>)
 //       CHECK:         vector.fma {{.*}} : vector<8x32xf32>
