@@ -59,6 +59,13 @@ DECOMPOSITIONS = get_decompositions(
         aten.hardtanh_backward,
         aten.silu_backward,
         aten.hardswish_backward,
+        # torch-mlir's linalg lowering of leaky_relu_backward is wrong (grad + slope·x where x < 0)
+        # and hardsigmoid_backward has none: both are a where() in PyTorch's table
+        aten.leaky_relu_backward,
+        aten.hardsigmoid_backward,
+        aten.glu_backward,
+        aten.binary_cross_entropy,
+        aten.binary_cross_entropy_backward,
         aten.avg_pool2d_backward,
         aten.addmm,
         aten.t,

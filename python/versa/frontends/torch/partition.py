@@ -63,6 +63,13 @@ def _tensors_or_none(value) -> bool:
     return value is None or _is_tensor(value)
 
 
+_UNINITIALIZED = {
+    torch.ops.aten.empty.memory_format,
+    torch.ops.aten.empty_like.default,
+    torch.ops.aten.empty_strided.default,
+}
+
+
 class _Support(OperatorSupportBase):
     """Calls Versa takes: not refused, not in place, tensor results; a getitem goes with the node
     it reads (a tuple never crosses a partition's boundary)."""
@@ -73,6 +80,13 @@ class _Support(OperatorSupportBase):
 
     def is_node_supported(self, submodules, node: Node) -> bool:
         if node.op != "call_function" or node in self.refused:
+            return False
+        random = torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
+        if node.target in _UNINITIALIZED or random:
+            # random ops (bernoulli for stochastic depth, rand/randn_like) draw from torch's
+            # generator only when eager; torch-mlir's lowering of bernoulli passes the survey but
+            # fails codegen, taking the whole partition down. The uninitialized tensors they fill
+            # (torch.empty) have nothing to compute either.
             return False
         if getattr(getattr(node.target, "_schema", None), "is_mutable", False):
             return False  # compiled, an in-place op would lose its effect on its input

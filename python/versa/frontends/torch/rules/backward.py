@@ -97,6 +97,16 @@ def max_pool2d_backward(node: Node, grad, x, kernel, stride, padding, dilation, 
 def _grad_weight(x, grad, weight_shape, stride, padding, dilation, groups):
     """dL/dW: input (channels as batch) convolved with the output grad (batch as channels)."""
     c, f = shape(x)[1] // groups, shape(grad)[1] // groups
+    if groups > 1 and c == 1 and f == 1:
+        # depthwise: one grouped conv (groups = channels) instead of one conv per channel. The
+        # batch becomes the channels of each group: input [1, C·N, H, W] (channel-major), filters
+        # the output grad [C, N, OH, OW]; output [1, C, KH', KW'] sums over the batch and pixels.
+        n = shape(x)[0]
+        xs = vb.reshape(transpose(x, [1, 0, 2, 3]), [1, groups * n, *shape(x)[2:]])
+        filters = transpose(grad, [1, 0, 2, 3])
+        full = vb.conv2d(xs, filters, strides=dilation, padding=padding, dilations=stride, groups=groups)
+        kept = vb.slice(full, starts=[0, 0, 0, 0], limits=[1, groups, *weight_shape[2:]])
+        return vb.reshape(kept, list(weight_shape))
     parts = []
     for g in range(groups):
         xs = (

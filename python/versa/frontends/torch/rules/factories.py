@@ -37,8 +37,14 @@ def full(node: Node, size, value, *_):
     return _full(node, value)
 
 
-@rule("torch.aten.full_like", "torch.aten.new_full")
+@rule("torch.aten.full_like")
 def full_like(node: Node, x, value, *_):
+    return _full(node, value)
+
+
+@rule("torch.aten.new_full")
+def new_full(node: Node, x, size, value, *_):
+    """x.new_full(size, value): the size comes first (full_like's second argument is the value)."""
     return _full(node, value)
 
 
