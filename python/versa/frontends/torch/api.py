@@ -33,6 +33,11 @@ from .convert import BOUNDARY_RESULTS, convert_module, none_results
 from .importer import functional, import_graph, import_program, make_torch_context, unroll_recurrent
 from .partition import Partitioned
 
+# O3: OpenMP threads where they pay (codegen's threads_worth). Measured beside torch eager on 2
+# cores: a small ResNet (1x3x112x112) 3.2 ms at O3, 5.8 at O2 (torch 4.0); an MLP 64x768x3072
+# 1.55 ms at O3, 3.2 at O2 (torch 3.3); timed interleaved with torch calls, both ~6.9 / 3.5 ms
+# (torch's spinning workers hold the cores), so O2 is never the faster.
+DEFAULT_OPT_LEVEL = 3  # versa.compile's and the torch.compile backend's
 DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
 # Before `lower-to-nvvm`: versa-layout takes the GPU target's conv_layout, like the CPU's.
 GPU_PIPELINE = "versa-layout{{target={target}}},versa-canonicalize,versa-fuse"
@@ -95,7 +100,7 @@ class Executable:
     CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
     torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
 
-    def __init__(self, module: ir.Module, target: targets.Target | None, opt_level: int = 2):
+    def __init__(self, module: ir.Module, target: targets.Target | None, opt_level: int = DEFAULT_OPT_LEVEL):
         self.program: Program | None = None
         self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
         if target is None:
@@ -199,7 +204,14 @@ class _PartitionedGraph:
 class CompiledModule:
     """`model` compiled by Versa for each input signature it is called with."""
 
-    def __init__(self, model, example_inputs: Sequence, *, target: str | None = None, opt_level: int = 2):
+    def __init__(
+        self,
+        model,
+        example_inputs: Sequence,
+        *,
+        target: str | None = None,
+        opt_level: int = DEFAULT_OPT_LEVEL,
+    ):
         self.model = model
         self.target = gpu_target(target)
         self.opt_level = opt_level
@@ -256,7 +268,7 @@ def _host_tensor(a):
 
 
 def compile(
-    model, example_inputs: Sequence, *, target: str | None = None, opt_level: int = 2
+    model, example_inputs: Sequence, *, target: str | None = None, opt_level: int = DEFAULT_OPT_LEVEL
 ) -> CompiledModule:  # noqa: A001
     """Compile `model` (an nn.Module or ExportedProgram) for `example_inputs`' shapes, for the
     host CPU (the default) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90")."""

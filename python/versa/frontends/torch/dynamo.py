@@ -22,7 +22,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
 
-from .api import VersaGraph, gpu_target
+from .api import DEFAULT_OPT_LEVEL, VersaGraph, gpu_target
 from .decompositions import DECOMPOSITIONS, attention_math
 from .partition import Partitioned
 from .specialize import ShapeSpecialized, is_dynamic
@@ -67,7 +67,7 @@ def backend(
     graph_module: torch.fx.GraphModule,
     example_inputs: Sequence,
     *,
-    opt_level: int = 2,
+    opt_level: int = DEFAULT_OPT_LEVEL,
     options: dict | None = None,
 ):
     """The `torch.compile` backend: AOTAutograd graphs → Versa. `options` (torch.compile's)
