@@ -52,8 +52,9 @@ MIN_PARALLEL_ELEMENTS = 1 << 15
 # Core cycles an OpenMP fork and join costs: waking a sleeping worker (OMP_WAIT_POLICY=PASSIVE).
 # Measured on a 2-core Zen 4/5: under load (a core shared with other jobs) 2 threads lost to 1
 # up to ~200³ (100³: 0.026 ms on one thread, 0.078 ms on two, ~2^17 cycles); idle the cost is
-# ~10x lower (100³: 0.012 ms on two). Between the two: threads from ~200³ (bench/RESULTS.md).
-FORK_JOIN_CYCLES = 1 << 16
+# ~10x lower (100³: 0.012 ms on two, ~2^13). 2^15 keeps 100³ on one thread and still gives a
+# 784x1024 GEMV (an MLP at batch 1: 0.059 ms on two, 0.071 on one, idle) both cores' bandwidth.
+FORK_JOIN_CYCLES = 1 << 15
 # f32 flops per core cycle per vector lane: two FMA pipes, two flops each.
 FLOPS_PER_LANE = 4
 # Bytes a core streams per cycle from L3 (Zen: 32): a GEMV's time is its weights' bytes, and
