@@ -158,6 +158,19 @@ class OutputPool:
         return array
 
 
+def _has_bf16(module: ir.Module) -> bool:
+    """Whether a value of the lowered module has a bf16 type (scalar, vector or aggregate)."""
+    found = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        found = any("bf16" in str(r.type) for r in op.results)
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
 class JitFunction:
     """A versa function compiled to machine code; call it with NumPy arrays."""
 
@@ -179,6 +192,11 @@ class JitFunction:
         self._check_signature(module)
         check_external_symbols(module, openmp.provides)
         libraries = openmp.shared_libraries()  # the allowlist (SECURITY.md)
+        if opt_level > 2 and _has_bf16(module):
+            # LLVM's O3 vectorizes a scalar bf16 copy loop (a ragged bf16 transpose) into
+            # accesses its x86 backend cannot select: it aborts the process ("Do not know how
+            # to soft promote"). Our vector code is MLIR's; O2 loses nothing measurable there.
+            opt_level = 2
         try:
             self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libraries)
             address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")

@@ -108,6 +108,30 @@ def test_bf16_models_compile_and_return_bf16() -> None:
     torch.testing.assert_close(got.float(), want, rtol=2**-7, atol=2**-7)
 
 
+_RAGGED_BF16_SCORES = """
+import torch, versa
+class Scores(torch.nn.Module):
+    def forward(self, q):
+        return q @ q.transpose(-1, -2)
+q = torch.randn(2, 4, 9, 8).bfloat16()
+got = versa.compile(Scores(), (q,))(q)
+torch.testing.assert_close(got.float(), Scores()(q.float()), rtol=2**-6, atol=2**-6)
+print("ok")
+"""
+
+
+def test_bf16_attention_scores_with_a_ragged_dim_compile() -> None:
+    """A bf16 q @ kᵀ with 9 tokens: LLVM's O3 vectorized its scalar bf16 transpose into accesses
+    x86 cannot select and aborted the process; bf16 modules are JIT-compiled at LLVM O2. In a
+    subprocess, so that an abort fails this test, not the run."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", _RAGGED_BF16_SCORES]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
 def test_multihead_attention_gradients_match_eager() -> None:
     """The attention inside multi_head_attention_forward is compiled with the rest; it reached
     PyTorch's flash kernel, whose eager backward read statistics the forward never saved."""
