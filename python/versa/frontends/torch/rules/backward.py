@@ -166,61 +166,55 @@ def convolution_backward(
     stride, dilation, p = pairs(stride), pairs(dilation), pairs(padding)
     pads = [p[0], p[1], p[0], p[1]]
     if transposed:
-        return _transposed_backward(grad, x, weight, stride, pads, dilation, groups, output_mask)
-    results = []
-    if output_mask[0]:
+        return _requested(
+            output_mask,
+            lambda: _transposed_grad_input(grad, x, weight, stride, pads, dilation, groups),
+            lambda: _grad_weight(grad, x, shape(weight), stride, pads, dilation, groups),
+            grad,
+        )
+
+    def grad_input():
         extra = [
             shape(x)[2 + i]
             - _rows_reached(shape(grad)[2 + i], shape(weight)[2 + i], stride[i], p[i], dilation[i])
             for i in range(2)
         ]
-        results.append(
-            vb.conv_transpose2d(
-                grad,
-                weight,
-                strides=stride,
-                padding=pads,
-                output_padding=extra,
-                dilations=dilation,
-                groups=groups,
-            )
+        return vb.conv_transpose2d(
+            grad,
+            weight,
+            strides=stride,
+            padding=pads,
+            output_padding=extra,
+            dilations=dilation,
+            groups=groups,
         )
-    else:
-        results.append(Refused("an input gradient autograd did not ask for"))
-    if output_mask[1]:
-        results.append(_grad_weight(x, grad, shape(weight), stride, pads, dilation, groups))
-    else:
-        results.append(Refused("a weight gradient autograd did not ask for"))
-    results.append(_grad_bias(grad, output_mask))
-    return results
 
-
-def _grad_bias(grad, output_mask):
-    return (
-        vb.reduce_sum(grad, axes=[0, *range(2, rank(grad))])
-        if output_mask[2]
-        else Refused("no bias gradient")
+    return _requested(
+        output_mask,
+        grad_input,
+        lambda: _grad_weight(x, grad, shape(weight), stride, pads, dilation, groups),
+        grad,
     )
 
 
-def _transposed_backward(grad, x, weight, stride, pads, dilation, groups, output_mask):
+def _requested(output_mask, grad_input, grad_weight, grad) -> list:
+    """[dL/dx, dL/dw, dL/db], each built only where autograd asked for it (`output_mask`)."""
+    bias = vb.reduce_sum(grad, axes=[0, *range(2, rank(grad))]) if output_mask[2] else None
+    return [
+        grad_input() if output_mask[0] else Refused("an input gradient autograd did not ask for"),
+        grad_weight() if output_mask[1] else Refused("a weight gradient autograd did not ask for"),
+        bias if bias is not None else Refused("no bias gradient"),
+    ]
+
+
+def _transposed_grad_input(grad, x, weight, stride, pads, dilation, groups):
     """y = conv_transpose(x, w) is the input gradient of the conv z = conv2d(u, w) (w as [F = C_in,
     C_out / g, kh, kw], u with C_out channels). So dL/dx = conv2d(dL/dy, w), and dL/dw is that conv's
     weight gradient with dL/dy as its input and x as its output grad."""
-    results = []
-    if output_mask[0]:
-        grad_x = vb.conv2d(grad, weight, strides=stride, padding=pads, dilations=dilation, groups=groups)
-        if shape(grad_x) != shape(x):  # output_padding >= stride (allowed below the dilation)
-            grad_x = vb.slice(grad_x, starts=[0, 0, 0, 0], limits=list(shape(x)))
-        results.append(grad_x)
-    else:
-        results.append(Refused("an input gradient autograd did not ask for"))
-    if output_mask[1]:
-        results.append(_grad_weight(grad, x, shape(weight), stride, pads, dilation, groups))
-    else:
-        results.append(Refused("a weight gradient autograd did not ask for"))
-    results.append(_grad_bias(grad, output_mask))
-    return results
+    grad_x = vb.conv2d(grad, weight, strides=stride, padding=pads, dilations=dilation, groups=groups)
+    if shape(grad_x) != shape(x):  # output_padding >= stride (allowed below the dilation)
+        grad_x = vb.slice(grad_x, starts=[0, 0, 0, 0], limits=list(shape(x)))
+    return grad_x
 
 
 @rule("torch.aten.embedding_dense_backward")
