@@ -57,3 +57,21 @@ def test_training_with_changing_batch_matches_eagers_gradients(compiled_graphs: 
             torch.testing.assert_close(mine.grad, theirs.grad, atol=1e-3, rtol=1e-3)
             mine.grad = theirs.grad = None
     assert len(compiled_graphs) == 6  # forward and backward, for each of the three batch sizes
+
+
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.gru, self.lstm = nn.GRU(8, 16, batch_first=True), nn.LSTM(16, 8, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(self.gru(x)[0])[0].relu()
+
+
+def test_recurrent_layers_reach_versa(compiled_graphs: list[object]) -> None:
+    """Dynamo runs RNN modules eagerly, silently, unless `allow_rnn` is set (the backend sets it)."""
+    model, x = Recurrent(), torch.randn(2, 5, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(torch.compile(model, backend="versa")(x), model(x), atol=ATOL, rtol=1e-4)
+    assert len(compiled_graphs) == 1

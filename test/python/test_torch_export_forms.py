@@ -8,6 +8,7 @@ bf16 one rounding of bf16 (2^-8 relative).
 
 import copy
 
+import pytest
 import torch
 import versa
 from torch import nn
@@ -42,6 +43,27 @@ def test_in_place_functionalization_keeps_layers_whole() -> None:
     model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(inplace=True)).eval()
     text = str(versa.import_torch(model, (torch.randn(1, 3, 8, 8),)))
     assert text.count('"versa.conv2d"') == 1 and "torch." not in text
+
+
+class Autocast(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner, self.outer = nn.Linear(16, 16), nn.Linear(16, 4)
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            hidden = torch.relu(self.inner(x))  # bf16 inside the region
+        return self.outer(hidden.float())
+
+
+def test_autocast_regions_compile_whole() -> None:
+    """torch.export keeps an autocast region as a `wrap_with_autocast` op, which ran the whole
+    model eagerly; it is inlined into its casts. bf16 linear: two roundings of 2^-8."""
+    torch.manual_seed(0)
+    x = torch.randn(4, 16)
+    text = str(versa.import_torch(Autocast(), (x,)))
+    assert "bf16" in text and "torch." not in text
+    _matches_eager(Autocast(), x, rtol=2e-2, atol=2e-2)
 
 
 class KeyPadding(nn.Module):
@@ -145,3 +167,26 @@ def test_multihead_attention_gradients_match_eager() -> None:
     compiled(x).pow(2).mean().backward()
     for (name, want), got in zip(model.named_parameters(), twin.parameters(), strict=True):
         torch.testing.assert_close(got.grad, want.grad, rtol=1e-4, atol=1e-6, msg=name)
+
+
+class CtcLoss(nn.Module):
+    def forward(self, logits, targets, input_lengths, target_lengths):
+        log_probs = logits.log_softmax(-1)
+        return nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, zero_infinity=True)
+
+
+def test_models_torch_export_refuses_go_through_torch_compile(monkeypatch) -> None:
+    """ctc_loss with tensor lengths has a data-dependent output shape, which torch.export cannot
+    take: versa.compile warns and compiles through torch.compile, where Dynamo breaks the graph."""
+    from versa.frontends.torch import executable
+
+    graphs = []
+    real = executable.VersaGraph.__init__
+    monkeypatch.setattr(executable.VersaGraph, "__init__", lambda s, *a: graphs.append(1) or real(s, *a))
+    torch.manual_seed(0)
+    lengths = torch.tensor([12, 10]), torch.tensor([4, 3])
+    args = (torch.randn(12, 2, 10), torch.randint(1, 10, (2, 4)), *lengths)
+    with pytest.warns(UserWarning, match="torch.export failed .*compiling through torch.compile"):
+        compiled = versa.compile(CtcLoss(), args)
+    torch.testing.assert_close(compiled(*args), CtcLoss()(*args), rtol=1e-4, atol=1e-5)
+    assert graphs  # the log_softmax before the loss reached Versa

@@ -15,6 +15,7 @@ the partitions between them are compiled. GPU targets and `program()`/`save()` n
 graph: there the CompileError listing the ops stands, as it does for `import_torch`.
 """
 
+import functools
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,23 +25,26 @@ import numpy as np
 import torch
 from torch.utils import _pytree as pytree
 
-from versa import runtime, targets
+from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
-from versa.gpu import Program, compile_gpu, driver
+from versa.gpu import Program, driver
 from versa.mlir import ir
 
-from .convert import BOUNDARY_RESULTS, convert_module, none_results
-from .importer import functional, import_graph, import_program, make_torch_context, unroll_recurrent
+from .convert import convert_module, none_results
+from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, executable, on_gpu
+from .importer import functional, import_program, make_torch_context, unroll_recurrent
 from .partition import Partitioned
 
-# O3: OpenMP threads where they pay (codegen's threads_worth). Measured beside torch eager on 2
-# cores: a small ResNet (1x3x112x112) 3.2 ms at O3, 5.8 at O2 (torch 4.0); an MLP 64x768x3072
-# 1.55 ms at O3, 3.2 at O2 (torch 3.3); timed interleaved with torch calls, both ~6.9 / 3.5 ms
-# (torch's spinning workers hold the cores), so O2 is never the faster.
-DEFAULT_OPT_LEVEL = 3  # versa.compile's and the torch.compile backend's
-DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
-# Before `lower-to-nvvm`: versa-layout takes the GPU target's conv_layout, like the CPU's.
-GPU_PIPELINE = "versa-layout{{target={target}}},versa-canonicalize,versa-fuse"
+__all__ = [
+    "DEFAULT_OPT_LEVEL",
+    "CompiledModule",
+    "Executable",
+    "VersaGraph",
+    "compile",
+    "gpu_target",
+    "import_torch",
+]
+
 HOST_NAMES = (None, "host", "x86-64", "cpu")
 GPU_NAMES = ("cuda", "nvptx-sm80", "nvptx-sm90")
 
@@ -84,78 +88,6 @@ def gpu_target(name: str | None) -> targets.Target | None:
     return targets.get(name)
 
 
-def to_numpy(x) -> np.ndarray:
-    if isinstance(x, torch.Tensor):
-        x = x.detach().cpu().contiguous()
-        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()  # bf16 crosses as f32 (exact)
-    return np.asarray(x)
-
-
-def _on_gpu(x) -> bool:
-    return isinstance(x, torch.Tensor) and x.is_cuda
-
-
-class Executable:
-    """A versa module compiled for the host CPU (JIT) or a GPU (a Program, loaded by the
-    CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
-    torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
-
-    def __init__(self, module: ir.Module, target: targets.Target | None, opt_level: int = DEFAULT_OPT_LEVEL):
-        self.program: Program | None = None
-        self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
-        if target is None:
-            pipeline = DEFAULT_PIPELINE.format(opt_level=opt_level)
-            self._function = runtime.JitFunction(module, pipeline=pipeline)
-        else:  # the PTX is always built at -O3 (translate.emit_ptx)
-            self.program = compile_gpu(module, target, None, GPU_PIPELINE.format(target=target.name))
-            self._function = None  # a GpuFunction once called: raises GpuUnavailable without a GPU
-
-    def __call__(self, leaves: Sequence) -> list:
-        returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
-        if self.program is None:
-            outputs = self._function(*[to_numpy(x) for x in leaves])
-        else:
-            if self._function is None:
-                self._function = driver.GpuFunction(self.program)
-            if any(_on_gpu(x) and x.device.index not in (None, 0) for x in leaves):
-                raise ValueError("versa runs GPU programs on device 0 (cuda:0)")
-            args = [x.detach().contiguous() if _on_gpu(x) else to_numpy(x) for x in leaves]
-            outputs = self._function(*args)  # torch CUDA tensors when any input is one
-        outputs = [
-            y if returns_numpy or isinstance(y, torch.Tensor) else torch.from_numpy(y) for y in outputs
-        ]
-        for i in [] if returns_numpy else self.bf16_results:
-            outputs[i] = outputs[i].to(torch.bfloat16)
-        return outputs
-
-
-def _bf16_results(module: ir.Module) -> list[int]:
-    """The results `convert` carried as f32 because they are bf16 (its BOUNDARY_RESULTS attribute)."""
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and BOUNDARY_RESULTS in op.attributes:
-            return list(ir.DenseI64ArrayAttr(op.attributes[BOUNDARY_RESULTS]))
-    return []
-
-
-class VersaGraph:
-    """One ATen graph (torch.compile's, or a partition) compiled by Versa; called (boxed) with a
-    list of tensors."""
-
-    def __init__(self, graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int):
-        torch_module = import_graph(graph_module, make_torch_context())
-        self.nones = none_results(torch_module)
-        self.function = Executable(convert_module(torch_module), target, opt_level)
-        self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
-
-    def __call__(self, args: list) -> list[torch.Tensor]:
-        inputs = list(args)
-        args.clear()  # the boxed convention: the callee may free its inputs
-        results: list = self.function(inputs)
-        for position in self.nones:
-            results.insert(position, None)
-        return results
-
-
 class _WholeGraph(NamedTuple):
     """The export compiled as one function: tensor leaves in, eager's output structure back."""
 
@@ -164,11 +96,10 @@ class _WholeGraph(NamedTuple):
     nones: list[int]
 
     def __call__(self, args: tuple):
-        leaves = [x for x in pytree.tree_leaves(args) if isinstance(x, torch.Tensor | np.ndarray)]
-        outputs = self.function(leaves)
+        outputs = self.function([x for x in _leaves(args) if isinstance(x, torch.Tensor | np.ndarray)])
         for position in self.nones:  # e.g. (hidden, None) from a model without a cache
             outputs.insert(position, None)
-        return pytree.tree_unflatten(outputs, self.out_spec)
+        return outputs[0] if self.out_spec.is_leaf() else pytree.tree_unflatten(outputs, self.out_spec)
 
     def program(self) -> Program:
         if self.function.program is None:
@@ -176,19 +107,18 @@ class _WholeGraph(NamedTuple):
         return self.function.program
 
 
-class _PartitionedGraph:
-    """The export's module (`ExportedProgram.module()`: weights as attributes, eager's input and
-    output structure) with its supported partitions compiled for the host CPU (JIT)."""
+class _EagerHosted:
+    """A module run by torch on the host with compiled pieces inside: eager's input and output
+    structure; NumPy in, NumPy out; no autograd history, as compiled outputs have none."""
 
-    def __init__(self, graph_module: torch.fx.GraphModule, opt_level: int):
-        self.partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, None, opt_level))
-        warnings.warn(self.partitioned.warning(), stacklevel=5)
+    def __init__(self, forward, why: str):
+        self.forward, self.why = forward, why
 
     def __call__(self, args: tuple):
         leaves = pytree.tree_leaves(args)
         returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
-        with torch.no_grad():  # as compiled outputs: no autograd history
-            outputs = self.partitioned.module(*pytree.tree_map(_host_tensor, args))
+        with torch.no_grad():
+            outputs = self.forward(*pytree.tree_map(_host_tensor, args))
         return (
             pytree.tree_map(lambda y: y.numpy() if isinstance(y, torch.Tensor) else y, outputs)
             if returns_numpy
@@ -196,9 +126,30 @@ class _PartitionedGraph:
         )
 
     def program(self) -> Program:
-        why = self.partitioned.warning().removeprefix("versa: ")
-        message = f"versa.compile: a GPU or AOT program needs the whole graph, this one is partitioned: {why}"
+        message = f"versa.compile: a GPU or AOT program needs the whole graph, and {self.why}"
         raise CompileError([Diagnostic("error", message)])
+
+
+def _partitioned(graph_module: torch.fx.GraphModule, opt_level: int) -> _EagerHosted:
+    """The export's module (`ExportedProgram.module()`: weights as attributes) with its supported
+    partitions compiled. Called by `forward`: `__call__` runs the export's pre-hook, which checks
+    every input's shape (~40 µs) where the signature key already has."""
+    partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, None, opt_level))
+    warnings.warn(partitioned.warning(), stacklevel=6)
+    why = partitioned.warning().removeprefix("versa: ")
+    return _EagerHosted(partitioned.module.forward, f"this one is partitioned: {why}")
+
+
+def _through_dynamo(model, opt_level: int, error: Exception) -> _EagerHosted:
+    """A model torch.export cannot take (a data-dependent output shape: ctc_loss with tensor
+    lengths, nonzero), compiled by torch.compile with this backend instead: Dynamo breaks its
+    graph around what it cannot trace, and the pieces reach Versa."""
+    from .dynamo import backend  # dynamo imports this module
+
+    why = " ".join(str(error).split())[:300]
+    warnings.warn(f"versa: torch.export failed ({why}); compiling through torch.compile", stacklevel=6)
+    compiled = torch.compile(model, backend=functools.partial(backend, opt_level=opt_level))
+    return _EagerHosted(compiled, f"torch.export could not take this one: {why}")
 
 
 class CompiledModule:
@@ -215,23 +166,29 @@ class CompiledModule:
         self.model = model
         self.target = gpu_target(target)
         self.opt_level = opt_level
-        self._compiled: dict[tuple, _WholeGraph | _PartitionedGraph] = {}  # the example inputs' first
+        self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
         self._compile(tuple(example_inputs))
 
-    def _compile(self, args: tuple) -> _WholeGraph | _PartitionedGraph:
+    def _compile(self, args: tuple) -> _WholeGraph | _EagerHosted:
         """The compiled function for `args`' signature: whole, or partitioned (host CPU only)."""
-        key = _signature(pytree.tree_leaves(args))
+        key = _signature(_leaves(args))
         if key not in self._compiled:
             host_args = pytree.tree_map(_host_tensor, args)
-            program, graph_module = _export(self.model, host_args, host=self.target is None)
+            try:
+                program, graph_module = _export(self.model, host_args, host=self.target is None)
+            except Exception as err:  # torch.export's many errors; Dynamo graph-breaks instead
+                if self.target is not None or isinstance(self.model, torch.export.ExportedProgram):
+                    raise
+                self._compiled[key] = _through_dynamo(self.model, self.opt_level, err)
+                return self._compiled[key]
             try:
                 module, program, nones = _import(program, host_args)
-                function = Executable(module, self.target, self.opt_level)
+                function = executable(module, self.target, self.opt_level)
                 self._compiled[key] = _WholeGraph(function, program.call_spec.out_spec, nones)
             except CompileError:
                 if graph_module is None:
                     raise
-                self._compiled[key] = _PartitionedGraph(graph_module, self.opt_level)
+                self._compiled[key] = _partitioned(graph_module, self.opt_level)
         return self._compiled[key]
 
     def __call__(self, *args):
@@ -260,11 +217,18 @@ def _export(model, example_inputs: tuple, host: bool) -> tuple[torch.export.Expo
         return program, program.module(check_guards=False) if host else None
 
 
+def _leaves(args: tuple) -> list:
+    """`pytree.tree_leaves(args)`, without its cost (~5 µs a call) where the args are flat."""
+    if all(isinstance(a, torch.Tensor | np.ndarray) for a in args):
+        return list(args)
+    return pytree.tree_leaves(args)
+
+
 def _host_tensor(a):
     """The export runs on the host: CUDA tensors go as CPU copies, NumPy arrays as tensors."""
     if isinstance(a, np.ndarray):
         return torch.from_numpy(a)
-    return a.cpu() if _on_gpu(a) else a
+    return a.cpu() if on_gpu(a) else a
 
 
 def compile(

@@ -81,6 +81,12 @@ DECOMPOSITIONS = get_decompositions(
 )
 
 
+# Inference graphs (no grad) keep eval-mode batch norm whole: `versa.batch_norm` folds into the
+# conv before it (fold-batch-norm), its decomposed arithmetic does not.
+INFERENCE_DECOMPOSITIONS = {
+    op: fn for op, fn in DECOMPOSITIONS.items() if op is not aten._native_batch_norm_legit_no_training.default
+}
+
 # Recurrent layers arrive as one op over a list of weights, which the FX importer cannot take (it
 # wants a list of tensors, not parameters); PyTorch's own decompositions unroll them into matmuls
 # and pointwise gates per time step.

@@ -11,6 +11,7 @@ automatic dynamic shapes, after a second batch size) compiles once per concrete 
 without importing versa first.
 """
 
+import contextlib
 import warnings
 from collections.abc import Sequence
 from unittest import mock
@@ -22,13 +23,20 @@ from torch._functorch.aot_autograd import make_boxed_func
 from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
 
-from .api import DEFAULT_OPT_LEVEL, VersaGraph, gpu_target
-from .decompositions import DECOMPOSITIONS, attention_math
+from .api import gpu_target
+from .decompositions import DECOMPOSITIONS, INFERENCE_DECOMPOSITIONS, RECURRENT, attention_math
+from .executable import DEFAULT_OPT_LEVEL, VersaGraph
+from .freezing import Frozen, freezable_inputs, tensor_positions
 from .partition import Partitioned
 from .specialize import ShapeSpecialized, is_dynamic
 
+# Dynamo runs nn.LSTM / nn.GRU / nn.RNN eagerly, without a word, unless told otherwise; Versa
+# compiles them (their ATen ops are unrolled by PyTorch's decompositions). Set on import: the
+# `torch_dynamo_backends` entry point is loaded when torch.compile looks "versa" up, before tracing.
+torch._dynamo.config.allow_rnn = True
 
-def _compiler(target: targets.Target | None, opt_level: int):
+
+def _compiler(target: targets.Target | None, opt_level: int, freeze: bool = False):
     def compile_static(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
         try:
             return VersaGraph(graph_module, target, opt_level)
@@ -38,9 +46,17 @@ def _compiler(target: targets.Target | None, opt_level: int):
             return make_boxed_func(partitioned.module.forward)
 
     def compile_graph(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
+        frozen = freezable_inputs(example_inputs) if freeze and target is None else []
         if is_dynamic(example_inputs):
+            if frozen:
+                positions = tensor_positions(example_inputs, frozen)
+                return ShapeSpecialized(graph_module, lambda gm, _: Frozen(gm, positions, compile_static))
             return ShapeSpecialized(graph_module, compile_static)
-        return compile_static(graph_module, example_inputs)
+        return (
+            Frozen(graph_module, frozen, compile_static)
+            if frozen
+            else compile_static(graph_module, example_inputs)
+        )
 
     return compile_graph
 
@@ -71,14 +87,40 @@ def backend(
     options: dict | None = None,
 ):
     """The `torch.compile` backend: AOTAutograd graphs → Versa. `options` (torch.compile's)
-    may name a `target` (as versa.compile takes it) and an `opt_level`."""
+    may name a `target` (as versa.compile takes it), an `opt_level`, and `freeze` (default True:
+    inference graphs on the host take their parameters and buffers as constants, `freezing`)."""
     options = dict(options or {})
     target = gpu_target(options.pop("target", None))
     opt_level = options.pop("opt_level", opt_level)
+    freeze = options.pop("freeze", True)
     if options:
         raise CompileError([Diagnostic("error", f"versa: unknown torch.compile options {sorted(options)}")])
     compiler = _compiler(target, opt_level)
-    with _AttentionAsMath():
-        return aot_autograd(fw_compiler=compiler, bw_compiler=compiler, decompositions=DECOMPOSITIONS)(
-            graph_module, example_inputs
-        )
+    # oneDNN off while tracing: with it, CPU LSTMs trace to `mkldnn_rnn_layer`, not to the
+    # `lstm` that RECURRENT unrolls.
+    with _AttentionAsMath(), _without_onednn():
+        return aot_autograd(
+            fw_compiler=compiler,
+            bw_compiler=compiler,
+            inference_compiler=_compiler(target, opt_level, freeze),
+            decompositions=(DECOMPOSITIONS if _needs_autograd(example_inputs) else INFERENCE_DECOMPOSITIONS)
+            | RECURRENT,
+        )(graph_module, example_inputs)
+
+
+@contextlib.contextmanager
+def _without_onednn():
+    """(`torch.backends.mkldnn.flags` also sets TF32 flags, which warns on every call.)"""
+    enabled = torch._C._get_mkldnn_enabled()
+    torch._C._set_mkldnn_enabled(False)
+    try:
+        yield
+    finally:
+        torch._C._set_mkldnn_enabled(enabled)
+
+
+def _needs_autograd(example_inputs: Sequence) -> bool:
+    """AOTAutograd's own test for tracing a joint (forward + backward) graph."""
+    return torch.is_grad_enabled() and any(
+        isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs
+    )

@@ -117,13 +117,19 @@ def functional(program: torch.export.ExportedProgram) -> torch.export.ExportedPr
     is relu_, `x[:, 0] = 0` is select + fill_, a tensor built in forward is lift_fresh_copy +
     detach_, nn.MultiheadAttention's key_padding_mask is masked_fill_; the torch dialect has no
     value semantics for them. An empty decomposition table only functionalizes: conv2d, linear,
-    layer_norm, attention... stay whole (batch_norm becomes _native_batch_norm_legit_no_training)."""
-    mutates = any(
-        isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable
+    layer_norm, attention... stay whole (batch_norm becomes _native_batch_norm_legit_no_training).
+    The same retrace inlines `torch.autocast` regions (a `wrap_with_autocast` higher-order op in
+    the training IR, which no rule takes) into the casts they stand for."""
+    retrace = any(
+        (isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable)
+        or node.target is _AUTOCAST
         for node in program.graph.nodes
         if node.op == "call_function"
     )
-    return program.run_decompositions({}) if mutates else program
+    return program.run_decompositions({}) if retrace else program
+
+
+_AUTOCAST = getattr(torch.ops.higher_order, "wrap_with_autocast", None)
 
 
 @contextlib.contextmanager
@@ -153,9 +159,11 @@ def _import_error(err: Exception) -> CompileError:
 def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.Module:
     """An ATen-level FX graph (torch.compile, aot_autograd) as a torch-dialect module. A copy is
     imported: torch-mlir rewrites nodes in place (`_unsafe_index_put` becomes its hacked_twin,
-    which eager cannot call with None indices), and the graph may yet run eagerly."""
+    which eager cannot call with None indices), and the graph may yet run eagerly. Tensor
+    attributes (frozen weights, constants made in forward) become literals."""
     graph = torch.fx.Graph()
     graph.output(graph.graph_copy(graph_module.graph, {}))
+    _inline_attributes(graph, graph_module)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
@@ -167,3 +175,15 @@ def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.
             )
     except IMPORT_ERRORS as err:
         raise _import_error(err) from None
+
+
+def _inline_attributes(graph: torch.fx.Graph, owner: torch.nn.Module) -> None:
+    """Each `get_attr` of a tensor replaced by the tensor itself, which the importer takes as a
+    literal (its stateless import has no `get_attr`)."""
+    for node in graph.find_nodes(op="get_attr"):
+        value = owner
+        for name in node.target.split("."):
+            value = getattr(value, name)
+        if isinstance(value, torch.Tensor):
+            node.replace_all_uses_with(value)
+            graph.erase_node(node)

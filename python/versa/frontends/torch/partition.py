@@ -171,6 +171,39 @@ class _Compiled(torch.nn.Module):
         return results[0] if self.single else tuple(results)
 
 
+def _take_attributes(module: GraphModule, name: str) -> None:
+    """The tensor attributes partition `name` reads (an export's weights, frozen parameters)
+    moved inside it, where the import makes them literals the compiled code folds, not inputs."""
+    call = next(n for n in module.graph.nodes if n.op == "call_module" and n.target == name)
+    submodule = getattr(module, name)
+    kept = []
+    for argument, placeholder in zip(call.args, submodule.graph.find_nodes(op="placeholder"), strict=True):
+        value = _attribute(module, argument.target) if argument.op == "get_attr" else None
+        if not isinstance(value, torch.Tensor):
+            kept.append(argument)
+            continue
+        inner = argument.target.replace(".", "_")
+        submodule.register_buffer(inner, value.detach(), persistent=False)
+        with submodule.graph.inserting_before(placeholder):
+            attribute = submodule.graph.get_attr(inner)
+        attribute.meta = dict(placeholder.meta)
+        placeholder.replace_all_uses_with(attribute)
+        submodule.graph.erase_node(placeholder)
+    moved = [a for a in call.args if a not in kept]
+    call.args = tuple(kept)
+    for argument in moved:
+        if not argument.users:
+            module.graph.erase_node(argument)
+    submodule.recompile()
+    module.recompile()
+
+
+def _attribute(module: torch.nn.Module, target: str):
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
+
+
 class Partitioned:
     """`graph_module` with its supported partitions compiled in place; the rest runs eagerly."""
 
@@ -198,6 +231,7 @@ class Partitioned:
         if not all(_is_tensor(n.meta.get("val")) for n in boundary):
             self._leave_eager(submodule, "a value that is not a tensor crosses its boundary")
             return
+        _take_attributes(self.module, name)
         try:
             function = compile_graph(submodule)
         except Exception as err:  # a bug in one partition must not fail the model

@@ -1,0 +1,129 @@
+"""A converted versa module, compiled and called on torch tensors: the layer under `versa.compile`
+and the torch.compile backend.
+
+`Executable` compiles for the host CPU (JIT) or a GPU (a Program) and converts at the boundary;
+`executable` shares one among graphs that print the same; `VersaGraph` is one ATen graph
+(torch.compile's, or a partition) imported, converted and compiled, called boxed.
+"""
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from versa import runtime, targets
+from versa.gpu import Program, compile_gpu, driver
+from versa.mlir import ir
+
+from .convert import BOUNDARY_RESULTS, convert_module, none_results
+from .importer import import_graph, make_torch_context
+
+# O3: OpenMP threads where they pay (codegen's threads_worth). Measured beside torch eager on 2
+# cores: a small ResNet (1x3x112x112) 3.2 ms at O3, 5.8 at O2 (torch 4.0); an MLP 64x768x3072
+# 1.55 ms at O3, 3.2 at O2 (torch 3.3); timed interleaved with torch calls, both ~6.9 / 3.5 ms
+# (torch's spinning workers hold the cores), so O2 is never the faster.
+DEFAULT_OPT_LEVEL = 3  # versa.compile's and the torch.compile backend's
+DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
+# Before `lower-to-nvvm`: versa-layout takes the GPU target's conv_layout, like the CPU's.
+GPU_PIPELINE = "versa-layout{{target={target}}},versa-canonicalize,versa-fuse"
+
+
+def to_numpy(x) -> np.ndarray:
+    if isinstance(x, torch.Tensor):
+        if x.dtype in _NUMPY_DTYPES and not x.requires_grad and not x.is_cuda and x.is_contiguous():
+            return x.numpy()  # the common case: no new tensor on the way
+        x = x.detach().cpu().contiguous()
+        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()  # bf16 crosses as f32 (exact)
+    return np.asarray(x)
+
+
+_NUMPY_DTYPES = frozenset(
+    {torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.int8, torch.uint8}
+    | {torch.bool}
+)
+
+
+def on_gpu(x) -> bool:
+    return isinstance(x, torch.Tensor) and x.is_cuda
+
+
+class Executable:
+    """A versa module compiled for the host CPU (JIT) or a GPU (a Program, loaded by the
+    CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
+    torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
+
+    def __init__(self, module: ir.Module, target: targets.Target | None, opt_level: int = DEFAULT_OPT_LEVEL):
+        self.program: Program | None = None
+        self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
+        if target is None:
+            pipeline = DEFAULT_PIPELINE.format(opt_level=opt_level)
+            self._function = runtime.JitFunction(module, pipeline=pipeline)
+        else:  # the PTX is always built at -O3 (translate.emit_ptx)
+            self.program = compile_gpu(module, target, None, GPU_PIPELINE.format(target=target.name))
+            self._function = None  # a GpuFunction once called: raises GpuUnavailable without a GPU
+
+    def __call__(self, leaves: Sequence) -> list:
+        returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
+        if self.program is None:
+            outputs = self._function(*[to_numpy(x) for x in leaves])
+        else:
+            if self._function is None:
+                self._function = driver.GpuFunction(self.program)
+            if any(on_gpu(x) and x.device.index not in (None, 0) for x in leaves):
+                raise ValueError("versa runs GPU programs on device 0 (cuda:0)")
+            args = [x.detach().contiguous() if on_gpu(x) else to_numpy(x) for x in leaves]
+            outputs = self._function(*args)  # torch CUDA tensors when any input is one
+        outputs = [
+            y if returns_numpy or isinstance(y, torch.Tensor) else torch.from_numpy(y) for y in outputs
+        ]
+        for i in [] if returns_numpy else self.bf16_results:
+            outputs[i] = outputs[i].to(torch.bfloat16)
+        return outputs
+
+
+def executable(module: ir.Module, target: targets.Target | None, opt_level: int) -> Executable:
+    """`Executable(module, ...)`, shared by every graph whose module prints the same: Dynamo
+    retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
+    specialization to B again (or a second `versa.compile` of one model) is then no recompile."""
+    text = module.operation.get_asm(enable_debug_info=False)
+    key = (hashlib.blake2b(text.encode(), digest_size=32).digest(), target and target.name, opt_level)
+    if key in _EXECUTABLES:
+        _EXECUTABLES.move_to_end(key)
+    else:
+        _EXECUTABLES[key] = Executable(module, target, opt_level)
+        if len(_EXECUTABLES) > EXECUTABLE_CACHE_SIZE:
+            _EXECUTABLES.popitem(last=False)
+    return _EXECUTABLES[key]
+
+
+EXECUTABLE_CACHE_SIZE = 64  # least recently compiled first out; Dynamo keeps 8 graphs per frame
+_EXECUTABLES: OrderedDict[tuple, Executable] = OrderedDict()
+
+
+def _bf16_results(module: ir.Module) -> list[int]:
+    """The results `convert` carried as f32 because they are bf16 (its BOUNDARY_RESULTS attribute)."""
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and BOUNDARY_RESULTS in op.attributes:
+            return list(ir.DenseI64ArrayAttr(op.attributes[BOUNDARY_RESULTS]))
+    return []
+
+
+class VersaGraph:
+    """One ATen graph (torch.compile's, or a partition) compiled by Versa; called (boxed) with a
+    list of tensors."""
+
+    def __init__(self, graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int):
+        torch_module = import_graph(graph_module, make_torch_context())
+        self.nones = none_results(torch_module)
+        self.function = executable(convert_module(torch_module), target, opt_level)
+        self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
+
+    def __call__(self, args: list) -> list[torch.Tensor]:
+        inputs = list(args)
+        args.clear()  # the boxed convention: the callee may free its inputs
+        results: list = self.function(inputs)
+        for position in self.nones:
+            results.insert(position, None)
+        return results
