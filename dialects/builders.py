@@ -31,7 +31,7 @@ from .build_support import string as _str
 from .build_support import unary as _unary
 from .build_support import with_shape as _with_shape
 
-# The builders of compare, select, logic, gather, iota, argmax, cumsum and conv_transpose2d
+# The builders of compare, select, logic, gather, scatter, iota, argmax, cumsum and conv_transpose2d
 # live in builders_indexing.py and are re-exported here: `vb.gather(...)` like every builder.
 from .builders_indexing import (  # noqa: F401
     compare,
@@ -43,6 +43,7 @@ from .builders_indexing import (  # noqa: F401
     logical_not,
     logical_or,
     reduce_argmax,
+    scatter,
     select,
 )
 

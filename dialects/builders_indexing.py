@@ -4,6 +4,7 @@ them as `vb.compare(...)`, `vb.gather(...)`); conventions as in `builders.py`.
     m = vb.compare(x, vb.constant(np.float32(0)), predicate="gt")     # tensor<...xi1>
     y = vb.select(m, x, vb.neg(x))
     e = vb.gather(table, ids, axis=0)                                  # an embedding
+    g = vb.scatter(zeros, ids_n_by_1, grads, reduction="add")          # its weight gradient
     p = vb.iota([1, 16], ir.IntegerType.get_signless(64), axis=1)       # positions
 """
 
@@ -46,6 +47,24 @@ def gather(x: ir.Value, indices: ir.Value, *, axis: int, loc: Loc = None, ip: Ip
     """`versa.gather`: np.take(x, indices, axis) with i32/i64 indices; a negative index wraps
     once, an index still out of range is clamped to [0, n - 1]."""
     return v.GatherOp.build([x, indices], attrs(axis=i64(axis)), loc=loc, ip=ip)
+
+
+def scatter(
+    x: ir.Value,
+    indices: ir.Value,
+    updates: ir.Value,
+    *,
+    reduction: str = "none",
+    loc: Loc = None,
+    ip: Ip = None,
+) -> ir.Value:
+    """`versa.scatter` (ONNX ScatterND): x with row r of `updates` put at (or, with `reduction`
+    "add" / "max" / "min", combined into) x[indices[r]]; indices is [..., k] (i32/i64) and
+    addresses x's leading k dims, updates is indices.shape[:-1] + x.shape[k:]. A negative index
+    wraps once; a row still out of range is dropped."""
+    v.ScatterOp.check_reduction(reduction, x.type.element_type)
+    given = attrs(reduction=string(reduction) if reduction != "none" else None)
+    return v.ScatterOp.build([x, indices, updates], given, loc=loc, ip=ip)
 
 
 def iota(shape: Ints, element_type: ir.Type, *, axis: int, loc: Loc = None, ip: Ip = None) -> ir.Value:

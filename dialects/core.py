@@ -1,7 +1,7 @@
 """The versa dialect object and the base class of its ops, shared by every op module.
 
 `versa.py` (the original ops), `ops_logical.py` (compare, select, and/or/not) and
-`ops_indexing.py` (gather, iota, argmax, cumsum, conv_transpose2d) all define their op classes
+`ops_indexing.py` (gather, scatter, iota, argmax, cumsum, conv_transpose2d) all define their op classes
 on `Versa`; `versa.py` imports the other two and builds the op table `OPS`. This module imports
 none of them, so there is no import cycle.
 """

@@ -1,7 +1,9 @@
-"""Indexing and scan ops: gather, iota, reduce_argmax, cumsum, and conv_transpose2d.
+"""Indexing and scan ops: gather, scatter, iota, reduce_argmax, cumsum, and conv_transpose2d.
 
     %e = "versa.gather"(%table, %ids) {axis = 0 : i64} : (tensor<100x16xf32>, tensor<2x5xi64>)
          -> tensor<2x5x16xf32>                                     // embedding, index_select
+    %g = "versa.scatter"(%zeros, %ids, %grad) {reduction = "add"}
+         : (tensor<100x16xf32>, tensor<10x1xi64>, tensor<10x16xf32>) -> tensor<100x16xf32>
     %p = "versa.iota"() {axis = 1 : i64} : () -> tensor<2x8xi64>     // torch.arange, broadcast
     %a = "versa.reduce_argmax"(%x) {axis = -1 : i64} : (tensor<4x10xf32>) -> tensor<4xi64>
     %c = "versa.cumsum"(%x) {axis = 1 : i64} : (tensor<4x10xi64>) -> tensor<4x10xi64>
@@ -10,7 +12,10 @@
 
 Gather indices are i32 or i64. A negative index wraps once (i + n, as NumPy and torch), and
 an index still out of [0, n) is clamped to it: the reference semantics and the compiled code
-agree on every input, and compiled code never reads out of bounds.
+agree on every input, and compiled code never reads out of bounds. Scatter wraps the same way,
+but drops an update whose index is still out of range: clamping would pile it onto an edge row
+that it does not belong to; dropped, it changes nothing, and compiled code never writes out of
+bounds either.
 """
 
 from typing import Any
@@ -18,7 +23,7 @@ from typing import Any
 from versa.mlir import ext
 
 from . import shapes
-from .attributes import Bool, Int, Ints
+from .attributes import Bool, Int, Ints, OneOf
 from .core import INDEX_TYPES, Tensor, VersaOp
 
 
@@ -44,6 +49,56 @@ class GatherOp(VersaOp, name="gather", traits=[ext.Pure]):
         )
         shapes.require(
             str(index) in INDEX_TYPES, f"indices element type must be {' or '.join(INDEX_TYPES)}, got {index}"
+        )
+
+
+class ScatterOp(VersaOp, name="scatter", traits=[ext.Pure]):
+    """ONNX ScatterND: a copy of `input` with the rows named by `indices` replaced or combined.
+
+    The last dim of `indices` (k of them) holds coordinates into input's leading k dims; each
+    of the prod(indices.shape[:-1]) index rows addresses the sub-tensor input[i0, ..., ik-1]
+    of shape input.shape[k:], and `updates` has shape indices.shape[:-1] + input.shape[k:].
+    Rows apply in order: with `reduction` "none" the last of duplicate indices wins, "add",
+    "max" and "min" combine them with what is there (np.add.at, np.maximum.at, np.minimum.at).
+    This one form covers torch's ops without a per-op variant: index_add and embedding backward
+    use k = 1 and whole rows; scatter/scatter_add/scatter_reduce (elementwise along one dim)
+    and index_put (several index tensors) use coordinates for every dim up to the last indexed
+    one, built from the index tensors and iotas by the frontend."""
+
+    ATTRS = {"reduction": OneOf(("none", "add", "max", "min"), default="none")}
+    input: ext.Operand[Tensor]
+    indices: ext.Operand[Tensor]
+    updates: ext.Operand[Tensor]
+    result: ext.Result[Tensor]
+
+    @classmethod
+    def result_shape(cls, operands, attrs, declared=None):
+        return shapes.scatter(operands[0], operands[1], operands[2])
+
+    @classmethod
+    def check(cls, op):
+        super().check(op)
+        cls.check_reduction(cls.attrs(op)["reduction"], op.results[0].type.element_type)
+
+    @classmethod
+    def check_reduction(cls, reduction: str, element: Any) -> None:
+        """Combining rows needs arithmetic: i1 takes only "none"."""
+        shapes.require(
+            reduction == "none" or str(element) != "i1",
+            f"reduction '{reduction}' needs a numeric element type, got {element}",
+        )
+
+    @classmethod
+    def check_element_types(cls, operands, results):
+        element, (x, index, updates) = results[0].element_type, operands
+        for what, t in (("input", x), ("updates", updates)):
+            shapes.require(
+                t.element_type == element,
+                f"{what} element type {t.element_type} differs from the result's {element}",
+            )
+        shapes.require(
+            str(index.element_type) in INDEX_TYPES,
+            f"indices element type must be {' or '.join(INDEX_TYPES)}, got {index.element_type}",
         )
 
 

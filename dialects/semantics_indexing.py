@@ -39,6 +39,30 @@ def gather(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
     return np.take(x, i, axis=axis)
 
 
+_COMBINE = {"add": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def scatter(
+    x: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, reduction: str = "none"
+) -> np.ndarray:
+    """ScatterND: row r of `updates` goes to x[indices[r]] (k = indices.shape[-1] leading
+    coordinates), in row order; a negative coordinate wraps once, a row still out of range is
+    dropped (exactly what the compiled code does: it never writes out of bounds)."""
+    k = indices.shape[-1]
+    lead = np.array(x.shape[:k], dtype=np.int64)
+    rows = indices.reshape(-1, k).astype(np.int64)
+    rows = np.where(rows < 0, rows + lead, rows)
+    keep = np.all((rows >= 0) & (rows < lead), axis=1)
+    values = updates.reshape(-1, *x.shape[k:])[keep]
+    out, rows = x.copy(), rows[keep]
+    if reduction == "none":  # in order, so the last of duplicate indices wins
+        for row, value in zip(rows, values, strict=True):
+            out[tuple(row)] = value
+        return out
+    _COMBINE[reduction].at(out, tuple(rows.T), values)  # unbuffered: duplicates accumulate
+    return out
+
+
 def iota(*, shape: Shape, axis: int) -> np.ndarray:
     """Each element is its index along `axis`: np.arange broadcast to `shape`."""
     axis %= len(shape)
@@ -94,6 +118,7 @@ TABLE: dict[str, Callable[..., Any]] = {
     "or": np.bitwise_or,
     "not": np.invert,
     "gather": gather,
+    "scatter": scatter,
     "iota": iota,
     "reduce_argmax": reduce_argmax,
     "cumsum": cumsum,

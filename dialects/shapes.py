@@ -172,6 +172,20 @@ def gather(x: Shape, indices: Shape, axis: int) -> Shape:
     return (*x[:ax], *indices, *x[ax + 1 :])
 
 
+def scatter(x: Shape, indices: Shape, updates: Shape) -> Shape:
+    """ScatterND: indices [..., k] address x's leading k dims; updates are indices[:-1] + x[k:]."""
+    require(len(x) >= 1, "input must have rank >= 1")
+    require(len(indices) >= 1, "indices must have rank >= 1 (its last dim holds the coordinates)")
+    k = indices[-1]
+    require(1 <= k <= len(x), f"indices' last dim {k} must be in [1, {len(x)}] (the input's rank)")
+    want = (*indices[:-1], *x[k:])
+    require(
+        tuple(updates) == want,
+        f"updates shape {list(updates)} must be {list(want)} (indices.shape[:-1] + input.shape[{k}:])",
+    )
+    return tuple(x)
+
+
 def conv_transpose2d(
     x: Shape,
     w: Shape,

@@ -286,6 +286,14 @@ module {
       %3 = irdl.base "!builtin.tensor" 
       irdl.results(result: %3)
     }
+    irdl.operation @scatter {
+      %0 = irdl.base "!builtin.tensor" 
+      %1 = irdl.base "!builtin.tensor" 
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0, indices: %1, updates: %2)
+      %3 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %3)
+    }
     irdl.operation @iota {
       %0 = irdl.any
       irdl.attributes {"axis" = %0}

@@ -476,7 +476,14 @@ class YieldOp(VersaOp, name="yield", traits=[ir.IsTerminatorTrait]):
 
 # The op modules beside this one define their ops on `Versa` as they are imported (here, after
 # the ops above, so the IRDL lists them last); their classes are re-exported from this module.
-from .ops_indexing import ConvTranspose2dOp, CumsumOp, GatherOp, IotaOp, ReduceArgmaxOp  # noqa: E402, F401
+from .ops_indexing import (  # noqa: E402, F401
+    ConvTranspose2dOp,
+    CumsumOp,
+    GatherOp,
+    IotaOp,
+    ReduceArgmaxOp,
+    ScatterOp,
+)
 from .ops_logical import AndOp, CompareOp, NotOp, OrOp, SelectOp  # noqa: E402, F401
 
 OPS: dict[str, type[VersaOp]] = {cls.OPERATION_NAME: cls for cls in Versa.operations}

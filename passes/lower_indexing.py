@@ -1,5 +1,5 @@
 """convert-versa-to-linalg, continued: gather, iota, reduce_argmax, cumsum (conv_transpose2d:
-`lower_conv_transpose`).
+`lower_conv_transpose`; scatter: `lower_scatter`).
 
 `PATTERNS` here joins the pattern table of `convert_versa_to_linalg`. The elementwise new ops
 (compare, select, and, or, not) need no pattern of their own: they are entries of the scalar
@@ -31,7 +31,7 @@ from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, linalg, tensor
 
 from . import linalg_builders as build
-from . import lower_conv_transpose
+from . import lower_conv_transpose, lower_scatter
 from .rewrite import Pattern
 
 PARALLEL, REDUCTION = build.PARALLEL, build.REDUCTION
@@ -183,4 +183,5 @@ PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
     (dialect.ReduceArgmaxOp, lower_argmax),
     (dialect.CumsumOp, lower_cumsum),
     *lower_conv_transpose.PATTERNS,  # sub-pixel convs, in their own module
+    *lower_scatter.PATTERNS,  # scatter: a loop over index rows, in its own module
 ]

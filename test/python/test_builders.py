@@ -145,6 +145,7 @@ def every_op(x: ir.Value, m: ir.Value) -> ir.Value:
     i64 = ir.IntegerType.get_signless(64)
     x = vb.gather(x, vb.cumsum(vb.iota([4], i64, axis=0), axis=0), axis=3)  # [0, 1, 3, 6]
     x = vb.add(x, vb.cast(vb.reduce_argmax(x, axis=3, keepdims=True), ir.F32Type.get()))
+    x = vb.scatter(x, vb.reshape(vb.iota([2], i64, axis=0), [2, 1]), x, reduction="add")  # rows 0, 1
     return vb.conv_transpose2d(x, depthwise, groups=3, padding=[1, 1, 1, 1])
 
 

@@ -374,7 +374,8 @@ LOGICAL = [
     case("not", (9,), kinds="i64big", id="i64"),
 ]
 
-# gather (embeddings, index_select, negative and out-of-range indices), iota, reduce_argmax
+# gather (embeddings, index_select, negative and out-of-range indices), scatter (rows and
+# elements, every reduction, duplicate and dropped indices), iota, reduce_argmax
 # (ties, NaN), cumsum (odd sizes, every axis, integer wrap-around) and conv_transpose2d.
 INDEXING = [
     case("gather", (7, 5), (2, 3), kinds=("normal", "idx64"), axis=0, id="embedding"),
@@ -382,6 +383,23 @@ INDEXING = [
     case("gather", (3, 5), (2, 2), kinds=("i64big", "idx64"), axis=-1, id="last_axis_i64"),
     case("gather", (6, 3), (), kinds=("bool", "idx32"), axis=0, id="rank0_indices_i1"),
     case("gather", (9,), (4, 5), kinds=("f16", "idx64"), axis=0, id="f16"),
+    case(
+        "scatter", (13, 5), (9, 1), (9, 5), kinds=("small", "idx64", "small"), reduction="add", id="add_rows"
+    ),
+    case("scatter", (4, 6), (3, 2, 2), (3, 2), kinds=("i32", "idx32", "i32"), id="elements_i32"),
+    case(
+        "scatter",
+        (7, 3, 4),
+        (5, 2),
+        (5, 4),
+        kinds=("f16small", "idx64", "f16small"),
+        reduction="max",
+        id="max_f16",
+    ),
+    case(
+        "scatter", (9,), (4, 3, 1), (4, 3), kinds=("i64big", "idx64", "i64big"), reduction="min", id="min_i64"
+    ),
+    case("scatter", (5, 4), (3, 1), (3, 4), kinds=("bool", "idx32", "bool"), id="rows_i1"),
     case("iota", out="i64", shape=(3, 37), axis=1),
     case("iota", out="f32", shape=(37, 3), axis=0, id="f32"),
     case("iota", out="i32", shape=(2, 5, 3), axis=-2, id="i32_rank3"),

@@ -549,3 +549,16 @@ func.func @conv_transpose2d(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x3xf32>) ->
   %1 = "versa.conv_transpose2d"(%x, %w) {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x10x10xf32>
   return %0, %1 : tensor<1x3x7x7xf32>, tensor<1x6x10x10xf32>
 }
+
+// -----
+
+// scatter (ONNX ScatterND): the last dim of the indices addresses the input's leading dims;
+// the reduction defaults to "none" (replace; the last of duplicate indices wins).
+// CHECK-LABEL: func.func @scatter
+//       CHECK:   %[[R:.+]] = "versa.scatter"(%{{.+}}, %{{.+}}, %{{.+}}) {reduction = "add"} : (tensor<10x16xf32>, tensor<2x5x1xi64>, tensor<2x5x16xf32>) -> tensor<10x16xf32>
+//       CHECK:   "versa.scatter"(%[[R]], %{{.+}}, %{{.+}}) : (tensor<10x16xf32>, tensor<3x2xi32>, tensor<3xf32>) -> tensor<10x16xf32>
+func.func @scatter(%t: tensor<10x16xf32>, %ids: tensor<2x5x1xi64>, %g: tensor<2x5x16xf32>, %at: tensor<3x2xi32>, %v: tensor<3xf32>) -> tensor<10x16xf32> {
+  %0 = "versa.scatter"(%t, %ids, %g) {reduction = "add"} : (tensor<10x16xf32>, tensor<2x5x1xi64>, tensor<2x5x16xf32>) -> tensor<10x16xf32>
+  %1 = "versa.scatter"(%0, %at, %v) : (tensor<10x16xf32>, tensor<3x2xi32>, tensor<3xf32>) -> tensor<10x16xf32>
+  return %1 : tensor<10x16xf32>
+}

@@ -9,7 +9,7 @@
 Shapes are static: a call with other shapes or dtypes exports and compiles again, cached by
 the inputs' signature. Outputs have eager's structure (tensor, tuple, list, dict).
 
-A model with ops Versa cannot take (sort, topk, scatter) still compiles for the host CPU: the
+A model with ops Versa cannot take (sort, topk, cumprod) still compiles for the host CPU: the
 export is split around them (`partition`), they run eagerly, after one warning naming them, and
 the partitions between them are compiled. GPU targets and `program()`/`save()` need the whole
 graph: there the CompileError listing the ops stands, as it does for `import_torch`.
@@ -30,6 +30,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.gpu import Program, driver
 from versa.mlir import ir
 
+from .complex_to_real import program_as_real
 from .convert import convert_module, none_results
 from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, executable, on_gpu
 from .importer import functional, import_program, make_torch_context, unroll_recurrent
@@ -213,7 +214,7 @@ def _export(model, example_inputs: tuple, host: bool) -> tuple[torch.export.Expo
         warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
         if not isinstance(model, torch.export.ExportedProgram):
             model = torch.export.export(model, example_inputs, strict=False)
-        program = unroll_recurrent(functional(model))
+        program = program_as_real(unroll_recurrent(functional(model)))
         return program, program.module(check_guards=False) if host else None
 
 

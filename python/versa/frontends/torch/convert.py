@@ -13,11 +13,8 @@ arguments (`Unsupported`), is collected; the conversion then fails with one erro
 every such op, its count and its source line, and never returns a half-converted module.
 """
 
-import os
-import re
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +27,7 @@ from versa.mlir import func, ir
 from versa.reference import numpy_dtype
 
 from . import fallback, types
+from .conversion import Conversion
 from .types import TensorType
 
 Rule = Callable[..., Any]
@@ -83,64 +81,6 @@ class Node:
             wide = vb.constant(np.asarray(array, dtype=np.float32))
             return vb.cast(wide, types.element_type(element))
         return vb.constant(np.asarray(array, dtype=numpy_dtype(types.element_type(element))))
-
-
-@dataclass
-class Conversion:
-    """What one conversion met: the refused ops (with places) and every op's path (coverage)."""
-
-    unsupported: Counter = field(default_factory=Counter)
-    where: dict[str, list[ir.Location]] = field(default_factory=dict)
-    paths: Counter = field(default_factory=Counter)  # (op, dtype, rank, path) -> count
-    copies: fallback.Fallback = field(default_factory=fallback.Fallback)
-
-    def refuse(self, name: str, reason: str, location: ir.Location) -> None:
-        key = f"{name}: {reason}" if reason else name
-        self.unsupported[key] += 1
-        self.where.setdefault(key, []).append(location)
-
-    def record(self, op: ir.OpView, name: str, path: str) -> None:
-        tensors = [
-            t for t in map(types.parse_tensor_type, [v.type for v in (*op.operands, *op.results)]) if t
-        ]
-        dtype, rank = (tensors[0].element, len(tensors[0].shape)) if tensors else ("-", 0)
-        self.paths[(name, dtype, rank, path)] += 1
-
-    def retag(self, name: str, old: str, new: str) -> None:
-        """One op `name` recorded with path `old` takes path `new` (a fallback that failed)."""
-        for key in list(self.paths):
-            if key[0] == name and key[3] == old:
-                self.paths[key] -= 1
-                self.paths[key[:3] + (new,)] += 1
-                self.paths += Counter()  # drop zero counts
-                return
-
-    def error(self) -> CompileError:
-        lines = [
-            f"{count}x {key}{_source(self.where[key])}" for key, count in sorted(self.unsupported.items())
-        ]
-        total = sum(self.unsupported.values())
-        message = f"{total} torch op(s) cannot be converted to versa:\n  " + "\n  ".join(lines)
-        return CompileError([Diagnostic("error", message)])
-
-
-_FRAME = re.compile(r'"([^"]+)":(\d+):\d+')
-
-
-def source_line(location: ir.Location) -> str | None:
-    """`file:line` of the innermost frame outside PyTorch itself: the line in the user's model."""
-    frames = _FRAME.findall(str(location))
-    user = [f for f in frames if f"{os.sep}torch{os.sep}" not in f[0]]
-    file, line = (user or frames or [(None, None)])[0]
-    if file == "-":  # parsed IR text: the line in it
-        return f"line {line}"
-    return f"{file}:{line}" if file else None
-
-
-def _source(locations: list[ir.Location]) -> str:
-    places = list(dict.fromkeys(p for p in map(source_line, locations) if p))
-    more = f", +{len(places) - 3} more" if len(places) > 3 else ""
-    return f" (at {', '.join(places[:3])}{more})" if places else ""
 
 
 # ops whose result is a Python value for the rules: attribute → value, or built from operands

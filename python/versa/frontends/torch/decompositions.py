@@ -77,9 +77,70 @@ DECOMPOSITIONS = get_decompositions(
         aten.slice_backward,
         aten.mse_loss,
         aten.mse_loss_backward,
+        # activations and losses AOTAutograd keeps whole: their PyTorch decompositions are
+        # elementwise ops the rules cover (rrelu_with_noise_backward in eval is leaky_relu's,
+        # which torch-mlir's lowering gets wrong, see above)
+        aten.mish_backward,
+        aten.log_sigmoid_forward,
+        aten.log_sigmoid_backward,
+        aten._prelu_kernel,
+        aten._prelu_kernel_backward,
+        aten.rrelu_with_noise_backward,
+        aten.logit_backward,
+        aten.smooth_l1_loss,
+        aten.smooth_l1_loss_backward,
+        aten.huber_loss,
+        aten.huber_loss_backward,
+        aten.soft_margin_loss,
+        aten.soft_margin_loss_backward,
+        aten.xlogy.Tensor,
+        # torch-mlir's importer rewrites _unsafe_index_put (bilinear / nearest upsampling's
+        # backward) into its hacked twin, which takes no None indices; decomposed, it is an
+        # index_put, which rules/scatter.py takes
+        aten._unsafe_index_put,
     ]
 )
 
+
+def transformer_encoder_layer(
+    src, dim, heads, qkv_weight, qkv_bias, proj_weight, proj_bias, use_gelu, norm_first, eps,
+    norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
+    ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None,
+):  # fmt: skip
+    """PyTorch's fused encoder-layer kernel (nn.TransformerEncoderLayer in eval without grad) with
+    a mask, in plain ops; without one the `fused` rule takes it whole. As the kernel does, a
+    float mask masks where it is nonzero; mask_type 1 is a [batch, key] padding mask."""
+    if mask is None or src.dim() != 3 or src.is_nested:
+        return NotImplemented
+    F = torch.nn.functional
+    masked = mask if mask.dtype == torch.bool else mask != 0
+    if mask_type == 1:
+        masked = masked.view(src.shape[0], 1, 1, src.shape[1])
+
+    def attention(x):
+        b, length, _ = x.shape
+        q, k, v = (
+            t.reshape(b, length, heads, dim // heads).transpose(1, 2)
+            for t in F.linear(x, qkv_weight, qkv_bias).chunk(3, dim=-1)
+        )
+        out = attention_math(q, k, v, ~masked).transpose(1, 2).reshape(b, length, dim)
+        return F.linear(out, proj_weight, proj_bias)
+
+    def feed_forward(x):
+        hidden = F.linear(x, ffn_weight_1, ffn_bias_1)
+        return F.linear(F.gelu(hidden) if use_gelu else F.relu(hidden), ffn_weight_2, ffn_bias_2)
+
+    def norm(x, weight, bias):
+        return F.layer_norm(x, (dim,), weight, bias, eps)
+
+    if norm_first:
+        x = src + attention(norm(src, norm_weight_1, norm_bias_1))
+        return x + feed_forward(norm(x, norm_weight_2, norm_bias_2))
+    x = norm(src + attention(src), norm_weight_1, norm_bias_1)
+    return norm(x + feed_forward(x), norm_weight_2, norm_bias_2)
+
+
+DECOMPOSITIONS[aten._transformer_encoder_layer_fwd.default] = transformer_encoder_layer
 
 # Inference graphs (no grad) keep eval-mode batch norm whole: `versa.batch_norm` folds into the
 # conv before it (fold-batch-norm), its decomposed arithmetic does not.

@@ -24,6 +24,7 @@ from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
 
 from .api import gpu_target
+from .complex_to_real import compile_as_real
 from .decompositions import DECOMPOSITIONS, INFERENCE_DECOMPOSITIONS, RECURRENT, attention_math
 from .executable import DEFAULT_OPT_LEVEL, VersaGraph
 from .freezing import Frozen, freezable_inputs, tensor_positions
@@ -58,7 +59,7 @@ def _compiler(target: targets.Target | None, opt_level: int, freeze: bool = Fals
             else compile_static(graph_module, example_inputs)
         )
 
-    return compile_graph
+    return compile_as_real(compile_graph)
 
 
 class _AttentionAsMath(torch.overrides.TorchFunctionMode):

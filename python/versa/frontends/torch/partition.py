@@ -1,6 +1,6 @@
 """Partial compilation: the ops Versa refuses run eagerly, the rest of the graph is compiled.
 
-Users of `torch.compile` backends expect one unsupported op (topk, sort, scatter) to cost that op,
+Users of `torch.compile` backends expect one unsupported op (topk, sort, cumprod) to cost that op,
 not the whole graph. When a whole ATen graph fails, its refused FX nodes are found, torch's
 `CapabilityBasedPartitioner` groups the other nodes into maximal partitions (none depends on
 itself through an eager node), and each partition that computes something (more than views and
@@ -56,6 +56,12 @@ def _is_tensor(value) -> bool:
     return isinstance(value, torch.Tensor)
 
 
+def _is_complex(value) -> bool:
+    if isinstance(value, tuple | list):
+        return any(map(_is_complex, value))
+    return _is_tensor(value) and value.is_complex()
+
+
 def _tensors_or_none(value) -> bool:
     """What a compiled graph can produce: a tensor, tensors, or nothing (a run-time check)."""
     if isinstance(value, tuple | list):
@@ -92,6 +98,8 @@ class _Support(OperatorSupportBase):
             return False  # compiled, an in-place op would lose its effect on its input
         if node.target is operator.getitem:
             return self.is_node_supported(submodules, node.args[0])
+        if any(_is_complex(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
+            return False  # versa has no complex type: these alone run eagerly (see complex_to_real)
         return _tensors_or_none(node.meta.get("val"))
 
 

@@ -17,7 +17,7 @@ from versa.dialects import builders as vb
 
 from ..convert import Node, Refused, Unsupported, rule
 from . import conv, pool
-from .common import pairs, rank, shape, transpose
+from .common import as_tensor, element, pairs, rank, shape, transpose
 
 
 def _windows(x, kernel, stride, pads, out_hw):
@@ -219,18 +219,23 @@ def _transposed_grad_input(grad, x, weight, stride, pads, dilation, groups):
 
 @rule("torch.aten.embedding_dense_backward")
 def embedding_backward(node: Node, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
-    """Row v of the weight grad sums the output grads of the tokens equal to v: one-hotᵀ · grad
-    (memory grows with tokens x vocabulary; a scatter-add op would avoid that)."""
-    if scale_grad_by_freq:
-        raise Unsupported("embedding backward with scale_grad_by_freq")
-    tokens = int(np.prod(shape(indices)))
-    dim = shape(grad)[-1]
-    flat = vb.reshape(indices, [tokens, 1])
-    vocabulary = node.constant(np.arange(num_weights)[None, :], str(flat.type.element_type))
-    one_hot = vb.cast(vb.compare(flat, vocabulary, predicate="eq"), grad.type.element_type)
-    weight_grad = vb.matmul(transpose(one_hot, [1, 0]), vb.reshape(grad, [tokens, dim]))
+    """Row v of the weight grad sums the output grads of the tokens equal to v: one scatter-add
+    of the [tokens, dim] grads into zeros (memory: the weight grad, nothing per token x
+    vocabulary). Tokens equal to padding_idx contribute nothing: their index becomes
+    num_weights, out of range, which the scatter drops. scale_grad_by_freq divides each
+    token's grad by its token's count (a scatter-add of ones, read back with a gather)."""
+    tokens, dim = int(np.prod(shape(indices))), shape(grad)[-1]
+    ids = vb.reshape(as_tensor(node, indices, "i64"), [tokens])
     if padding_idx is not None and 0 <= padding_idx < num_weights:
-        keep = np.ones([num_weights, 1], dtype=bool)
-        keep[padding_idx] = False
-        weight_grad = vb.select(node.constant(keep, "i1"), weight_grad, node.constant(0.0))
-    return weight_grad
+        padding = vb.compare(ids, node.constant(padding_idx, "i64"), predicate="eq")
+        ids = vb.select(padding, node.constant(num_weights, "i64"), ids)
+    rows, updates = vb.reshape(ids, [tokens, 1]), vb.reshape(grad, [tokens, dim])
+    elem = element(grad)
+    if scale_grad_by_freq:
+        ones = vb.broadcast_to(node.constant(1.0, elem), [tokens])
+        zeros = vb.broadcast_to(node.constant(0.0, elem), [num_weights])
+        counts = vb.scatter(zeros, rows, ones, reduction="add")
+        per_token = vb.gather(counts, ids, axis=0)  # a padding token reads a clamped count: unused
+        updates = vb.div(updates, vb.reshape(per_token, [tokens, 1]))
+    zeros = vb.broadcast_to(node.constant(0.0, elem), [num_weights, dim])
+    return vb.scatter(zeros, rows, updates, reduction="add")

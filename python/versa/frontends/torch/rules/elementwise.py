@@ -181,10 +181,10 @@ def _softplus(node: Node, x: ir.Value) -> ir.Value:
 
 @rule("torch.aten.softplus")
 def softplus(node: Node, x, beta=1.0, threshold=20.0):
-    if beta == 1.0:
-        return _softplus(node, x)
-    scaled = vb.mul(x, node.constant(beta))
-    return vb.div(_softplus(node, scaled), node.constant(beta))
+    """x itself where beta·x > threshold, as torch (not only an overflow guard: threshold=3 shows)."""
+    scaled = x if beta == 1.0 else vb.mul(x, node.constant(beta))
+    smooth = _softplus(node, scaled) if beta == 1.0 else vb.div(_softplus(node, scaled), node.constant(beta))
+    return vb.select(vb.compare(scaled, node.constant(threshold), predicate="gt"), x, smooth)
 
 
 @rule("torch.aten.mish")

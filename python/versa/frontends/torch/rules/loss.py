@@ -1,22 +1,34 @@
-"""Losses: NLLLoss and CrossEntropyLoss (class indices, weights, ignore_index, label smoothing).
+"""Losses: NLLLoss and CrossEntropyLoss (class indices or probabilities, weights, ignore_index,
+label smoothing), and the elementwise losses torch.export keeps whole (BCE, smooth L1, Huber,
+margin and embedding losses, Poisson NLL), each in PyTorch's formula.
 
 The target's class is picked by a one-hot select against the class axis (no gather), which
 also gives the weight of each counted target for the mean.
 """
 
+import math
+
 import numpy as np
 
 from versa.dialects import builders as vb
 
-from ..convert import Node, Refused, Unsupported, rule
+from ..convert import Node, Unsupported, rule
 from ..types import is_float
-from .common import as_tensor, element, rank, shape
+from .common import as_tensor, element, promoted, rank, shape
+from .elementwise import _softplus
 from .nn import log_softmax
+from .reduce import pairwise_distance
 
 
 def _nll(node: Node, logp, target, weight, reduction: int, ignore_index: int):
     """-logp[n, target[n], ...] · weight[target] (0 where target == ignore_index), reduced as torch
     does (0 none, 1 mean over the weights of the counted targets, 2 sum); a one-hot select."""
+    return _nll_and_total(node, logp, target, weight, reduction, ignore_index)[0]
+
+
+def _nll_and_total(node: Node, logp, target, weight, reduction: int, ignore_index: int):
+    """The loss and nll_loss_forward's total_weight (the counted targets' weights, which the
+    backward of the mean divides by; 0 for an unreduced batch, as PyTorch's)."""
     c = shape(logp)[1]
     classes = [1] * rank(logp)
     classes[1] = c
@@ -26,12 +38,13 @@ def _nll(node: Node, logp, target, weight, reduction: int, ignore_index: int):
     w = node.constant(np.ones(classes)) if weight is None else vb.reshape(weight, classes)
     chosen = vb.select(vb.logical_and(hit, keep), vb.broadcast_to(w, list(shape(logp))), node.constant(0.0))
     losses = vb.neg(vb.reduce_sum(vb.mul(logp, chosen), axes=[1]))
+    if reduction == 0 and rank(logp) > 1:
+        return losses, node.constant(0.0, element(logp))
+    total_weight = vb.reduce_sum(chosen, axes=list(range(rank(chosen))))
     if reduction == 0:
-        return losses
+        return losses, total_weight
     total = vb.reduce_sum(losses, axes=list(range(rank(losses))))
-    if reduction == 2:
-        return total
-    return vb.div(total, vb.reduce_sum(chosen, axes=list(range(rank(chosen)))))
+    return (total if reduction == 2 else vb.div(total, total_weight)), total_weight
 
 
 @rule("torch.aten.nll_loss_nd", "torch.aten.nll_loss2d")
@@ -41,13 +54,13 @@ def nll_loss(node: Node, logp, target, weight=None, reduction=1, ignore_index=-1
 
 @rule("torch.aten.nll_loss_forward", "torch.aten.nll_loss2d_forward")
 def nll_loss_forward(node: Node, logp, target, weight=None, reduction=1, ignore_index=-100):
-    return [_nll(node, logp, target, weight, reduction, ignore_index), Refused("nll_loss total_weight")]
+    return list(_nll_and_total(node, logp, target, weight, reduction, ignore_index))
 
 
 @rule("torch.aten.cross_entropy_loss")
 def cross_entropy(node: Node, x, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     if is_float(element(target)):
-        raise Unsupported("cross_entropy with class probabilities")
+        return _cross_entropy_probabilities(node, x, target, weight, reduction, label_smoothing)
     logp = log_softmax(node, x, 1)
     loss = _nll(node, logp, target, weight, reduction, ignore_index)
     if not label_smoothing:
@@ -66,3 +79,155 @@ def cross_entropy(node: Node, x, target, weight=None, reduction=1, ignore_index=
     return vb.add(
         vb.mul(loss, node.constant(1.0 - label_smoothing)), vb.mul(smooth, node.constant(label_smoothing / c))
     )
+
+
+def _cross_entropy_probabilities(node: Node, x, target, weight, reduction: int, label_smoothing: float):
+    """-Σ_c w_c · t_c · log_softmax(x)_c, t smoothed towards 1/C; the mean is over the batch
+    (every element but the class axis), not over the weights."""
+    c = shape(x)[1]
+    logp = log_softmax(node, x, 1)
+    if label_smoothing:
+        target = vb.add(
+            vb.mul(target, node.constant(1.0 - label_smoothing)), node.constant(label_smoothing / c)
+        )
+    terms = vb.mul(logp, target)
+    if weight is not None:
+        classes = [1] * rank(x)
+        classes[1] = c
+        terms = vb.mul(terms, vb.reshape(weight, classes))
+    losses = vb.neg(vb.reduce_sum(terms, axes=[1]))
+    if reduction == 1:
+        every = list(range(rank(losses)))
+        return vb.div(vb.reduce_sum(losses, axes=every), node.constant(float(np.prod(shape(losses)))))
+    return _reduce(node, losses, reduction)
+
+
+def _reduce(node: Node, losses, reduction: int):
+    """torch's reduction enum: 0 none, 1 mean, 2 sum (over every element)."""
+    if reduction == 0:
+        return losses
+    every = list(range(rank(losses)))
+    return vb.reduce_mean(losses, axes=every) if reduction == 1 else vb.reduce_sum(losses, axes=every)
+
+
+@rule("torch.aten.binary_cross_entropy")
+def binary_cross_entropy(node: Node, p, target, weight=None, reduction=1):
+    """-w · (t · max(log p, -100) + (1 - t) · max(log(1 - p), -100)): PyTorch clamps each log
+    at -100, so p = 0 or 1 gives a finite loss."""
+    p, target = promoted(node, p, target)
+    floor = node.constant(-100.0)
+    log_p = vb.max(vb.log(p), floor)
+    log_q = vb.max(vb.log(vb.sub(node.constant(1.0), p)), floor)
+    losses = vb.neg(vb.add(vb.mul(target, log_p), vb.mul(vb.sub(node.constant(1.0), target), log_q)))
+    return _reduce(node, losses if weight is None else vb.mul(losses, weight), reduction)
+
+
+@rule("torch.aten.binary_cross_entropy_with_logits")
+def binary_cross_entropy_with_logits(node: Node, x, target, weight=None, pos_weight=None, reduction=1):
+    """(1 - t) · x + (1 + (pos_weight - 1) · t) · softplus(-x), PyTorch's overflow-free form."""
+    x, target = promoted(node, x, target)
+    log_weight = node.constant(1.0)
+    if pos_weight is not None:
+        log_weight = vb.add(vb.mul(vb.sub(pos_weight, node.constant(1.0)), target), node.constant(1.0))
+    losses = vb.add(
+        vb.mul(vb.sub(node.constant(1.0), target), x), vb.mul(log_weight, _softplus(node, vb.neg(x)))
+    )
+    return _reduce(node, losses if weight is None else vb.mul(losses, weight), reduction)
+
+
+@rule("torch.aten.smooth_l1_loss")
+def smooth_l1_loss(node: Node, x, target, reduction=1, beta=1.0):
+    d = vb.abs(vb.sub(*promoted(node, x, target)))
+    if beta == 0:
+        return _reduce(node, d, reduction)
+    quadratic = vb.mul(vb.mul(d, d), node.constant(0.5 / beta))
+    linear = vb.sub(d, node.constant(0.5 * beta))
+    return _reduce(
+        node, vb.select(vb.compare(d, node.constant(beta), predicate="lt"), quadratic, linear), reduction
+    )
+
+
+@rule("torch.aten.huber_loss")
+def huber_loss(node: Node, x, target, reduction=1, delta=1.0):
+    d = vb.abs(vb.sub(*promoted(node, x, target)))
+    quadratic = vb.mul(vb.mul(d, d), node.constant(0.5))
+    linear = vb.mul(vb.sub(d, node.constant(0.5 * delta)), node.constant(delta))
+    return _reduce(
+        node, vb.select(vb.compare(d, node.constant(delta), predicate="lt"), quadratic, linear), reduction
+    )
+
+
+@rule("torch.aten.soft_margin_loss")
+def soft_margin_loss(node: Node, x, target, reduction=1):
+    x, target = promoted(node, x, target)
+    return _reduce(node, _softplus(node, vb.neg(vb.mul(x, target))), reduction)
+
+
+@rule("torch.aten.margin_ranking_loss")
+def margin_ranking_loss(node: Node, a, b, target, margin=0.0, reduction=1):
+    a, b, target = promoted(node, a, b, target)
+    losses = vb.relu(vb.add(vb.neg(vb.mul(target, vb.sub(a, b))), node.constant(margin)))
+    return _reduce(node, losses, reduction)
+
+
+def _where_target(node: Node, target, value: float, x):
+    """x where target == value, else 0."""
+    hit = vb.compare(target, node.constant(value, element(target)), predicate="eq")
+    return vb.select(hit, x, node.constant(0.0))
+
+
+@rule("torch.aten.hinge_embedding_loss")
+def hinge_embedding_loss(node: Node, x, target, margin=1.0, reduction=1):
+    (x,) = promoted(node, x)
+    clamped = vb.relu(vb.sub(node.constant(margin), x))
+    ne = vb.compare(target, node.constant(1, element(target)), predicate="ne")
+    ne_neg = vb.compare(target, node.constant(-1, element(target)), predicate="ne")
+    losses = vb.add(vb.select(ne, clamped, node.constant(0.0)), vb.select(ne_neg, x, node.constant(0.0)))
+    return _reduce(node, losses, reduction)
+
+
+@rule("torch.aten.cosine_embedding_loss")
+def cosine_embedding_loss(node: Node, a, b, target, margin=0.0, reduction=1):
+    """1 - cos(a, b) where target is 1, max(0, cos - margin) where -1; PyTorch's 1e-12 in each norm."""
+    a, b = promoted(node, a, b)
+    last = [rank(a) - 1]
+    eps = node.constant(1e-12)
+    dot = vb.reduce_sum(vb.mul(a, b), axes=last)
+    norms = vb.mul(
+        vb.add(vb.reduce_sum(vb.mul(a, a), axes=last), eps),
+        vb.add(vb.reduce_sum(vb.mul(b, b), axes=last), eps),
+    )
+    cos = vb.div(dot, vb.sqrt(norms))
+    positive = _where_target(node, target, 1, vb.sub(node.constant(1.0), cos))
+    negative = _where_target(node, target, -1, vb.relu(vb.sub(cos, node.constant(margin))))
+    return _reduce(node, vb.add(positive, negative), reduction)
+
+
+@rule("torch.aten.triplet_margin_loss")
+def triplet_margin_loss(
+    node: Node, anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=1
+):
+    d_pos = pairwise_distance(node, anchor, positive, p, eps)
+    d_neg = pairwise_distance(node, anchor, negative, p, eps)
+    if swap:
+        d_neg = vb.min(d_neg, pairwise_distance(node, positive, negative, p, eps))
+    return _reduce(node, vb.relu(vb.add(vb.sub(d_pos, d_neg), node.constant(margin))), reduction)
+
+
+@rule("torch.aten.poisson_nll_loss")
+def poisson_nll_loss(node: Node, x, target, log_input=True, full=False, eps=1e-8, reduction=1):
+    """exp(x) - t·x (log_input) or x - t·log(x + eps), plus Stirling's t·log t - t + ½·log(2πt)
+    where t > 1 when `full`."""
+    x, target = promoted(node, x, target)
+    if log_input:
+        losses = vb.sub(vb.exp(x), vb.mul(target, x))
+    else:
+        losses = vb.sub(x, vb.mul(target, vb.log(vb.add(x, node.constant(eps)))))
+    if full:
+        stirling = vb.add(
+            vb.sub(vb.mul(target, vb.log(target)), target),
+            vb.mul(vb.log(vb.mul(target, node.constant(2 * math.pi))), node.constant(0.5)),
+        )
+        above = vb.compare(target, node.constant(1.0), predicate="gt")
+        losses = vb.add(losses, vb.select(above, stirling, node.constant(0.0)))
+    return _reduce(node, losses, reduction)

@@ -128,6 +128,48 @@ def _bilinear_matrix(out: int, size: int, align_corners: bool, scale: float | No
     return m
 
 
+def _bicubic_matrix(out: int, size: int, align_corners: bool, scale: float | None) -> np.ndarray:
+    """[out, size]: torch's bicubic weights along one axis (cubic convolution, A = -0.75; the
+    source index is not clamped at 0 and the four taps are clamped to the edges)."""
+    if align_corners:
+        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale else size / out
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    m = np.zeros((out, size))
+    for i in range(out):
+        source = ratio * i if align_corners else ratio * (i + 0.5) - 0.5
+        i0 = int(np.floor(source))
+        t = source - i0
+        for k, wgt in enumerate((far(t + 1), near(t), near(1 - t), far(2 - t))):
+            m[i, min(max(i0 - 1 + k, 0), size - 1)] += wgt
+    return m
+
+
+@rule("torch.aten.upsample_bicubic2d.vec", "torch.aten.upsample_bicubic2d")
+def upsample_bicubic(node: Node, x, output_size, align_corners, *scales):
+    """F.interpolate(mode="bicubic") (timm's position-embedding resize): two matmuls, as bilinear."""
+    if rank(x) != 4:
+        raise Unsupported("bicubic upsampling of a non-4-d tensor")
+    # upsample_bicubic2d is a torch.operator (not registered in torch-mlir): tell the .vec form
+    # (one scale_factors list) from the other (scales_h, scales_w) by its arguments
+    if len(scales) == 1:
+        factors = scales[0] if scales[0] is not None else [None, None]
+    else:
+        factors = [*scales, None, None][:2]
+    (h, w), (oh, ow) = shape(x)[2:], node.out.shape[2:]
+    rows = _bicubic_matrix(oh, h, bool(align_corners), factors[0])
+    cols = _bicubic_matrix(ow, w, bool(align_corners), factors[1])
+    return separable(node, x, rows, cols)
+
+
 @rule("torch.aten.upsample_bilinear2d.vec", "torch.aten.upsample_bilinear2d")
 def upsample_bilinear(node: Node, x, output_size, align_corners, *scales):
     """F.interpolate(mode="bilinear"), nn.Upsample, UpsamplingBilinear2d (torch-mlir's own
