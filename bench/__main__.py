@@ -52,12 +52,9 @@ def main(argv: list[str]) -> int:
     threads = args.threads or cores
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VERSA_NUM_THREADS"):
         os.environ[var] = str(threads)
-    # Idle workers of Intel's OpenMP (Versa's runtime) spin 200 ms by default: interleaved in one
-    # process, that would steal the cores of whichever system runs next. 1 ms is still longer
-    # than the gap between the untimed and the timed call of a round (bench/driver.py).
-    os.environ.setdefault("KMP_BLOCKTIME", "1")
-    # The same for GNU OpenMP (torch's): its idle workers otherwise spin after every call and
-    # take the second core from the next system; passive waiting treats every runtime alike.
+    # Versa's OpenMP workers sleep 200 µs after a region (versa.openmp.BLOCKTIME, what users get).
+    # GNU OpenMP's (torch's) otherwise spin after every call and take the second core from the
+    # next system; passive waiting treats every runtime alike.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     import torch

@@ -37,10 +37,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _fix_threads(threads: int) -> None:
-    """As bench/__main__.py: before NumPy, torch or Versa load, and idle workers that sleep."""
+    """As bench/__main__.py: before NumPy, torch or Versa load, and torch's idle workers asleep."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VERSA_NUM_THREADS"):
         os.environ[var] = str(threads)
-    os.environ.setdefault("KMP_BLOCKTIME", "1")
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 

@@ -110,3 +110,26 @@ def test_a_shape_seen_before_is_not_compiled_again(modules: list[str]) -> None:
             x = torch.randn(batch, 3, 6, 6)
             torch.testing.assert_close(compiled(x), model(x), atol=ATOL, rtol=1e-4)
     assert len(modules) == 2
+
+
+class ComplexBuffer(nn.Module):
+    """A rotary table as a complex buffer: it crosses into the real graph as a view."""
+
+    def __init__(self):
+        super().__init__()
+        angles = torch.outer(torch.arange(4.0), torch.tensor([1.0, 0.1]))
+        self.register_buffer("table", torch.polar(torch.ones_like(angles), angles), persistent=False)
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        pairs = torch.view_as_complex(self.linear(x).reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(pairs * self.table).flatten(-2)
+
+
+def test_complex_buffers_stay_frozen(modules: list[str]) -> None:
+    model, x = ComplexBuffer(), torch.randn(2, 4, 4)
+    compiled = torch.compile(model, backend="versa")
+    with torch.no_grad():
+        for _ in range(3):
+            torch.testing.assert_close(compiled(x), model(x), atol=ATOL, rtol=1e-4)
+    assert [_arguments(text) for text in modules] == [1]  # the table's view is the same each call

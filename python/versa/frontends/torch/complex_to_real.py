@@ -133,16 +133,25 @@ class _RealBoundary:
     def __init__(self, function, real: RealGraph):
         self.function = function
         self.real = real
+        self.views: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # position: (complex, its view)
         self._boxed_call = True  # read from the instance (torch._dynamo.disable copies __dict__)
 
     def __call__(self, args: list) -> list:
         for i in self.real.complex_inputs:
-            args[i] = torch.view_as_real(args[i].resolve_conj())
+            args[i] = self._real_view(i, args[i])
         boxed = getattr(self.function, "_boxed_call", False)
         outputs = list(self.function(args) if boxed else self.function(*args))
         for i in self.real.complex_outputs:
             outputs[i] = torch.view_as_complex(outputs[i].contiguous())
         return outputs
+
+    def _real_view(self, position: int, value: torch.Tensor) -> torch.Tensor:
+        """The same view for the same tensor (a rotary table, each call): a frozen graph binds
+        its inputs by identity (`freezing`), and a view shares its base's version counter."""
+        seen = self.views.get(position)
+        if seen is None or seen[0] is not value or value.is_conj():
+            seen = self.views[position] = (value, torch.view_as_real(value.resolve_conj()))
+        return seen[1]
 
 
 def compile_as_real(compile_graph):
