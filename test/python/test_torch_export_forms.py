@@ -190,3 +190,29 @@ def test_models_torch_export_refuses_go_through_torch_compile(monkeypatch) -> No
         compiled = versa.compile(CtcLoss(), args)
     torch.testing.assert_close(compiled(*args), CtcLoss()(*args), rtol=1e-4, atol=1e-5)
     assert graphs  # the log_softmax before the loss reached Versa
+
+
+class Keywords(nn.Module):
+    """Called as transformers models are: keywords, an optional mask, a dict out."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed, self.head = nn.Embedding(50, 16), nn.Linear(16, 4)
+
+    def forward(self, input_ids, attention_mask=None, scale=1.0):
+        hidden = self.embed(input_ids) * scale
+        if attention_mask is not None:
+            hidden = hidden * attention_mask[..., None]
+        return {"logits": self.head(hidden), "pooled": hidden.mean(1)}
+
+
+def test_keyword_inputs() -> None:
+    torch.manual_seed(0)
+    model, ids, mask = Keywords().eval(), torch.randint(0, 50, (2, 7)), torch.ones(2, 7)
+    mask[1, 5:] = 0
+    compiled = versa.compile(model, example_kwargs={"input_ids": ids, "attention_mask": mask})
+    calls = [{"attention_mask": mask, "input_ids": ids}, {"input_ids": ids}, {"input_ids": ids, "scale": 2.0}]
+    with torch.no_grad():
+        for kwargs in calls:  # keyword order is free; a missing one or a new value compiles anew
+            torch.testing.assert_close(compiled(**kwargs), model(**kwargs), rtol=1e-4, atol=1e-5)
+    assert len(compiled._compiled) == 3

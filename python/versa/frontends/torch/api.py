@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 import torch
+from torch.fx import _pytree as fx_pytree
 from torch.utils import _pytree as pytree
 
 from versa import targets
@@ -93,11 +94,13 @@ class _WholeGraph(NamedTuple):
     """The export compiled as one function: tensor leaves in, eager's output structure back."""
 
     function: Executable
+    in_spec: object
     out_spec: object
     nones: list[int]
 
-    def __call__(self, args: tuple):
-        outputs = self.function([x for x in _leaves(args) if isinstance(x, torch.Tensor | np.ndarray)])
+    def __call__(self, args: tuple, kwargs: dict):
+        leaves = fx_pytree.tree_flatten_spec((args, kwargs), self.in_spec) if kwargs else _leaves(args)
+        outputs = self.function([x for x in leaves if isinstance(x, torch.Tensor | np.ndarray)])
         for position in self.nones:  # e.g. (hidden, None) from a model without a cache
             outputs.insert(position, None)
         return outputs[0] if self.out_spec.is_leaf() else pytree.tree_unflatten(outputs, self.out_spec)
@@ -115,11 +118,12 @@ class _EagerHosted:
     def __init__(self, forward, why: str):
         self.forward, self.why = forward, why
 
-    def __call__(self, args: tuple):
-        leaves = pytree.tree_leaves(args)
+    def __call__(self, args: tuple, kwargs: dict):
+        leaves = pytree.tree_leaves((args, kwargs))
         returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
         with torch.no_grad():
-            outputs = self.forward(*pytree.tree_map(_host_tensor, args))
+            args, kwargs = pytree.tree_map(_host_tensor, (args, kwargs))
+            outputs = self.forward(*args, **kwargs)
         return (
             pytree.tree_map(lambda y: y.numpy() if isinstance(y, torch.Tensor) else y, outputs)
             if returns_numpy
@@ -161,6 +165,7 @@ class CompiledModule:
         model,
         example_inputs: Sequence,
         *,
+        example_kwargs: dict | None = None,
         target: str | None = None,
         opt_level: int = DEFAULT_OPT_LEVEL,
     ):
@@ -168,15 +173,19 @@ class CompiledModule:
         self.target = gpu_target(target)
         self.opt_level = opt_level
         self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
-        self._compile(tuple(example_inputs))
+        self._compile(tuple(example_inputs), dict(example_kwargs or {}))
 
-    def _compile(self, args: tuple) -> _WholeGraph | _EagerHosted:
-        """The compiled function for `args`' signature: whole, or partitioned (host CPU only)."""
-        key = _signature(_leaves(args))
+    def _compile(self, args: tuple, kwargs: dict) -> _WholeGraph | _EagerHosted:
+        """The compiled function for the signature of `args` and `kwargs`: whole, or partitioned
+        (host CPU only)."""
+        named = sorted(kwargs.items())  # the key, whatever order the keywords come in
+        leaves = pytree.tree_leaves((args, named)) if kwargs else _leaves(args)
+        key = _signature(leaves) + tuple(name for name, _ in named)
         if key not in self._compiled:
             host_args = pytree.tree_map(_host_tensor, args)
+            host_kwargs = pytree.tree_map(_host_tensor, kwargs)
             try:
-                program, graph_module = _export(self.model, host_args, host=self.target is None)
+                program, graph_module = _export(self.model, host_args, host_kwargs, host=self.target is None)
             except Exception as err:  # torch.export's many errors; Dynamo graph-breaks instead
                 if self.target is not None or isinstance(self.model, torch.export.ExportedProgram):
                     raise
@@ -185,35 +194,39 @@ class CompiledModule:
             try:
                 module, program, nones = _import(program, host_args)
                 function = executable(module, self.target, self.opt_level)
-                self._compiled[key] = _WholeGraph(function, program.call_spec.out_spec, nones)
+                spec = program.call_spec
+                self._compiled[key] = _WholeGraph(function, spec.in_spec, spec.out_spec, nones)
             except CompileError:
                 if graph_module is None:
                     raise
                 self._compiled[key] = _partitioned(graph_module, self.opt_level)
         return self._compiled[key]
 
-    def __call__(self, *args):
-        return self._compile(args)(args)
+    def __call__(self, *args, **kwargs):
+        return self._compile(args, kwargs)(args, kwargs)
 
-    def program(self, *args) -> Program:
+    def program(self, *args, **kwargs) -> Program:
         """The GPU Program for `args`' signature (the example inputs' by default): PTX and a
         launch plan that `versa.gpu.driver` runs without MLIR. Its arguments are the tensor
         leaves of the inputs, its results eager's outputs flattened (`torch.utils._pytree`)."""
-        return (self._compile(args) if args else next(iter(self._compiled.values()))).program()
+        called = args or kwargs
+        return (self._compile(args, kwargs) if called else next(iter(self._compiled.values()))).program()
 
-    def save(self, path: str | Path, *args) -> None:
-        """Write `program(*args)` as JSON (`versa.gpu.plan.Program.from_json` reads it)."""
-        Path(path).write_text(self.program(*args).to_json())
+    def save(self, path: str | Path, *args, **kwargs) -> None:
+        """Write `program(*args, **kwargs)` as JSON (`versa.gpu.plan.Program.from_json` reads it)."""
+        Path(path).write_text(self.program(*args, **kwargs).to_json())
 
 
-def _export(model, example_inputs: tuple, host: bool) -> tuple[torch.export.ExportedProgram, object]:
+def _export(
+    model, example_inputs: tuple, example_kwargs: dict, host: bool
+) -> tuple[torch.export.ExportedProgram, object]:
     """`model` exported as the import takes it (functional, recurrent layers unrolled), and for the
     host its module (`ExportedProgram.module()`), taken before the import consumes the graph;
     torch's deprecation warnings silenced as the importer does. Shapes are the cache key: no guards."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
         if not isinstance(model, torch.export.ExportedProgram):
-            model = torch.export.export(model, example_inputs, strict=False)
+            model = torch.export.export(model, example_inputs, example_kwargs, strict=False)
         program = program_as_real(unroll_recurrent(functional(model)))
         return program, program.module(check_guards=False) if host else None
 
@@ -233,8 +246,16 @@ def _host_tensor(a):
 
 
 def compile(
-    model, example_inputs: Sequence, *, target: str | None = None, opt_level: int = DEFAULT_OPT_LEVEL
+    model,
+    example_inputs: Sequence = (),
+    *,
+    example_kwargs: dict | None = None,
+    target: str | None = None,
+    opt_level: int = DEFAULT_OPT_LEVEL,
 ) -> CompiledModule:  # noqa: A001
-    """Compile `model` (an nn.Module or ExportedProgram) for `example_inputs`' shapes, for the
-    host CPU (the default) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90")."""
-    return CompiledModule(model, example_inputs, target=target, opt_level=opt_level)
+    """Compile `model` (an nn.Module or ExportedProgram) for the shapes of `example_inputs` (and
+    of `example_kwargs`, for models called with keywords: `model(input_ids=..., mask=...)`), for
+    the host CPU (the default) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90")."""
+    return CompiledModule(
+        model, example_inputs, example_kwargs=example_kwargs, target=target, opt_level=opt_level
+    )

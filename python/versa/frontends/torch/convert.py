@@ -162,7 +162,10 @@ def _at_boundary(t: TensorType) -> TensorType:
 
 
 def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversion) -> None:
-    arg_types = [types.parse_tensor_type(t) for t in source.type.inputs]
+    # A number among the inputs (`scale=2.0`) is baked into the export; unused, it is no argument
+    # of the versa function, whose callers pass the tensors alone.
+    kept = [a for a in source.arguments if not (str(a.type) in _SCALARS and _unused(a))]
+    arg_types = [types.parse_tensor_type(a.type) for a in kept]
     result_types = [types.parse_tensor_type(t) for t in source.type.results if not is_none(t)]
     for t in (*arg_types, *result_types):
         if t is None or t.element not in types.SUPPORTED:
@@ -183,10 +186,17 @@ def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversio
             vb.cast(a, types.element_type(t.element)) if t.element in BOUNDARY else a
             for a, t in zip(block.arguments, arg_types, strict=True)
         ]
-    env: dict[ir.Value, Any] = dict(zip(source.arguments, args, strict=True))
+    env: dict[ir.Value, Any] = dict(zip(kept, args, strict=True))
     for op in source.regions[0].blocks[0].operations:
         with ir.InsertionPoint(block), op.location:
             _convert_op(op, env, conversion)
+
+
+_SCALARS = ("!torch.float", "!torch.int", "!torch.bool", "!torch.str", "!torch.none")
+
+
+def _unused(value: ir.Value) -> bool:
+    return not any(True for _ in value.uses)
 
 
 def op_name(op: ir.OpView) -> str:

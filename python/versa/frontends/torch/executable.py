@@ -123,7 +123,7 @@ class VersaGraph:
     def __call__(self, args: list) -> list[torch.Tensor]:
         inputs = list(args)
         args.clear()  # the boxed convention: the callee may free its inputs
-        results: list = self.function(inputs)
+        results: list = self.function([a for a in inputs if isinstance(a, torch.Tensor)])  # numbers: baked in
         for position in self.nones:
             results.insert(position, None)
         return results
