@@ -124,5 +124,7 @@ class EpilogueStrategy(Strategy):
             s.vectorize(rows)
             return
         main, _ = s.peel(loops[n])
+        # matched before canonicalizing: a main loop of one trip folds away, and its handle with it
+        rows = s.match_ops(["linalg.generic"], main)
         s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])
-        s.vectorize(s.match_ops(["linalg.generic"], main))
+        s.vectorize(rows)

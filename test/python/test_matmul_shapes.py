@@ -120,3 +120,23 @@ func.func @main(%a: {a_t}, %b: {b_t}, %c: {b_t}) -> ({c_t}, {c_t}) {{
     got = Compiled(text, pipeline).jit(a, b, c)
     for result, want in zip(got, (a @ b, a @ c), strict=True):
         np.testing.assert_allclose(result, want.astype(np.float64), rtol=0, atol=1e-6 * 8)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("batch,m,k,n", [(2, 30, 4, 27), (4, 30, 16, 27), (0, 30, 16, 27)])
+def test_epilogue_with_a_one_trip_column_loop(batch: int, m: int, k: int, n: int, pipeline: str) -> None:
+    """relu(a @ b) with N between one and two epilogue vectors: the peeled main column loop runs
+    once and canonicalization folds it away (its handle must not be needed after that)."""
+    lead = f"{batch}x" if batch else ""
+    a_t, b_t, c_t = (f"tensor<{lead}{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    text = f"""
+func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
+  %0 = "versa.matmul"(%a, %b) : ({a_t}, {b_t}) -> {c_t}
+  %1 = "versa.relu"(%0) : ({c_t}) -> {c_t}
+  return %1 : {c_t}
+}}"""
+    rng = np.random.default_rng(m + k + n)
+    shape = (batch,) if batch else ()
+    a, b = (rng.integers(-3, 4, (*shape, *s)).astype(np.float32) for s in ((m, k), (k, n)))
+    (got,) = Compiled(text, f"versa-fuse,{pipeline}").jit(a, b)
+    np.testing.assert_allclose(got, np.maximum(a.astype(np.float64) @ b, 0), rtol=0, atol=1e-6 * k)

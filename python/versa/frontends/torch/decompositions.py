@@ -98,6 +98,8 @@ DECOMPOSITIONS = get_decompositions(
         # backward) into its hacked twin, which takes no None indices; decomposed, it is an
         # index_put, which rules/scatter.py takes
         aten._unsafe_index_put,
+        # cdist's matmul form (more than 25 points a side): a concat, a matmul, clamp and sqrt
+        aten._euclidean_dist,
     ]
 )
 

@@ -8,7 +8,13 @@ reduce       sums, means, max/min, argmax, variance, norms
 conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
 nn           linear/matmul, normalisation, softmax, attention, embedding, gather, prelu
 bags         embedding_bag (sum, mean, max over offsets)
-pool         pooling and resampling (adaptive average, bilinear)
+pool         pooling and resampling (adaptive average 1-d/2-d and its gradient, linear, bilinear)
+pool_backward  max-pool gradients as one scatter (dilated, 3-d, adaptive), avg_pool3d's gradient
+resample     adaptive_max_pool1d, nearest-exact resampling (constant gathers)
+scan         cumprod, logcumsumexp (log-depth scans)
+sorting      topk, sort (stable ranks, or k max passes)
+unfold       im2col/col2im (F.unfold/F.fold), reflection/replication padding gradients
+distance     cdist and its gradient
 loss         NLLLoss, CrossEntropyLoss
 scatter      index_add, scatter/scatter_add/scatter_reduce, index_put (versa.scatter)
 backward     training: convolution and max-pool backward, pooling indices
@@ -20,15 +26,21 @@ from . import (
     backward,
     bags,
     conv,
+    distance,
     elementwise,
     factories,
     fused,
     loss,
     nn,
     pool,
+    pool_backward,
     reduce,
+    resample,
+    scan,
     scatter,
     shape,
+    sorting,
+    unfold,
 )
 
 __all__ = [
@@ -36,13 +48,19 @@ __all__ = [
     "backward",
     "bags",
     "conv",
+    "distance",
     "elementwise",
     "factories",
     "fused",
     "loss",
     "nn",
     "pool",
+    "pool_backward",
     "reduce",
+    "resample",
+    "scan",
     "scatter",
     "shape",
+    "sorting",
+    "unfold",
 ]

@@ -7,8 +7,8 @@ AOTAutograd's backward graphs are mostly forward ops (mm, sums, selects). The re
                               of a transposed conv: the input grad is the forward conv of the output
                               grad, the weight grad the same construction with input and grad swapped
     max_pool2d_with_indices   indices = flat position (h * W + w) of each window's first maximum
-    ..._backward              each window's grad goes to its argmax: one masked, dilated copy per
-                              kernel offset, summed
+    ..._backward              each window's grad goes to its argmax: one masked, strided copy per
+                              kernel offset, summed (dilated: one scatter-add, rules/pool_backward.py)
 """
 
 import numpy as np
@@ -16,7 +16,7 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Refused, Unsupported, rule
-from . import conv, pool
+from . import conv, pool, pool_backward
 from .common import as_tensor, element, pairs, rank, shape, transpose
 
 
@@ -79,8 +79,8 @@ def _place(x, axis: int, stride: int, offset: int, size: int):
 
 @rule("torch.aten.max_pool2d_with_indices_backward")
 def max_pool2d_backward(node: Node, grad, x, kernel, stride, padding, dilation, ceil_mode, indices):
-    if pairs(dilation) != [1, 1]:
-        raise Unsupported("dilated pooling")
+    if pairs(dilation) != [1, 1]:  # one scatter-add at the forward's indices (any window)
+        return pool_backward.scatter_to_argmax(node, grad, x, indices, 2)
     kernel = pairs(kernel)
     stride, pads = pairs(stride) if stride else kernel, pairs(padding)
     out_hw, (height, width) = shape(grad)[2:], shape(x)[2:]

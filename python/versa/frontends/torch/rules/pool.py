@@ -1,4 +1,5 @@
-"""Pooling and resampling: max/avg pools, adaptive average pooling, bilinear upsampling.
+"""Pooling and resampling: max/avg pools, adaptive average pooling (1-d, 2-d and its gradient),
+linear, bilinear and bicubic upsampling.
 
 Windows the pool ops cannot express (uneven adaptive windows, bilinear weights) are separable:
 a constant matrix along each of the two spatial axes, applied as two matmuls. So is the
@@ -11,7 +12,7 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Unsupported, rule
-from .common import pairs, rank, shape
+from .common import element, pairs, rank, shape
 
 
 def _pool_shape(size: int, k: int, s: int, lo: int, hi: int, dilation: int = 1) -> int:
@@ -95,6 +96,32 @@ def adaptive_avg_pool2d(node: Node, x, output_size):
         return separable(node, x, _adaptive_matrix(oh, h), _adaptive_matrix(ow, w))
     kernel = [h // oh, w // ow]
     return vb.avg_pool2d(x, kernel=kernel, strides=kernel)
+
+
+@rule("torch.aten._adaptive_avg_pool2d_backward", "torch.aten.adaptive_avg_pool2d_backward")
+def adaptive_avg_pool2d_backward(node: Node, grad, x):
+    """The gradient of adaptive average pooling (uneven windows too): P_hᵀ · grad · P_w, the
+    forward's constant averaging matrices transposed."""
+    (h, w), (oh, ow) = shape(x)[-2:], shape(grad)[-2:]
+    if (oh, ow) == (1, 1):  # global average pooling (every CNN's head): grad / (h·w), spread
+        return vb.broadcast_to(vb.div(grad, node.constant(float(h * w), element(grad))), list(shape(x)))
+    return separable(node, grad, _adaptive_matrix(oh, h).T, _adaptive_matrix(ow, w).T)
+
+
+@rule("torch.aten.adaptive_avg_pool1d")
+def adaptive_avg_pool1d(node: Node, x, output_size):
+    """x · Pᵀ along the last dim: one matmul with the constant averaging matrix."""
+    m = _adaptive_matrix(node.out.shape[-1], shape(x)[-1])
+    return vb.matmul(x, node.constant(np.ascontiguousarray(m.T)))
+
+
+@rule("torch.aten.upsample_linear1d.vec", "torch.aten.upsample_linear1d")
+def upsample_linear1d(node: Node, x, output_size, align_corners, *scales):
+    """F.interpolate(mode="linear"): x · Mᵀ, M bilinear's interpolation matrix along one axis."""
+    scale = scales[0] if scales else None  # .vec: a list of factors (or None); else one scale
+    scale = scale[0] if isinstance(scale, list | tuple) else scale
+    m = _bilinear_matrix(node.out.shape[-1], shape(x)[-1], bool(align_corners), scale)
+    return vb.matmul(x, node.constant(np.ascontiguousarray(m.T)))
 
 
 def _adaptive_matrix(out: int, size: int) -> np.ndarray:

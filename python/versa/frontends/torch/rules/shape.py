@@ -9,6 +9,7 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Unsupported, rule
+from . import unfold
 from .common import axis, rank, shape, transpose
 
 
@@ -192,6 +193,8 @@ def constant_pad(node: Node, x, pads, mode_or_value=0.0, value=None):
         if min(pads) < 0:
             raise Unsupported("negative padding")
         return _circular(x, list(pads))
+    if mode_or_value in ("reflect", "replicate"):  # F.pad's modes as one aten.pad (torch.export)
+        return unfold.pad_edges(node, x, list(pads), reflect=mode_or_value == "reflect")
     if isinstance(mode_or_value, str):
         if mode_or_value != "constant":
             raise Unsupported(f"padding mode {mode_or_value!r}")
