@@ -159,8 +159,11 @@ class OnnxRuntime(Peer):
         with warnings.catch_warnings(), torch.enable_grad(), redirect_stdout(quiet), redirect_stderr(quiet):
             warnings.simplefilter("ignore")
             # Fn: a forward without keyword defaults (TransformerEncoderLayer's is_causal=False
-            # would otherwise be traced into a tensor input)
-            torch.onnx.export(Fn(case.module), args, buffer, dynamo=False, opset_version=17)
+            # would otherwise be traced into a tensor input), in the module's own mode: the export
+            # restores the wrapper's mode recursively, and a fresh Fn is in training mode, which
+            # would leave batch norms computing batch statistics for the peers after ORT.
+            wrapper = Fn(case.module).train(case.module.training)
+            torch.onnx.export(wrapper, args, buffer, dynamo=False, opset_version=17)
         options = self.ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1

@@ -2,7 +2,7 @@
 
 A row builds its `Case` lazily: the arrays of the big rows are hundreds of MB, so only one row's
 data lives at a time. Shapes follow the issue "CPU speed" (parts 1 and 2); the models are in
-`bench/models.py`.
+`bench/models.py`, the mobile and efficient conv nets in `bench/mobile_nets.py`.
 """
 
 import re
@@ -13,7 +13,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from bench import models
+from bench import mobile_nets, models
 from bench.case import Case, Fn
 from bench.case import rand as _rand
 from bench.ir import Program
@@ -199,6 +199,11 @@ ROWS: list[Row] = [
     *(
         _r(f"{label} batch {b}", "compute", (lambda f=fn, b=b: f(b)), quick=(label == "MLP" and b == 1))
         for label, fn in models.MODELS
+        for b in (1, 8)
+    ),
+    *(
+        _r(f"{label} batch {b}", "compute", (lambda f=f, s=s, b=b, k=k: mobile_nets.case(f, s, b, k)))
+        for label, f, s, k in mobile_nets.MOBILE
         for b in (1, 8)
     ),
 ]

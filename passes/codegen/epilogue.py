@@ -92,7 +92,9 @@ class EpilogueStrategy(Strategy):
         scope = loops.get(b + 1, loops.get(b, loops.get(0, scope)))
         s.patterns(function, ["canonicalization"])  # drops the unfused originals
         tile = s.match_tag(*tag, scope)
-        fill = s.match_ops(["linalg.fill"], scope)
+        # Without a loop (one thread, one cache tile) the scope is the whole function, whose
+        # other fills (other ops' inits, pad borders) are not this op's: take its init's producer.
+        fill = s.match_ops(["linalg.fill"], s.producer(tile, 2) if scope == function else scope)
         extents = [t or e for t, e in zip(tiles, extents, strict=True)] + [mm.k]
         tile, k_block = s.tile(tile, needed([*lead, 0, 0, kc], extents))
         mr, nr, kr = mm.register_tile

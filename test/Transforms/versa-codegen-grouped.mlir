@@ -72,3 +72,28 @@ func.func @depthwise_border(%x: tensor<1x34x3x64xf32>, %w: tensor<3x3x64xf32>) -
   %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, versa.border} ins(%x, %w : tensor<1x34x3x64xf32>, tensor<3x3x64xf32>) outs(%z : tensor<1x32x1x64xf32>) -> tensor<1x32x1x64xf32>
   return %0 : tensor<1x32x1x64xf32>
 }
+
+// -----
+
+// Threads by the fork/join cost model (strategy.threads_worth), as for convs and matmuls, not
+// by the output's size: a 1x1 grouped conv with 2 channels per group has 64K outputs but only
+// 4 flops each, less than a fork and join saves, so even with two threads the loop is serial.
+// CHECK-LABEL: func.func @negative_grouped_threads_little_work
+//       CHECK:   } {versa.group_loop, versa.serial}
+func.func @negative_grouped_threads_little_work(%x: tensor<1x64x64x32xf32>, %w: tensor<1x1x2x16xf32>) -> tensor<1x64x64x16xf32> {
+  %c2 = arith.constant 2 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x64x64x16xf32>
+  %1 = scf.forall (%r, %g) in (64, 16) shared_outs(%o = %0) -> (tensor<1x64x64x16xf32>) {
+    %c = arith.muli %g, %c2 : index
+    %xg = tensor.extract_slice %x[0, %r, 0, %c] [1, 1, 64, 2] [1, 1, 1, 1] : tensor<1x64x64x32xf32> to tensor<1x1x64x2xf32>
+    %wg = tensor.extract_slice %w[0, 0, 0, %g] [1, 1, 2, 1] [1, 1, 1, 1] : tensor<1x1x2x16xf32> to tensor<1x1x2x1xf32>
+    %yg = tensor.extract_slice %o[0, %r, 0, %g] [1, 1, 64, 1] [1, 1, 1, 1] : tensor<1x64x64x16xf32> to tensor<1x1x64x1xf32>
+    %z = linalg.fill ins(%cst : f32) outs(%yg : tensor<1x1x64x1xf32>) -> tensor<1x1x64x1xf32>
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xg, %wg : tensor<1x1x64x2xf32>, tensor<1x1x2x1xf32>) outs(%z : tensor<1x1x64x1xf32>) -> tensor<1x1x64x1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[0, %r, 0, %g] [1, 1, 64, 1] [1, 1, 1, 1] : tensor<1x1x64x1xf32> into tensor<1x64x64x16xf32>
+    }
+  } {versa.group_loop}
+  return %1 : tensor<1x64x64x16xf32>
+}
