@@ -5,12 +5,10 @@ compilers). Without the rewrite, the partitioner runs only the complex nodes eag
 Tolerance: f32, rtol 1e-5, atol 1e-5.
 """
 
-import warnings
-from contextlib import contextmanager
-
 import pytest
 import torch
 import versa
+from torch_helpers import versa_warnings
 from versa.frontends.torch import api, complex_to_real
 
 TOL = {"rtol": 1e-5, "atol": 1e-5}
@@ -21,15 +19,6 @@ def as_real():
     torch._dynamo.reset()
     yield
     torch._dynamo.reset()
-
-
-@contextmanager
-def versa_warnings():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        messages: list[str] = []
-        yield messages
-    messages.extend(str(w.message) for w in caught if str(w.message).startswith("versa"))
 
 
 def freqs(length: int, dim: int) -> torch.Tensor:

@@ -5,24 +5,13 @@ torch.compile (forward and, where PyTorch differentiates it, backward), and matc
 Tolerance: f32, |got - want| <= 1e-5 + 1e-4 · |want| (allclose).
 """
 
-import warnings
-from contextlib import contextmanager
-
 import pytest
 import torch
 import versa
 from torch.nn import functional as F
+from torch_helpers import Wrap, versa_warnings
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}
-
-
-class Wrap(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def r(*shape, low=-2.0, high=2.0, seed=0):
@@ -104,15 +93,6 @@ CASES = {
     ),
 }
 BACKWARD_EAGER = {"norms"}  # local_response_norm's avg_pool3d_backward
-
-
-@contextmanager
-def versa_warnings():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        messages: list[str] = []
-        yield messages
-    messages.extend(str(w.message) for w in caught if str(w.message).startswith("versa"))
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -8,24 +8,13 @@ random values: no ties, so every argmax/sort order is unique and the gradients a
 Tolerance: f32, |got - want| <= 1e-5 + 1e-4 · |want| (allclose) unless a case says otherwise.
 """
 
-import warnings
-from contextlib import contextmanager
-
 import pytest
 import torch
 import versa
 from torch.nn import functional as F
+from torch_helpers import Wrap, versa_warnings
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}
-
-
-class Wrap(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def r(*shape, seed=0, scale=1.0):
@@ -140,15 +129,6 @@ NO_GRADIENT = {"adaptive_max_pool1d_indices", "topk_indices", "sort_indices", "a
 # cdist with p < 1: the gradient is infinite where a difference is 0; the inputs have none, but
 # |d|^(p-1) / dist^(p-1) amplifies rounding: compare it looser
 LOOSE = {"cdist_p0_half": {"rtol": 1e-3, "atol": 1e-4}}
-
-
-@contextmanager
-def versa_warnings():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        messages: list[str] = []
-        yield messages
-    messages.extend(str(w.message) for w in caught if str(w.message).startswith("versa"))
 
 
 def weighted(y):

@@ -8,15 +8,7 @@ import torch
 import versa
 from opaque_ops import REVERSE, reverse
 from torch.nn import functional as F
-
-
-class Wrap(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
+from torch_helpers import Wrap
 
 
 def x(*shape, low=-2.0, high=2.0):

@@ -5,14 +5,13 @@ versa.compile (host CPU).
 Tolerance (fp32): rtol 1e-4, atol 1e-5 against eager; indices exactly.
 """
 
-import contextlib
 import copy
-import warnings
 
 import pytest
 import torch
 import versa
 from opaque_ops import HALVES, REVERSE, halves, reverse
+from torch_helpers import versa_warnings
 from versa.diagnostics import CompileError
 from versa.frontends.torch import api, partition
 
@@ -65,16 +64,6 @@ class ViewsOnly(torch.nn.Module):
 
     def forward(self, x):
         return reverse(reverse(x).reshape(8, 4))
-
-
-@contextlib.contextmanager
-def versa_warnings():
-    """The versa warnings raised inside (pytest runs with -W error)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        messages: list[str] = []
-        yield messages
-    messages.extend(str(w.message) for w in caught if str(w.message).startswith("versa:"))
 
 
 @pytest.fixture
