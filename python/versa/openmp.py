@@ -26,7 +26,11 @@ ALLOWED_DIRS = (Path(sys.prefix) / "lib", Path(sys.base_prefix) / "lib", Path("/
 # spinning through whatever the caller does next: a small conv net at batch 4 ran 1.67 ms alone
 # but 8 ms when each call alternated with a torch eager call (torch's libgomp and our workers
 # fighting for 2 cores); at 200 µs, 1.50 ms alone and 2.4 ms alternated (0: 1.78 and 2.1 ms),
-# measured at real-time priority to stand for an idle machine.
+# measured at real-time priority to stand for an idle machine. Not 0: waking a sleeping worker
+# costs ~55 µs a parallel region there (a 64K-element add: 6.8 µs on one thread, 64.6 on two).
+# But on cores oversubscribed by other jobs (load 6 on 2) any spin stalls a small model by whole
+# time slices (8-30 ms where 0 gives 0.05-0.08 ms): the fix is a runtime whose calling thread
+# can finish a region alone, not a blocktime.
 BLOCKTIME = "200us"
 
 
