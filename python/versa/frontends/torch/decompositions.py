@@ -100,6 +100,9 @@ DECOMPOSITIONS = get_decompositions(
         aten._unsafe_index_put,
         # cdist's matmul form (more than 25 points a side): a concat, a matmul, clamp and sqrt
         aten._euclidean_dist,
+        # nn.utils.(parametrizations.)weight_norm under torch.compile: v · g / ‖v‖ (wav2vec2's
+        # positional conv); versa.compile sees aten._weight_norm, which rules/nn.py takes
+        aten._weight_norm_interface,
     ]
 )
 

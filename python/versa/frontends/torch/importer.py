@@ -99,6 +99,12 @@ def import_program(model, example_inputs: Sequence, context: ir.Context) -> tupl
             else:
                 program = torch.export.export(model, tuple(example_inputs), strict=False)
             program = unroll_recurrent(functional(program))
+            signature = program.graph_signature
+            weights = {*signature.inputs_to_parameters, *signature.inputs_to_buffers}
+            weights |= set(getattr(signature, "inputs_to_lifted_tensor_constants", {}))
+            _copied_in_lists(
+                program.graph, [n for n in program.graph.nodes if n.op == "placeholder" and n.name in weights]
+            )
             with _constant_buffers(program):
                 module = fx.export_and_import(
                     program,
@@ -180,6 +186,7 @@ def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.
 def _inline_attributes(graph: torch.fx.Graph, owner: torch.nn.Module) -> None:
     """Each `get_attr` of a tensor replaced by the tensor itself, which the importer takes as a
     literal (its stateless import has no `get_attr`)."""
+    _copied_in_lists(graph, graph.find_nodes(op="get_attr"))
     for node in graph.find_nodes(op="get_attr"):
         value = owner
         for name in node.target.split("."):
@@ -187,3 +194,33 @@ def _inline_attributes(graph: torch.fx.Graph, owner: torch.nn.Module) -> None:
         if isinstance(value, torch.Tensor):
             node.replace_all_uses_with(value)
             graph.erase_node(node)
+
+
+def _copied_in_lists(graph: torch.fx.Graph, weights: Sequence[torch.fx.Node]) -> None:
+    """Weights the importer makes literals, where a list argument holds them (torch.cat([x,
+    self.param]), stack, einsum's operands), passed through an `aten.clone` node: torch-mlir
+    imports a `Tensor[]` of graph values only ("Heterogeneous lists are not supported")."""
+    for weight in weights:
+        users = [
+            u
+            for u in weight.users
+            if any(isinstance(a, list | tuple) and weight in a for a in (*u.args, *u.kwargs.values()))
+        ]
+        if not users:
+            continue
+        if weight.op == "placeholder":  # placeholders stay first (after the last one)
+            where = graph.inserting_before(next(n for n in graph.nodes if n.op != "placeholder"))
+        else:
+            where = graph.inserting_after(weight)
+        with where:
+            copy = graph.call_function(torch.ops.aten.clone.default, (weight,))
+        copy.meta = dict(weight.meta)
+        for user in users:
+            user.args = tuple(
+                [copy if v is weight else v for v in a] if isinstance(a, list | tuple) else a
+                for a in user.args
+            )
+            user.kwargs = {
+                k: ([copy if v is weight else v for v in a] if isinstance(a, list | tuple) else a)
+                for k, a in user.kwargs.items()
+            }

@@ -62,6 +62,15 @@ def _is_complex(value) -> bool:
     return _is_tensor(value) and value.is_complex()
 
 
+def _static(value) -> bool:
+    """No symbolic size (torch.export's unbacked u0 after nonzero / boolean indexing)."""
+    if isinstance(value, tuple | list):
+        return all(map(_static, value))
+    if _is_tensor(value):
+        return all(isinstance(d, int) for d in value.shape)
+    return not isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool)
+
+
 def _tensors_or_none(value) -> bool:
     """What a compiled graph can produce: a tensor, tensors, or nothing (a run-time check)."""
     if isinstance(value, tuple | list):
@@ -76,6 +85,24 @@ _UNINITIALIZED = {
 }
 
 
+def _draws_random(node: Node) -> bool:
+    """Whether `node` draws from torch's generator: ops tagged nondeterministic_seeded, less the
+    ones whose arguments turn the randomness off (dropout in eval, attention without dropout),
+    which Versa converts as the identity / plain attention."""
+    if torch.Tag.nondeterministic_seeded not in getattr(node.target, "tags", ()):
+        return False
+    schema = getattr(node.target, "_schema", None)
+    if schema is None:
+        return True
+    values = {a.name: a.default_value for a in schema.arguments if a.has_default_value()}
+    values.update(zip((a.name for a in schema.arguments), node.args, strict=False))  # args may stop early
+    values.update(node.kwargs)
+    for switch in ("dropout_p", "train", "training"):
+        if switch in values:
+            return values[switch] is None or bool(values[switch])
+    return True
+
+
 class _Support(OperatorSupportBase):
     """Calls Versa takes: not refused, not in place, tensor results; a getitem goes with the node
     it reads (a tuple never crosses a partition's boundary)."""
@@ -87,8 +114,7 @@ class _Support(OperatorSupportBase):
     def is_node_supported(self, submodules, node: Node) -> bool:
         if node.op != "call_function" or node in self.refused:
             return False
-        random = torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ())
-        if node.target in _UNINITIALIZED or random:
+        if node.target in _UNINITIALIZED or _draws_random(node):
             # random ops (bernoulli for stochastic depth, rand/randn_like) draw from torch's
             # generator only when eager; torch-mlir's lowering of bernoulli passes the survey but
             # fails codegen, taking the whole partition down. The uninitialized tensors they fill
@@ -98,6 +124,8 @@ class _Support(OperatorSupportBase):
             return False  # compiled, an in-place op would lose its effect on its input
         if node.target is operator.getitem:
             return self.is_node_supported(submodules, node.args[0])
+        if not all(_static(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
+            return False  # a data-dependent size (nonzero, torch.where(mask)): Versa compiles static shapes
         if any(_is_complex(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
             return False  # versa has no complex type: these alone run eagerly (see complex_to_real)
         return _tensors_or_none(node.meta.get("val"))

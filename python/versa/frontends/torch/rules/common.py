@@ -7,6 +7,7 @@ import numpy as np
 from versa.dialects import builders as vb
 from versa.dialects.attributes import elements_to_numpy
 from versa.mlir import ir
+from versa.reference import numpy_dtype
 
 from .. import types
 from ..convert import Node, Unsupported
@@ -78,7 +79,10 @@ def require_float(x: ir.Value, what: str) -> None:
 
 def transpose(x: ir.Value, perm: Sequence[int]) -> ir.Value:
     """`versa.transpose`, done now when `x` is a constant (weights: no run-time transpose)."""
-    if isinstance(x, ir.OpResult) and x.owner.operation.name == "versa.constant":
-        data = elements_to_numpy(x.owner.operation.attributes["value"])
+    if isinstance(x, ir.OpResult) and x.owner.operation.name == "versa.constant" and element(x) != "bf16":
+        attr = x.owner.operation.attributes["value"]
+        # elements_to_numpy widens a splat (zeros_like, full) to f64 / i64: keep the element
+        # type, or the constant is f64 (an invalid versa.constant) with a cast after it
+        data = elements_to_numpy(attr).astype(numpy_dtype(attr.type.element_type), copy=False)
         return vb.constant(np.ascontiguousarray(np.transpose(data, perm)))
     return vb.transpose(x, perm=list(perm))

@@ -194,6 +194,29 @@ def _repeat_heads(x, repeat: int):
     return vb.reshape(grown, [*dims[:-3], dims[-3] * repeat, *dims[-2:]])
 
 
+@rule("torch.aten._weight_norm")
+def weight_norm(node: Node, v, g, dim=0):
+    """nn.utils(.parametrizations).weight_norm: v · g / ‖v‖, the norm over every dim but `dim`
+    (dim=-1: over all of v), as torch.export keeps it from parametrizations.weight_norm."""
+    require_float(v, "weight_norm")
+    dims = range(rank(v)) if dim == -1 else [a for a in range(rank(v)) if a != axis(dim, v)]
+    norm = vb.sqrt(vb.reduce_sum(vb.mul(v, v), axes=list(dims), keepdims=True))
+    return vb.mul(v, vb.div(g, norm))
+
+
+@rule("torch.aten._weight_norm_interface_backward")
+def weight_norm_backward(node: Node, grad, v, g, norms, dim=0):
+    """w = v · g / n with n = ‖v‖ over every dim but `dim` (`norms`, saved, shaped as g):
+    dL/dg = Σ(grad · v) / n, dL/dv = (g / n) · (grad − v · dL/dg / n)."""
+    require_float(v, "weight_norm backward")
+    dims = [a for a in range(rank(v)) if a != axis(dim, v)] if rank(g) > 0 else list(range(rank(v)))
+    grad_g = vb.div(vb.reduce_sum(vb.mul(grad, v), axes=dims, keepdims=True), norms)
+    grad_v = vb.mul(vb.div(g, norms), vb.sub(grad, vb.mul(v, vb.div(grad_g, norms))))
+    if shape(grad_g) != shape(g):
+        grad_g = vb.reshape(grad_g, list(shape(g)))
+    return [grad_v, grad_g]
+
+
 @rule("torch.aten.embedding")
 def embedding(node: Node, weight, indices, padding_idx=-1, scale_grad=False, sparse=False):
     return vb.gather(weight, indices, axis=0)
