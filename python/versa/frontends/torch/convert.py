@@ -164,6 +164,9 @@ def _at_boundary(t: TensorType) -> TensorType:
 def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversion) -> None:
     # A number among the inputs (`scale=2.0`) is baked into the export; unused, it is no argument
     # of the versa function, whose callers pass the tensors alone.
+    if not len(source.regions[0].blocks):  # a declaration: nothing to convert
+        conversion.refuse("function signature", "a function without a body", source.location)
+        return
     kept = [a for a in source.arguments if not (str(a.type) in _SCALARS and _unused(a))]
     arg_types = [types.parse_tensor_type(a.type) for a in kept]
     result_types = [types.parse_tensor_type(t) for t in source.type.results if not is_none(t)]
