@@ -2,7 +2,8 @@
 a transpose folded on a splat constant (DETR's zeros through nn.MultiheadAttention) made an f64
 constant that sank the whole graph; a weight inside a tensor list (cat, stack, einsum) failed
 the import; weight_norm had no conversion; dropout in eval and attention without dropout were
-refused in partitioned graphs as if they drew random numbers. Every test asserts that nothing
+refused in partitioned graphs as if they drew random numbers; meshgrid (a list of tensors)
+did not import. Every test asserts that nothing
 ran eagerly (or only the op Versa cannot take) and compares with eager (f32: rtol 1e-4,
 atol 1e-5)."""
 
@@ -57,7 +58,18 @@ class OpaqueThenEncoder(nn.Module):
         return self.encoder(reverse(x))
 
 
+class Grids(nn.Module):
+    """A YOLO head's cell offsets: meshgrid both ways (returns a list of tensors)."""
+
+    def forward(self, x):
+        ny, nx = x.shape[-2:]
+        yv, xv = torch.meshgrid(torch.arange(ny), torch.arange(nx), indexing="ij")
+        a, b, c = torch.meshgrid(torch.arange(3.0), torch.arange(nx * 1.0), torch.arange(2.0), indexing="xy")
+        return x + torch.stack((xv, yv), 0).float(), a + b * c
+
+
 MODELS = {
+    "meshgrid": (Grids, (2, 2, 6, 5)),
     "zeros_through_attention": (ZerosThroughAttention, (2, 5, 8)),
     "weights_in_lists": (WeightsInLists, (5, 8)),
     "weight_norm": (weight_norm_conv, (2, 8, 11)),

@@ -125,17 +125,35 @@ def functional(program: torch.export.ExportedProgram) -> torch.export.ExportedPr
     value semantics for them. An empty decomposition table only functionalizes: conv2d, linear,
     layer_norm, attention... stay whole (batch_norm becomes _native_batch_norm_legit_no_training).
     The same retrace inlines `torch.autocast` regions (a `wrap_with_autocast` higher-order op in
-    the training IR, which no rule takes) into the casts they stand for."""
+    the training IR, which no rule takes) into the casts they stand for, and decomposes the ops
+    of `RETRACED` (meshgrid: a list of tensors, which the importer cannot return)."""
     retrace = any(
         (isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable)
         or node.target is _AUTOCAST
+        or node.target in RETRACED
         for node in program.graph.nodes
         if node.op == "call_function"
     )
-    return program.run_decompositions({}) if retrace else program
+    return program.run_decompositions(RETRACED) if retrace else program
 
 
 _AUTOCAST = getattr(torch.ops.higher_order, "wrap_with_autocast", None)
+
+
+def _meshgrid(tensors, indexing: str = "ij"):
+    """torch.meshgrid as reshapes and expands (PyTorch's own decomposition uses a prim that
+    torch.export cannot functionalize); "xy" is "ij" with the first two inputs and grids swapped."""
+    if indexing == "xy" and len(tensors) >= 2:
+        first, second, *grids = _meshgrid([tensors[1], tensors[0], *tensors[2:]])
+        return [second, first, *grids]
+    sizes = [t.numel() for t in tensors]
+    return [
+        t.reshape([-1 if axis == i else 1 for axis in range(len(tensors))]).expand(sizes)
+        for i, t in enumerate(tensors)
+    ]
+
+
+RETRACED = {torch.ops.aten.meshgrid.default: _meshgrid, torch.ops.aten.meshgrid.indexing: _meshgrid}
 
 
 @contextlib.contextmanager
