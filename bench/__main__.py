@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
     threads = args.threads or cores
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VERSA_NUM_THREADS"):
         os.environ[var] = str(threads)
-    # Versa's OpenMP workers sleep 200 µs after a region (versa.openmp.BLOCKTIME, what users get).
+    # Versa's OpenMP workers sleep 1 ms after a region (versa.openmp.BLOCKTIME, what users get).
     # GNU OpenMP's (torch's) otherwise spin after every call and take the second core from the
     # next system; passive waiting treats every runtime alike.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

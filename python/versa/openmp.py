@@ -25,13 +25,14 @@ ALLOWED_DIRS = (Path(sys.prefix) / "lib", Path(sys.base_prefix) / "lib", Path("/
 # first region starts; a user's own KMP_BLOCKTIME wins). The default, 200 ms, keeps our workers
 # spinning through whatever the caller does next: a small conv net at batch 4 ran 1.67 ms alone
 # but 8 ms when each call alternated with a torch eager call (torch's libgomp and our workers
-# fighting for 2 cores); at 200 µs, 1.50 ms alone and 2.4 ms alternated (0: 1.78 and 2.1 ms),
-# measured at real-time priority to stand for an idle machine. Not 0: waking a sleeping worker
-# costs ~55 µs a parallel region there (a 64K-element add: 6.8 µs on one thread, 64.6 on two).
-# But on cores oversubscribed by other jobs (load 6 on 2) any spin stalls a small model by whole
+# fighting for 2 cores); at 200 µs, 2.4 ms alternated. Shorter than ~1 ms loses inside a call,
+# where serial stretches between parallel regions outlast it: bench rows at 200 µs against 1 ms,
+# ResNet block batch 1 1.99 vs 1.04 ms, Transformer layer 4.30 vs 2.13 ms (waking a sleeping
+# worker costs ~55 µs a region: a 64K-element add, 6.8 µs on one thread, 64.6 on two, at 0).
+# On cores oversubscribed by other jobs (load 6 on 2) any spin stalls a small model by whole
 # time slices (8-30 ms where 0 gives 0.05-0.08 ms): the fix is a runtime whose calling thread
 # can finish a region alone, not a blocktime.
-BLOCKTIME = "200us"
+BLOCKTIME = "1ms"
 
 
 @cache

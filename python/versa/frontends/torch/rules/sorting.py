@@ -13,6 +13,7 @@ torch.topk's CPU kernel leaves the order of equal values unspecified: the values
 torch's, the indices are valid and distinct, and ties come in index order.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -39,19 +40,11 @@ def _nan(x):
 
 
 def _or(*masks):
-    masks = [m for m in masks if m is not None]
-    out = masks[0]
-    for m in masks[1:]:
-        out = vb.logical_or(out, m)
-    return out
+    return functools.reduce(vb.logical_or, [m for m in masks if m is not None])
 
 
 def _and(*masks):
-    masks = [m for m in masks if m is not None]
-    out = masks[0]
-    for m in masks[1:]:
-        out = vb.logical_and(out, m)
-    return out
+    return functools.reduce(vb.logical_and, [m for m in masks if m is not None])
 
 
 def _last(x, d: int):
