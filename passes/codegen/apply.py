@@ -1,7 +1,9 @@
 """versa-codegen: tile, vectorize and parallelise contractions with their strategies.
 
 Every linalg op that a strategy accepts (`codegen.select`) is tagged, its strategy writes the
-transform sequence for it, and the transform interpreter runs the whole script once. Runs on
+transform sequence for it, and the transform interpreter runs the whole script once, with each
+op's kernel outlined into a function of its own meanwhile (`kernels.py`: what the script's
+function-wide patterns see is one kernel, not the model). Runs on
 tensors, before bufferization (hoisting accumulators only works there). What no strategy
 takes is left for `versa-vectorize` and the loop lowering.
 
@@ -16,7 +18,7 @@ from versa import targets
 from versa.mlir import ir
 
 from ..base import Pass, PassError
-from . import select
+from . import kernels, select
 from .script import Script, run_script
 
 _TAG = "versa.codegen"
@@ -49,14 +51,14 @@ class VersaCodegen(Pass):
     def run(self, module: ir.Operation) -> None:
         target, threads = cpu_target(self.name, self.target), self.threads or default_threads()
         script = Script()
-        tagged: list[ir.Operation] = []
+        tagged: list[tuple[ir.Operation, bool]] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             strategy = select(op, target, threads) if op.name.startswith("linalg.") else None
             if strategy is not None:
                 key = f"op{len(tagged)}"
                 op.attributes[_TAG] = ir.StringAttr.get(key)
-                tagged.append(op)
+                tagged.append((op, strategy.fuses_producers()))
                 strategy.emit(script, script.match_tag(_TAG, key), (_TAG, key))
             return ir.WalkResult.ADVANCE
 
@@ -65,4 +67,7 @@ class VersaCodegen(Pass):
             return
         if self.print_script:
             print(script.text())
+        outlined = kernels.outline(tagged)
         run_script(module, script.text(), _TAG)
+        for kernel in outlined:
+            kernel.inline()

@@ -42,7 +42,7 @@ from versa.mlir import ir
 from versa.targets import Target
 
 from .script import Script
-from .strategy import LOWER_CONTRACT, PREPARE, Strategy, needed, round_up, threads_worth
+from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, needed, round_up, threads_worth
 
 LAYOUTS = {  # op → its layout's name in DIMS
     "linalg.conv_2d_nhwc_hwcf": "NHWC",
@@ -171,6 +171,7 @@ class ConvStrategy(Strategy):
         """Accumulators hoisted out of the window loops, contractions lowered to vector.fma."""
         # Patterns run on the whole function: the vectorized fill outside the loops must fold
         # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
+        s.patterns(function, MASKS)  # the fill's ragged tiles (see strategy.MASKS)
         s.patterns(function, PREPARE)
         for window_loops in windows:
             for d in reversed(self.reduction):  # innermost first: each hoist exposes the next pair

@@ -72,6 +72,9 @@ class EpilogueStrategy(Strategy):
         mm = replace(base, cache_tile=uncut((mc, nc, kc), base.register_tile), pack_b=False)
         return EpilogueStrategy(mm, target.lanes(32))
 
+    def fuses_producers(self) -> bool:
+        return True  # the consumer's tiles take the matmul, its fill and their producers
+
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         mm = self.matmul
         b = 1 if mm.batch else 0  # a batch matmul's leading dim: one batch per tile

@@ -163,6 +163,9 @@ class MatmulStrategy(Strategy):
         whole = not ragged(self.n, self.tiles(b + 1)) and not ragged(self.k, self.tiles(b + 2))
         return whole and rows >= PACK_REUSE * mr and block > l1
 
+    def fuses_producers(self) -> bool:
+        return self.fused_fill
+
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         # The zero fill of the output, unless an earlier strategy already vectorized it (cse
         # merges the equal fills of equal-shaped ops): then the match is empty.

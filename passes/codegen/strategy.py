@@ -139,3 +139,8 @@ class Strategy:
 
     def emit(self, script: Script, op: str, tag: tuple[str, str]) -> None:
         raise NotImplementedError
+
+    def fuses_producers(self) -> bool:
+        """Whether the script runs `structured.fuse`, which pulls every tilable producer of the
+        op into its tiles: `kernels.py` then outlines those producers with the op."""
+        return False

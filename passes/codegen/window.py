@@ -109,6 +109,9 @@ class WindowStrategy(Strategy):
                 thread_tile = tuple(-(-extents[d] // threads) if d == dim else 0 for d in range(len(extents)))
         return WindowStrategy(tuple(tiles), thread_tile, len(op.operands) - 1)
 
+    def fuses_producers(self) -> bool:
+        return any(self.tiles)
+
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         function = s.parent(op, "func.func")
         fill = s.match_ops(["linalg.fill"], s.producer(op, self.inputs))
