@@ -26,6 +26,7 @@ from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
 from .streaming_stores import VersaStreamingStores
+from .unroll_hints import VersaUnrollHints
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
@@ -50,6 +51,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaPlanBuffers,
         VersaSerialForalls,
         VersaStreamingStores,
+        VersaUnrollHints,
         VersaFlattenTransfers,
         VersaFastMath,
         VersaGpuMap,

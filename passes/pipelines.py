@@ -33,6 +33,7 @@ from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
 from .streaming_stores import VersaStreamingStores
+from .unroll_hints import VersaUnrollHints
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
 
@@ -184,6 +185,8 @@ class LowerToLLVM(Pipeline):
             yield VersaStreamingStores(target=self.target)  # outputs past the LLC skip the line read
         yield "expand-strided-metadata"
         yield "lower-affine"
+        if self.opt_level >= 1:
+            yield VersaUnrollHints()  # LLVM unrolls innermost loops only: code size, JIT time
         yield "convert-scf-to-cf"
         # LLVM: math with LLVM intrinsics first, the rest (erf, tanh) through libm.
         if self.opt_level >= 1:

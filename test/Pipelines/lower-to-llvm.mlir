@@ -42,10 +42,13 @@ func.func @matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32>
 // At O3 with two threads, the rows of a large enough matmul (one where the second thread saves
 // more than a fork and join costs) are split across an OpenMP team.
 // (OpenMP ops stay in the llvm dialect; LLVM IR translation makes them __kmpc_* calls.)
+// The loops around the vector micro-kernel are LLVM's to keep, not to unroll.
+//            O3: #[[NO_UNROLL:.+]] = #llvm.loop_annotation<unroll = #{{.+}}>
 //      O3-LABEL: llvm.func @matmul_threads
 //            O3:   omp.parallel num_threads
 //            O3:     omp.wsloop
 //            O3:       llvm.intr.{{fma|fmuladd}}{{.*}}vector<{{[0-9]+}}xf32>
+//            O3:       llvm.br ^bb{{[0-9]+}}(%{{.+}} : i64) {loop_annotation = #[[NO_UNROLL]]}
 func.func @matmul_threads(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %0 = "versa.matmul"(%a, %b) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
   return %0 : tensor<256x256xf32>
