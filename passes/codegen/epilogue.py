@@ -20,7 +20,7 @@ from versa.targets import Target
 
 from .matmul import MatmulStrategy, uncut
 from .script import Script
-from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, vector_body
+from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, peelable, ragged, vector_body
 
 
 def epilogue_consumer(op: ir.Operation) -> ir.Operation | None:
@@ -103,7 +103,7 @@ class EpilogueStrategy(Strategy):
         mr, nr, kr = mm.register_tile
         extents[b + 2] = kc if k_block else mm.k
         tile, reg = s.tile(tile, needed([*lead, mr, nr, kr], extents), [*range(b), b + 1, b, b + 2])
-        peel = [d for d in (b + 2, b, b + 1) if d in reg and ragged(mm.extent(d), mm.tiles(d))]
+        peel = [d for d in (b + 2, b, b + 1) if d in reg and peelable(mm.extent(d), mm.tiles(d))]
         for d in peel:  # innermost first: peeling consumes the handles of nested loops
             s.peel(reg[d])
         s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])

@@ -34,7 +34,18 @@ from versa.targets import Target
 
 from .matvec import dot_shape, emit_dot
 from .script import Script
-from .strategy import LOWER_CONTRACT, MASKS, PREPARE, Strategy, fit, needed, ragged, round_up, threads_worth
+from .strategy import (
+    LOWER_CONTRACT,
+    MASKS,
+    PREPARE,
+    Strategy,
+    fit,
+    needed,
+    peelable,
+    ragged,
+    round_up,
+    threads_worth,
+)
 
 OPS = ("linalg.matmul", "linalg.batch_matmul")
 # Register row tiles that must read a packed B block before packing it pays for the copy.
@@ -194,7 +205,7 @@ class MatmulStrategy(Strategy):
         if self.pack_b:
             op = self._pack_b(s, op, cache_loops.get(b), len(loops))
         inward = (b + 2, *order[::-1])
-        peel = [d for d in inward if d in loops and ragged(self.extent(d), self.tiles(d))]
+        peel = [d for d in inward if d in loops and peelable(self.extent(d), self.tiles(d))]
         for d in peel:  # innermost first: peeling consumes the handles of nested loops
             s.peel(loops[d])
         mr, nr, kr = self.register_tile

@@ -131,6 +131,13 @@ def ragged(extent: int, tiles: Sequence[int]) -> bool:
     return False
 
 
+def peelable(extent: int, tiles: Sequence[int]) -> bool:
+    """Whether the innermost tile loop has a partial last iteration to peel: a step-1 loop (K
+    % 4 != 0 makes the k register tile 1) never has one, however ragged the tiles around it."""
+    steps = [tile for tile in tiles if tile]
+    return bool(steps) and steps[-1] > 1 and ragged(extent, tiles)
+
+
 @dataclass(frozen=True)
 class Strategy:
     """A frozen dataclass of knobs (the autotuner's search space) that writes its transform

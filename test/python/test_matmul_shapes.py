@@ -32,6 +32,8 @@ CASES = [
     (5, 96, 100, 200, False),  # batch > threads: 3 + 2 batches
     (1, 300, 150, 200, False),  # batch < threads: rows split
     (3, 17, 9, 33, False),  # small batch, serial
+    (0, 13, 1031, 7, False),  # K % 4 != 0, no divisor near the k cache tile: step-1 k registers
+    (2, 13, 1025, 7, False),  # the same, batched
     (0, 100, 100, 100, True),  # a@b.T
     (12, 33, 64, 33, True),  # q@kT, ragged
     (4, 128, 64, 128, True),  # q@kT, threads over batches
@@ -136,6 +138,26 @@ func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
   return %1 : {c_t}
 }}"""
     rng = np.random.default_rng(m + k + n)
+    shape = (batch,) if batch else ()
+    a, b = (rng.integers(-3, 4, (*shape, *s)).astype(np.float32) for s in ((m, k), (k, n)))
+    (got,) = Compiled(text, f"versa-fuse,{pipeline}").jit(a, b)
+    np.testing.assert_allclose(got, np.maximum(a.astype(np.float64) @ b, 0), rtol=0, atol=1e-6 * k)
+
+
+@pytest.mark.parametrize("pipeline", LEVELS)
+@pytest.mark.parametrize("batch,m,k,n", [(0, 13, 1031, 7), (2, 13, 1025, 20)])
+def test_epilogue_with_step_one_k_registers(batch: int, m: int, k: int, n: int, pipeline: str) -> None:
+    """relu(a @ b) with K % 4 != 0 and no divisor near the k cache tile: the register k loop
+    steps by 1 inside a ragged cache tile and has no partial iteration to peel."""
+    lead = f"{batch}x" if batch else ""
+    a_t, b_t, c_t = (f"tensor<{lead}{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    text = f"""
+func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
+  %0 = "versa.matmul"(%a, %b) : ({a_t}, {b_t}) -> {c_t}
+  %1 = "versa.relu"(%0) : ({c_t}) -> {c_t}
+  return %1 : {c_t}
+}}"""
+    rng = np.random.default_rng(k)
     shape = (batch,) if batch else ()
     a, b = (rng.integers(-3, 4, (*shape, *s)).astype(np.float32) for s in ((m, k), (k, n)))
     (got,) = Compiled(text, f"versa-fuse,{pipeline}").jit(a, b)
