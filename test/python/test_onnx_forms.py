@@ -15,6 +15,7 @@ import versa
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 from versa.diagnostics import CompileError
+from versa.frontends.onnx import load
 from versa.runtime import JitFunction
 
 F32, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -42,7 +43,8 @@ def _matches_reference(model: onnx.ModelProto, *arrays, input_shapes=None, want=
         if w.dtype.kind in "iub":
             np.testing.assert_array_equal(g, w)
         else:
-            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(w).max())))
+            scale = max(1.0, float(np.abs(w[np.isfinite(w)]).max(initial=0.0)))  # infinities match exactly
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5 * scale)
 
 
 def _rand(*shape, seed=0):
@@ -153,3 +155,87 @@ def test_versa_import_input_shape(tmp_path) -> None:
     for bad in ([], ["--input-shape", "x=3,four"], ["--input-shape", "z=3,4"]):
         done = subprocess.run([*tool, *bad], capture_output=True, text=True)
         assert done.returncode == 1 and "error:" in done.stderr and "Traceback" not in done.stderr, bad
+
+
+@pytest.mark.parametrize("mode", ["CRD", "DCR"])
+@pytest.mark.parametrize(("shape", "block"), [((1, 12, 2, 3), 2), ((2, 9, 3, 2), 3), ((1, 8, 3, 5), 2)])
+def test_depth_to_space_modes(mode: str, shape: tuple, block: int) -> None:
+    """torch-mlir's conversion views CRD's input in DCR's layout: right only where C / b² == b
+    (the last shape), so CRD (torch's PixelShuffle export) is rewritten to Reshape, Transpose, Reshape."""
+    node = helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=block, mode=mode)
+    _matches_reference(_model([node], [("x", F32, list(shape))], [("y", F32)]), _rand(*shape))
+
+
+def test_constant_read_only_by_a_loop_body_is_kept() -> None:
+    """Folding dropped a main-graph Constant that only a Loop body read: torch-mlir's importer then
+    said 'Non topologically produced ONNX node input'; kept, the error names the Loop."""
+    bool_, acc = TensorProto.BOOL, [2, 3]
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["go"], ["go_on"]),
+            helper.make_node("Add", ["acc", "step"], ["acc_on"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info(n, t, s)
+            for n, t, s in [("i", I64, []), ("go", bool_, []), ("acc", F32, acc)]
+        ],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in [("go_on", bool_, []), ("acc_on", F32, acc)]],
+    )
+    nodes = [
+        helper.make_node("Constant", [], ["step"], value=numpy_helper.from_array(np.ones(acc, np.float32))),
+        helper.make_node("Constant", [], ["n"], value=numpy_helper.from_array(np.array(3, np.int64))),
+        helper.make_node("Constant", [], ["go"], value=numpy_helper.from_array(np.array(True))),
+        helper.make_node("Loop", ["n", "go", "x"], ["y"], body=body),
+    ]
+    model = _model(nodes, [("x", F32, [2, 3])], [("y", F32, [2, 3])])
+    onnx.checker.check_model(load(model))  # every value read is defined
+    with pytest.raises(CompileError, match="Loop") as error:
+        versa.import_onnx(model)
+    assert "topologically" not in str(error.value)
+
+
+def _log_sum_exp_model(opset: int, axes: list[int] | None, keepdims: int) -> onnx.ModelProto:
+    inputs, initializers = ["x"], []
+    attributes = {"axes": axes} if opset < 18 and axes is not None else {}
+    if opset >= 18 and axes is not None:  # from opset 18 on, axes are an input
+        initializers.append(numpy_helper.from_array(np.array(axes, np.int64), "axes"))
+        inputs.append("axes")
+    node = helper.make_node("ReduceLogSumExp", inputs, ["y"], keepdims=keepdims, **attributes)
+    return _model([node], [("x", F32, [4, 5, 6])], [("y", F32)], opset=opset, initializers=initializers)
+
+
+@pytest.mark.parametrize(
+    ("opset", "axes", "keepdims"),
+    [(17, [-1], 0), (17, [0, 2], 1), (17, None, 0), (18, [1], 0), (18, [-1, 0], 1), (18, None, 1)],
+)
+def test_reduce_log_sum_exp_stays_f32(opset: int, axes: list[int] | None, keepdims: int) -> None:
+    """torch-mlir's conversion sums exp(x) in f64, which versa lacks: rewritten as m + log(sum(exp(x - m)))
+    in f32. Against f64 NumPy (rtol 1e-5), with exp(x) past f32's range and an all -inf row."""
+    x = _rand(4, 5, 6)
+    x[0] += 100.0
+    x[1, 2] = -np.inf
+    with np.errstate(divide="ignore"):  # log(0) of the -inf row
+        want = np.log(
+            np.exp(x.astype(np.float64)).sum(None if axes is None else tuple(axes), keepdims=bool(keepdims))
+        )
+    _matches_reference(_log_sum_exp_model(opset, axes, keepdims), x, want=[want.astype(np.float32)])
+
+
+def test_f64_intermediates_of_an_f32_model_are_f32() -> None:
+    """Cast(to=DOUBLE) -> IsInf / Mul(f64 constant) -> Cast(to=FLOAT) (torch.nan_to_num's export):
+    computed in f32, since versa has no f64. Against onnx's reference, which computes in f64."""
+    half = numpy_helper.from_array(np.array(0.5, np.float64), "half")
+    nodes = [
+        helper.make_node("Cast", ["x"], ["wide"], to=TensorProto.DOUBLE),
+        helper.make_node("IsInf", ["wide"], ["inf"]),
+        helper.make_node("ConstantOfShape", ["shape"], ["zeros"], value=numpy_helper.from_array(np.zeros(1))),
+        helper.make_node("Mul", ["wide", "half"], ["halved"]),
+        helper.make_node("Where", ["inf", "zeros", "halved"], ["clean"]),
+        helper.make_node("Cast", ["clean"], ["y"], to=F32),
+    ]
+    shape = numpy_helper.from_array(np.array([3, 4], np.int64), "shape")
+    model = _model(nodes, [("x", F32, [3, 4])], [("y", F32)], initializers=[half, shape])
+    x = _rand(3, 4)
+    x[0, 1], x[2, 3] = np.inf, -np.inf
+    _matches_reference(model, x)

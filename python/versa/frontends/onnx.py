@@ -6,10 +6,12 @@ Shapes are inferred with onnx's shape inference first (Versa compiles static sha
 `input_shapes={"x": [1, 3, 224, 224]}` fixes symbolic dims such as a batch "N"). Before that,
 `prepare` normalises what torch-mlir's ONNX conversion gets wrong or does not take: opsets
 before 13 are upgraded (Resize/Upsample from opset <= 10 keep their asymmetric coordinates),
-Gemm's alpha without C, MaxPool's flat indices, and the shape arithmetic exporters emit
-(Shape -> Gather -> Div -> Concat -> Reshape) is folded to constants, so every tensor has a
-static shape. Initializers become dense elements straight from their NumPy arrays
-(`_DenseCache`), not torch-mlir's resource blobs, which the Python bindings cannot read back.
+the shape arithmetic exporters emit (Shape -> Gather -> Div -> Concat -> Reshape) is folded to
+constants, so every tensor has a static shape (`onnx_fold`), then forms the conversion gets
+wrong (Gemm's alpha without C, MaxPool's flat indices, DepthToSpace CRD) or turns into f64
+(ReduceLogSumExp, f64 intermediates of f32 models) are rewritten (`onnx_rewrites`).
+Initializers become dense elements straight from their NumPy arrays (`_DenseCache`), not
+torch-mlir's resource blobs, which the Python bindings cannot read back.
 """
 
 import re
@@ -22,6 +24,8 @@ from torch_mlir.extras import onnx_importer
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import PassManager, ir
 
+from .onnx_fold import FIRST_OPSET, fold_shape_arithmetic, opset
+from .onnx_rewrites import rewrite
 from .torch import rules  # noqa: F401  (fills the rule table)
 from .torch.convert import convert_module
 from .torch.importer import BACKEND_LEGAL_OPS, make_torch_context
@@ -101,17 +105,10 @@ def _set_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> N
         del proto.graph.value_info[:]
 
 
-_FIRST_OPSET = 13  # torch-mlir's ONNX conversion takes many ops only from here on (Softmax, Unsqueeze...)
-
-
-def _opset(proto: onnx.ModelProto) -> int:
-    return next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), _FIRST_OPSET)
-
-
 def _upgrade(proto: onnx.ModelProto) -> onnx.ModelProto:
     """A model of an opset before 13 converted to opset 17 (onnx's version converter)."""
-    old = _opset(proto)
-    if old >= _FIRST_OPSET:
+    old = opset(proto)
+    if old >= FIRST_OPSET:
         return proto
     try:
         new = version_converter.convert_version(proto, 17)
@@ -138,112 +135,8 @@ def _upgrade(proto: onnx.ModelProto) -> onnx.ModelProto:
 
 def prepare(proto: onnx.ModelProto) -> onnx.ModelProto:
     """`proto` (shapes inferred) rewritten where torch-mlir's conversion would go wrong."""
-    graph = proto.graph
-    types = {v.name: v.type.tensor_type for v in (*graph.input, *graph.value_info, *graph.output)}
-    nodes = []
-    for node in graph.node:
-        nodes.append(node)
-        if node.domain not in ("", "ai.onnx"):
-            continue
-        alpha = next((a.f for a in node.attribute if a.name == "alpha"), 1.0)
-        if node.op_type == "Gemm" and (len(node.input) < 3 or not node.input[2]) and alpha != 1.0:
-            # torch-mlir drops alpha when there is no C: give it a zero C
-            zero = f"{node.output[0]}__versa_zero_c"
-            element = types[node.input[0]].elem_type if node.input[0] in types else onnx.TensorProto.FLOAT
-            graph.initializer.append(helper.make_tensor(zero, element, [], [0]))
-            del node.input[2:]
-            node.input.append(zero)
-        if node.op_type == "MaxPool" and len(node.output) > 1 and node.output[1]:
-            # ONNX indices count over the whole N, C, H, W tensor; torch's restart at each plane
-            dims = [d.dim_value for d in types[node.input[0]].shape.dim] if node.input[0] in types else []
-            if len(dims) > 2 and all(dims):
-                plane = int(np.prod(dims[2:]))
-                offset = (np.arange(dims[0] * dims[1], dtype=np.int64) * plane).reshape(
-                    dims[:2] + [1] * (len(dims) - 2)
-                )
-                flat, per_plane = node.output[1], f"{node.output[1]}__versa_per_plane"
-                node.output[1] = per_plane
-                graph.initializer.append(numpy_helper.from_array(offset, f"{flat}__versa_offset"))
-                nodes.append(helper.make_node("Add", [per_plane, f"{flat}__versa_offset"], [flat]))
-    if len(nodes) != len(graph.node):  # new values: type them
-        del graph.node[:]
-        graph.node.extend(nodes)
-        proto = onnx.shape_inference.infer_shapes(proto)
-    return fold_shape_arithmetic(proto)
-
-
-# Shape arithmetic: every input shape is static, so `Shape` is a constant, and so is every small
-# integer computation on it that feeds Reshape/Slice/Expand. Folded, onnx's inference (which reads
-# initializers) gives every tensor a static shape; left alone, a tensor whose shape depends on it
-# has none, torch-mlir's importer types it as rank 0 and its conversion fails.
-_FOLDABLE = {
-    "Constant", "Shape", "Size", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Add", "Sub",
-    "Mul", "Div", "Mod", "Neg", "Abs", "Floor", "Ceil", "Sqrt", "Min", "Max", "Cast", "Range",
-    "ConstantOfShape", "Equal", "Less", "Greater", "Not", "Where", "Reshape", "Expand", "Identity",
-    "ReduceProd", "ReduceSum",
-}  # fmt: skip
-_SMALL = 4096  # elements: shape vectors and index tables, never weights
-
-
-def _static_shape(t) -> list[int] | None:
-    if t is None or not t.HasField("shape"):
-        return None
-    dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
-    return None if None in dims else dims
-
-
-def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """`proto` (shapes inferred) with its constant shape computations replaced by initializers."""
-    from onnx.reference import ReferenceEvaluator
-
-    graph = proto.graph
-    types = {v.name: v.type.tensor_type for v in (*graph.input, *graph.value_info, *graph.output)}
-    inputs = {i.name for i in graph.input}
-    values = {
-        t.name: numpy_helper.to_array(t)
-        for t in graph.initializer
-        if t.name not in inputs and int(np.prod(t.dims)) <= _SMALL
-    }
-    kept, folded = [], set()
-    for node in graph.node:
-        out = None
-        if node.domain not in ("", "ai.onnx") or node.op_type not in _FOLDABLE:
-            pass
-        elif node.op_type in ("Shape", "Size"):
-            dims = _static_shape(types.get(node.input[0]))
-            if dims is not None and node.op_type == "Size":
-                out = [np.array(int(np.prod(dims)), np.int64)]
-            elif dims is not None:
-                attrs = {a.name: a.i for a in node.attribute}
-                out = [np.array(dims[attrs.get("start", 0) : attrs.get("end", len(dims))], np.int64)]
-        elif all(not i or i in values for i in node.input):
-            try:
-                out = ReferenceEvaluator(node, opsets={"": _opset(proto)}).run(
-                    None, {i: values[i] for i in node.input if i}
-                )
-            except Exception:  # an op the reference cannot run: leave it to the importer
-                out = None
-        if out is not None and all(np.asarray(o).size <= _SMALL for o in out):
-            values.update((name, np.asarray(o)) for name, o in zip(node.output, out, strict=True))
-            folded.update(node.output)
-            continue
-        kept.append(node)
-    if not folded:
-        return proto
-    used = {i for n in kept for i in n.input} | {o.name for o in graph.output}
-    del graph.node[:]
-    graph.node.extend(kept)
-    graph.initializer.extend(numpy_helper.from_array(values[n], n) for n in sorted(folded & used))
-    info = [v for v in graph.value_info if v.name not in folded]
-    del graph.value_info[:]
-    graph.value_info.extend(info)
-    for output in graph.output:  # a folded output: its type is the value's
-        if output.name in folded:
-            array = values[output.name]
-            output.type.CopyFrom(
-                helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(array.dtype), array.shape)
-            )
-    return onnx.shape_inference.infer_shapes(proto)
+    # folded first: the rewrites read static shapes (a DepthToSpace after a computed Reshape)
+    return rewrite(fold_shape_arithmetic(proto))
 
 
 def onnx_to_torch(proto: onnx.ModelProto, context: ir.Context) -> ir.Module:
@@ -274,7 +167,7 @@ def _import_message(text: str, proto: onnx.ModelProto) -> str:
     node, op, attrs = match.groups()
     where = f"node '{node}'" if node else "an unnamed node"
     given = f" with {attrs.replace('torch.onnx.', '')}" if attrs else ""
-    return f"torch-mlir's ONNX conversion does not take {op} (opset {_opset(proto)}) at {where}{given}"
+    return f"torch-mlir's ONNX conversion does not take {op} (opset {opset(proto)}) at {where}{given}"
 
 
 def import_onnx(
