@@ -1,5 +1,6 @@
 """Ops a probe found running eagerly, now compiled (rules/pool.py, pool_backward.py, resample.py,
-scan.py, sorting.py, unfold.py, distance.py): each compiles with nothing eager through
+scan.py, sorting.py, unfold.py, distance.py, cells.py; take_along_dim in nn.py, the unsafe splits
+in shape.py): each compiles with nothing eager through
 versa.compile (forward) and torch.compile (forward and backward) and matches eager PyTorch.
 
 Gradients are taken of a weighted sum (weights sin(0), sin(1), ...), so that a gradient sent to
@@ -30,7 +31,38 @@ def with_zeros_and_signs(*shape):
     return x
 
 
+def cell_weights(gates: int, bias: bool = True, features: int = 8, hidden: int = 16) -> list:
+    """w_ih, w_hh (and b_ih, b_hh) of a recurrent cell with `gates` gates, as nn's init scales them."""
+    shapes = [(gates * hidden, features), (gates * hidden, hidden)] + [(gates * hidden,)] * 2 * bias
+    return [r(*s, seed=10 + i, scale=hidden**-0.5) for i, s in enumerate(shapes)]
+
+
+STEP = [r(3, 8), r(3, 16, seed=1), r(3, 16, seed=2)]  # x, h, c
+TAKE = torch.tensor([[6, 0, 3, 3, 1], [2, 2, 5, 0, 4], [1, 6, 6, 0, 2]])
+
+
+def unsafe_splits(x):
+    chunks = torch.cat([t * (i + 1) for i, t in enumerate(x.unsafe_chunk(3, 1))], 1)
+    rows = torch.cat([t * (i + 1) for i, t in enumerate(torch.unsafe_split(x, 2, 0))], 0)
+    return chunks + rows + torch.cat(x.unsafe_split_with_sizes([4, 3], 1)[::-1], 1)
+
+
 CASES = {
+    # recurrent cells: torch.export keeps them whole; torch.compile's form splits with unsafe_split
+    "lstm_cell": (lambda x, h, c, *w: torch.cat(torch.lstm_cell(x, (h, c), *w), 1), STEP + cell_weights(4)),
+    "lstm_cell_no_bias": (
+        lambda x, h, c, *w: torch.cat(torch.lstm_cell(x, (h, c), *w), 1),
+        STEP + cell_weights(4, bias=False),
+    ),
+    "gru_cell": (torch.gru_cell, STEP[:2] + cell_weights(3)),
+    "rnn_tanh_cell": (torch.rnn_tanh_cell, STEP[:2] + cell_weights(1)),
+    "rnn_relu_cell_no_bias": (torch.rnn_relu_cell, STEP[:2] + cell_weights(1, bias=False)),
+    "unsafe_splits": (unsafe_splits, [r(5, 7)]),
+    # take_along_dim: x and the index broadcast against each other but along dim
+    "take_along_dim": (lambda x: torch.take_along_dim(x, TAKE, 1), [r(3, 7)]),
+    "take_along_dim_broadcast": (lambda x: torch.take_along_dim(x, TAKE[:, None], -1), [r(3, 2, 7)]),
+    "take_along_dim_broadcast_x": (lambda x: torch.take_along_dim(x, TAKE.T[None], 1), [r(2, 7, 1)]),
+    "take_along_dim_flat": (lambda x: torch.take_along_dim(x, TAKE), [r(3, 3)]),
     # pooling gradients
     "adaptive_avg_pool2d_uneven": (lambda x: F.adaptive_avg_pool2d(x, (3, 5)), [r(2, 3, 7, 9)]),
     "adaptive_avg_pool2d_unbatched": (lambda x: F.adaptive_avg_pool2d(x, (4, 2)), [r(3, 6, 5)]),

@@ -150,6 +150,65 @@ def test_training_gradients_match_eager():
         torch.testing.assert_close(got.grad, want.grad, rtol=1e-4, atol=1e-5, msg=name)
 
 
+class Float64RoundTrip(torch.nn.Module):
+    """Versa has no f64: the cast to double and what computes in it run eagerly, the rest compiles."""
+
+    def forward(self, x):
+        return (x.double() * 2).float() + 1, torch.isinf(x.double()), torch.tanh(x)
+
+
+def test_float64_runs_eagerly_around_compiled_partitions(compiled_calls):
+    x = torch.randn(3, 5)
+    x[0, 0] = float("inf")
+    model = Float64RoundTrip()
+    want = model(x)
+    with versa_warnings() as messages:
+        got = versa.compile(model, (x,))(x)
+    torch._dynamo.reset()
+    with versa_warnings() as more:
+        again = torch.compile(model, backend="versa")(x)
+    for warned, result in ((messages, got), (more, again)):
+        assert len(warned) == 1 and "1x torch.aten.isinf" in warned[0], warned
+        assert "torch.aten.mul.Tensor" in warned[0] and "around 1 compiled partition(s)" in warned[0]
+        assert "failed to compile" not in warned[0]
+        close(result, want)
+    assert len(compiled_calls) == 2  # add and tanh, once per path
+
+
+def test_float64_is_refused_not_an_internal_error():
+    with pytest.raises(CompileError, match=r"torch.aten.to.dtype: f64 tensors \(Versa has no f64 type\)"):
+        versa.import_torch(Float64RoundTrip(), (torch.randn(3, 5),))
+
+
+class Bags(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bag = torch.nn.EmbeddingBag(13, 8, mode="sum")
+        self.fc1, self.fc2 = torch.nn.Linear(8, 16), torch.nn.Linear(16, 1)
+
+    def forward(self, indices, offsets):
+        return self.fc2(torch.relu(self.fc1(self.bag(indices, offsets))))
+
+
+def test_embedding_bag_training_runs_only_the_bag_eagerly():
+    """The forward graph returns _embedding_bag's offset2bag, bag sizes and argmax for its
+    backward; Versa does not compute them, so that op alone runs eagerly (its refusal names it,
+    not the function's return), and the linear layers compile."""
+    torch.manual_seed(0)
+    model = Bags()
+    twin = copy.deepcopy(model)
+    indices, offsets = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3, 5])
+    model(indices, offsets).square().sum().backward()
+    torch._dynamo.reset()
+    with versa_warnings() as messages:
+        torch.compile(twin, backend="versa")(indices, offsets).square().sum().backward()
+    assert len(messages) == 2, messages
+    assert "1 op(s) ran eagerly around 1 compiled partition(s): 1x torch.aten._embedding_bag" in messages[0]
+    assert "1x torch.aten._embedding_bag_backward" in messages[1]
+    for (name, want), got in zip(model.named_parameters(), twin.parameters(), strict=True):
+        torch.testing.assert_close(got.grad, want.grad, rtol=1e-4, atol=1e-5, msg=name)
+
+
 def graph_of(model, *args) -> torch.fx.GraphModule:
     return torch.export.export(model, args, strict=False).module(check_guards=False)
 

@@ -14,7 +14,7 @@ every such op, its count and its source line, and never returns a half-converted
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -56,9 +56,16 @@ POISON = _Poison()
 
 @dataclass(frozen=True)
 class Refused:
-    """A result a rule does not compute (e.g. pooling indices only backward needs): using it fails."""
+    """A result a rule does not compute (e.g. pooling indices only backward needs): using it
+    refuses the op that produced it (the converter fills in its name and place), so that
+    partitioning leaves that op to PyTorch."""
 
     reason: str
+    op: str = ""
+    location: ir.Location | None = None
+
+    def refuse_in(self, conversion: Conversion, user: str, location: ir.Location) -> None:
+        conversion.refuse(self.op or user, self.reason, self.location or location)
 
 
 @dataclass
@@ -214,7 +221,7 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
         operands = [v for v in op.operands if not is_none(v.type)]
         for value in operands:
             if isinstance(env[value], Refused):
-                conversion.refuse(name, env[value].reason, op.location)
+                env[value].refuse_in(conversion, name, op.location)
         values = [_or_placeholder(env[v], v) for v in operands]
         values = [
             vb.cast(x, types.element_type(BOUNDARY[str(x.type.element_type)]))
@@ -227,13 +234,19 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
     if name in _VALUE_OPS:
         env[op.results[0]] = _VALUE_OPS[name](op, env)
         return
+    foreign = _foreign_element(op)
+    if foreign:  # refused before a rule or the fallback builds f64 ops no versa op verifies
+        conversion.refuse(name, f"{foreign} tensors (Versa has no {foreign} type)", op.location)
+        conversion.record(op, name, f"unsupported: {foreign} tensors")
+        env.update((r, POISON) for r in op.results)
+        return
     if name not in RULES:  # listed even when its operands are unconverted too
         _try_fallback(op, name, env, conversion, "")
         return
     args = [env[v] for v in op.operands]
     for arg in args:
         if isinstance(arg, Refused):
-            conversion.refuse(name, arg.reason, op.location)
+            arg.refuse_in(conversion, name, op.location)
     if any(isinstance(a, Refused) or a is POISON or (isinstance(a, list) and POISON in a) for a in args):
         env.update((r, POISON) for r in op.results)
         return
@@ -251,7 +264,19 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
         return
     produced = produced if isinstance(produced, list | tuple) else [produced]
     for result, value, declared in zip(op.results, produced, node.results, strict=True):
+        if isinstance(value, Refused) and value.location is None:
+            value = replace(value, op=name, location=op.location)
         env[result] = _match_declared(value, declared, op)
+
+
+def _foreign_element(op: ir.OpView) -> str | None:
+    """The element type of a result Versa has no type for (f64), or None. Bytes pass: a
+    literal widens them (bool tensors arrive as uint8)."""
+    for result in op.results:
+        t = types.parse_tensor_type(result.type)
+        if t is not None and t.element not in (*types.SUPPORTED, "ui8"):
+            return t.element
+    return None
 
 
 @rule("torch.vtensor.literal")

@@ -28,6 +28,7 @@ from versa.mlir import ir
 
 from .convert import survey
 from .importer import import_graph, make_torch_context
+from .types import SUPPORTED, TORCH_DTYPES
 
 # A compiled graph: called (boxed) with a list of tensors, returns the list of its outputs.
 GraphCompiler = Callable[[GraphModule], Callable[[list], list]]
@@ -60,6 +61,15 @@ def _is_complex(value) -> bool:
     if isinstance(value, tuple | list):
         return any(map(_is_complex, value))
     return _is_tensor(value) and value.is_complex()
+
+
+def _versa_typed(value) -> bool:
+    """No tensor of a dtype Versa has no type for (float64): one would cross a boundary."""
+    if isinstance(value, tuple | list):
+        return all(map(_versa_typed, value))
+    if not _is_tensor(value) or value.is_complex():  # complex: see `_is_complex`
+        return True
+    return TORCH_DTYPES.get(value.dtype) in (*SUPPORTED, "ui8")
 
 
 def _static(value) -> bool:
@@ -128,6 +138,8 @@ class _Support(OperatorSupportBase):
             return False  # a data-dependent size (nonzero, torch.where(mask)): Versa compiles static shapes
         if any(_is_complex(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
             return False  # versa has no complex type: these alone run eagerly (see complex_to_real)
+        if not all(_versa_typed(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
+            return False  # casts to double and what computes in it run eagerly
         return _tensors_or_none(node.meta.get("val"))
 
 

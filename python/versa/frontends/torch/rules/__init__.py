@@ -11,6 +11,7 @@ bags         embedding_bag (sum, mean, max over offsets)
 pool         pooling and resampling (adaptive average 1-d/2-d and its gradient, linear, bilinear)
 pool_backward  max-pool gradients as one scatter (dilated, 3-d, adaptive), avg_pool3d's gradient
 resample     adaptive_max_pool1d, nearest-exact resampling (constant gathers)
+cells        LSTM/GRU/RNN cells (one time step)
 scan         cumprod, logcumsumexp (log-depth scans)
 sorting      topk, sort (stable ranks, or k max passes)
 unfold       im2col/col2im (F.unfold/F.fold), reflection/replication padding gradients
@@ -25,6 +26,7 @@ from . import (
     activations,
     backward,
     bags,
+    cells,
     conv,
     distance,
     elementwise,
@@ -47,6 +49,7 @@ __all__ = [
     "activations",
     "backward",
     "bags",
+    "cells",
     "conv",
     "distance",
     "elementwise",

@@ -5,7 +5,8 @@ offsets[b] <= n < offsets[b + 1] (the list's end for the last bag), so membershi
 comparison of an iota against the offsets: a sum is that one-hot matrix times the gathered rows
 (a matmul the codegen vectorizes), a max a masked reduction over n. O(bags · n · dim), fine for
 the bag sizes models use; the other results (offset2bag, bag sizes, argmax) only feed the
-backward, which stays eager.
+backward, which stays eager: a training graph that returns them for it runs this op eagerly
+(`Refused`), and the rest of the graph compiles.
 """
 
 from versa.dialects import builders as vb

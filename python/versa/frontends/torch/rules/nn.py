@@ -277,6 +277,23 @@ def gather(node: Node, x, dim, index, sparse_grad=False):
     return vb.gather(vb.reshape(x, [int(np.prod(dims))]), flat, axis=0)
 
 
+@rule("torch.aten.take_along_dim")
+def take_along_dim(node: Node, x, index, dim=None):
+    """A gather of x and index broadcast against each other on every axis but `dim` (as torch
+    decomposes it); without a dim, of both flattened."""
+    if dim is None:
+        flat = vb.reshape(index, [math.prod(shape(index))])
+        return gather(node, vb.reshape(x, [math.prod(shape(x))]), 0, flat)
+    if rank(x) != rank(index):
+        raise Unsupported("take_along_dim with an index of another rank")
+    d = axis(dim, x)
+    index_shape = np.broadcast_shapes(shape(x)[:d] + (1,) + shape(x)[d + 1 :], shape(index))
+    x_shape = index_shape[:d] + shape(x)[d : d + 1] + index_shape[d + 1 :]
+    index = index if shape(index) == index_shape else vb.broadcast_to(index, list(index_shape))
+    x = x if shape(x) == x_shape else vb.broadcast_to(x, list(x_shape))
+    return gather(node, x, d, index)
+
+
 @rule("torch.aten.prelu", "torch.aten._prelu_kernel")
 def prelu(node: Node, x, weight):
     """max(x, 0) + w · min(x, 0), w per channel (dim 1) or one value (torch-mlir's lowering

@@ -151,19 +151,19 @@ def _split(x, d: int, sizes: list[int]) -> list:
     return parts
 
 
-@rule("torch.aten.split.Tensor")
+@rule("torch.aten.split.Tensor", "torch.aten.unsafe_split.Tensor")
 def split(node: Node, x, size, dim=0):
     d = axis(dim, x)
     n = shape(x)[d]
     return [_split(x, d, [min(size, n - s) for s in range(0, n, size)])]
 
 
-@rule("torch.aten.split_with_sizes")
+@rule("torch.aten.split_with_sizes", "torch.aten.unsafe_split_with_sizes")
 def split_with_sizes(node: Node, x, sizes, dim=0):
     return [_split(x, axis(dim, x), list(sizes))]
 
 
-@rule("torch.aten.chunk")
+@rule("torch.aten.chunk", "torch.aten.unsafe_chunk")
 def chunk(node: Node, x, chunks, dim=0):
     d = axis(dim, x)
     size = -(-shape(x)[d] // chunks)
