@@ -22,7 +22,6 @@ import numpy as np
 from versa.diagnostics import CompileError, Diagnostic
 from versa.dialects import builders as vb
 from versa.dialects.shapes import RuleError
-from versa.dialects.versa import ConstantOp
 from versa.mlir import func, ir
 from versa.reference import numpy_dtype
 
@@ -277,19 +276,6 @@ def _foreign_element(op: ir.OpView) -> str | None:
         if t is not None and t.element not in (*types.SUPPORTED, "ui8"):
             return t.element
     return None
-
-
-@rule("torch.vtensor.literal")
-def literal(node: Node) -> ir.Value:
-    """Weights and constants: the dense elements become a `versa.constant` as they are."""
-    value = node.op.attributes["value"]
-    if not isinstance(value, ir.DenseElementsAttr):
-        raise Unsupported(f"a literal of {type(value).__name__} (not dense elements)")
-    if node.out.element == "ui8":  # bytes (bool tensors arrive as uint8): widen, a cast follows
-        return vb.constant(np.array(value).reshape(node.out.shape).astype(np.int32))
-    if str(value.type.element_type) != node.out.element:
-        raise Unsupported(f"a literal of {value.type} for {node.out}")
-    return ConstantOp.build([], {"value": value}, value.type)
 
 
 def _or_placeholder(value: Any, source: ir.Value) -> ir.Value:

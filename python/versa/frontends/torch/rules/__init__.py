@@ -3,7 +3,7 @@
 elementwise  arithmetic, activations, comparisons, casts, identities
 activations  shrinkage, fmod, hypot, xlogy
 shape        views, permutes, slicing, concatenation, padding, flips
-factories    zeros/ones/full/arange, tril/triu, fill, copy
+factories    literals, zeros/ones/full/arange, tril/triu, fill, copy
 reduce       sums, means, max/min, argmax, variance, norms
 conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
 nn           linear/matmul, normalisation, softmax, attention, embedding, gather, prelu

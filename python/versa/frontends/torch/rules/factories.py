@@ -1,14 +1,30 @@
-"""Tensor factories and fills: zeros, ones, full, arange, tril/triu, fill, copy.
+"""Tensor factories and fills: literals, zeros, ones, full, arange, tril/triu, fill, copy.
 
-Factories with constant arguments become `versa.constant`s of the declared shape.
+Literals (weights) and factories with constant arguments become `versa.constant`s of the
+declared shape.
 """
 
 import numpy as np
 
 from versa.dialects import builders as vb
+from versa.dialects.versa import ConstantOp
+from versa.mlir import ir
 
-from ..convert import Node, rule
+from ..convert import Node, Unsupported, rule
 from .common import shape
+
+
+@rule("torch.vtensor.literal")
+def literal(node: Node) -> ir.Value:
+    """Weights and constants: the dense elements become a `versa.constant` as they are."""
+    value = node.op.attributes["value"]
+    if not isinstance(value, ir.DenseElementsAttr):
+        raise Unsupported(f"a literal of {type(value).__name__} (not dense elements)")
+    if node.out.element == "ui8":  # bytes (bool tensors arrive as uint8): widen, a cast follows
+        return vb.constant(np.array(value).reshape(node.out.shape).astype(np.int32))
+    if str(value.type.element_type) != node.out.element:
+        raise Unsupported(f"a literal of {value.type} for {node.out}")
+    return ConstantOp.build([], {"value": value}, value.type)
 
 
 def _full(node: Node, value) -> object:
