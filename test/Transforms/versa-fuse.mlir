@@ -235,3 +235,31 @@ func.func @two_groups(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %4 = "versa.abs"(%3) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   return %4 : tensor<4x4xf32>
 }
+
+// -----
+
+// SiLU after a convolution (x * sigmoid(x), x = conv + bias): the bias add is copied for its
+// two users, both land in one group, and the convolution joins it as the anchor (rule 2, second
+// form). The result feeds a mean and a scale (squeeze-excite): it is read twice, so it is stored
+// once, and the sigmoid stays in the epilogue instead of being stored on its own.
+// CHECK-LABEL: func.func @silu_epilogue_read_twice
+//       CHECK:   %[[Y:.+]] = "versa.fused"() ({
+//       CHECK:     %[[C:.+]] = "versa.conv2d"
+//   CHECK-DAG:     %[[X1:.+]] = "versa.add"(%[[C]],
+//   CHECK-DAG:     %[[X2:.+]] = "versa.add"(%[[C]],
+//       CHECK:     %[[S:.+]] = "versa.sigmoid"
+//       CHECK:     %[[M:.+]] = "versa.mul"
+//       CHECK:     "versa.yield"(%[[M]])
+//       CHECK:   }) {kind = "epilogue"}
+//   CHECK-NOT:   "versa.sigmoid"
+//       CHECK:   %[[MEAN:.+]] = "versa.reduce_mean"(%[[Y]])
+//       CHECK:   "versa.mul"(%[[Y]], %[[MEAN]])
+func.func @silu_epilogue_read_twice(%x: tensor<1x8x8x4xf32>, %w: tensor<1x1x4x16xf32>, %b: tensor<16xf32>) -> tensor<1x8x8x16xf32> {
+  %0 = "versa.conv2d"(%x, %w) {dilations = array<i64: 1, 1>, groups = 1 : i64, layout = "NHWC", padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<1x1x4x16xf32>) -> tensor<1x8x8x16xf32>
+  %1 = "versa.add"(%0, %b) : (tensor<1x8x8x16xf32>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %2 = "versa.sigmoid"(%1) : (tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %3 = "versa.mul"(%1, %2) : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %4 = "versa.reduce_mean"(%3) {axes = array<i64: 1, 2>, keepdims = true} : (tensor<1x8x8x16xf32>) -> tensor<1x1x1x16xf32>
+  %5 = "versa.mul"(%3, %4) : (tensor<1x8x8x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x8x8x16xf32>
+  return %5 : tensor<1x8x8x16xf32>
+}

@@ -90,6 +90,23 @@ func.func @main(%x: tensor<8x40xf32>, %b: tensor<40xf32>) -> (tensor<8x40xf32>, 
   return %2, %3 : tensor<8x40xf32>, tensor<8xf32>
 }"""
 
+# SiLU on a depthwise convolution, read by a mean and by the scale it yields (squeeze-excite):
+# the convolution's result is read twice inside its epilogue (x * sigmoid(x)).
+SQUEEZE_EXCITE = """
+func.func @main(%x: tensor<2x9x9x16xf32>, %w: tensor<3x3x1x16xf32>, %b: tensor<16xf32>)
+    -> tensor<2x9x9x16xf32> {
+  %0 = "versa.conv2d"(%x, %w) {padding = array<i64: 1, 1, 1, 1>, groups = 16 : i64, layout = "NHWC"}
+      : (tensor<2x9x9x16xf32>, tensor<3x3x1x16xf32>) -> tensor<2x9x9x16xf32>
+  %1 = "versa.add"(%0, %b) : (tensor<2x9x9x16xf32>, tensor<16xf32>) -> tensor<2x9x9x16xf32>
+  %2 = "versa.sigmoid"(%1) : (tensor<2x9x9x16xf32>) -> tensor<2x9x9x16xf32>
+  %3 = "versa.mul"(%1, %2) : (tensor<2x9x9x16xf32>, tensor<2x9x9x16xf32>) -> tensor<2x9x9x16xf32>
+  %4 = "versa.reduce_mean"(%3) {axes = array<i64: 1, 2>, keepdims = true}
+      : (tensor<2x9x9x16xf32>) -> tensor<2x1x1x16xf32>
+  %5 = "versa.sigmoid"(%4) : (tensor<2x1x1x16xf32>) -> tensor<2x1x1x16xf32>
+  %6 = "versa.mul"(%3, %5) : (tensor<2x9x9x16xf32>, tensor<2x1x1x16xf32>) -> tensor<2x9x9x16xf32>
+  return %6 : tensor<2x9x9x16xf32>
+}"""
+
 PROGRAMS = {
     "epilogue_matmul": (EPILOGUE, ["epilogue"]),
     "epilogue_conv_nchw": (_conv_epilogue("NCHW"), ["epilogue"]),
@@ -100,6 +117,7 @@ PROGRAMS = {
     "batch_norm_nchw": (_batch_norm("NCHW"), ["reduction"]),
     "batch_norm_nhwc": (_batch_norm("NHWC"), ["reduction"]),
     "shared_cheap_producer": (SHARED_PRODUCER, ["elementwise", "reduction"]),
+    "squeeze_excite": (SQUEEZE_EXCITE, ["epilogue"]),
 }
 
 
