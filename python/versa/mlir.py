@@ -5,7 +5,20 @@ imports them from here, so a move to another distribution of the bindings touche
 """
 
 from torch_mlir import ir, passmanager, rewrite
-from torch_mlir.dialects import affine, arith, ext, func, gpu, irdl, linalg, math, memref, scf, tensor
+from torch_mlir.dialects import (
+    affine,
+    arith,
+    bufferization,
+    ext,
+    func,
+    gpu,
+    irdl,
+    linalg,
+    math,
+    memref,
+    scf,
+    tensor,
+)
 from torch_mlir.dialects import llvm as llvm_dialect
 from torch_mlir.dialects.transform import interpreter as transform_interpreter
 from torch_mlir.execution_engine import ExecutionEngine
@@ -17,6 +30,7 @@ __all__ = [
     "PassManager",
     "affine",
     "arith",
+    "bufferization",
     "ext",
     "func",
     "gpu",

@@ -2,8 +2,7 @@
 
 // CHECK-LABEL: func.func @repeated_result
 //       CHECK:   %[[E:.+]] = math.exp
-//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<4xf32>
-//       CHECK:   %[[C:.+]] = linalg.copy {{.*}}ins(%[[E]] : tensor<4xf32>) outs(%[[EMPTY]] : tensor<4xf32>)
+//       CHECK:   %[[C:.+]] = bufferization.alloc_tensor() copy(%[[E]]) : tensor<4xf32>
 //       CHECK:   return %[[E]], %[[C]]
 func.func @repeated_result(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = math.exp %a : tensor<4xf32>
@@ -13,7 +12,7 @@ func.func @repeated_result(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) 
 // -----
 
 // CHECK-LABEL: func.func @negative_distinct_results
-//   CHECK-NOT:   linalg.copy
+//   CHECK-NOT:   alloc_tensor
 func.func @negative_distinct_results(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = math.exp %a : tensor<4xf32>
   return %0, %a : tensor<4xf32>, tensor<4xf32>
