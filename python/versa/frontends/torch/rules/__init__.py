@@ -6,9 +6,11 @@ shape        views, permutes, slicing, concatenation, padding, flips
 factories    literals, zeros/ones/full/arange, tril/triu, fill, copy
 reduce       sums, means, max/min, argmax, variance, norms
 conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
+conv3d       conv3d as 2-d convolutions (temporal kernels: one; else a sum over depth)
 nn           linear/matmul, normalisation, softmax, attention, embedding, gather, prelu
 bags         embedding_bag (sum, mean, max over offsets)
 pool         pooling and resampling (adaptive average 1-d/2-d and its gradient, linear, bilinear)
+pool3d       3-d max/avg/adaptive-average pools as 2-d pools over H, W and over depth
 pool_backward  max-pool gradients as one scatter (dilated, 3-d, adaptive), avg_pool3d's gradient
 resample     adaptive_max_pool1d, nearest-exact resampling (constant gathers)
 cells        LSTM/GRU/RNN cells (one time step)
@@ -28,6 +30,7 @@ from . import (
     bags,
     cells,
     conv,
+    conv3d,
     distance,
     elementwise,
     factories,
@@ -35,6 +38,7 @@ from . import (
     loss,
     nn,
     pool,
+    pool3d,
     pool_backward,
     reduce,
     resample,
@@ -51,6 +55,7 @@ __all__ = [
     "bags",
     "cells",
     "conv",
+    "conv3d",
     "distance",
     "elementwise",
     "factories",
@@ -58,6 +63,7 @@ __all__ = [
     "loss",
     "nn",
     "pool",
+    "pool3d",
     "pool_backward",
     "reduce",
     "resample",

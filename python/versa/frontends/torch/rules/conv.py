@@ -1,4 +1,5 @@
-"""Convolutions: conv1d/conv2d and their transposes, as `versa.conv2d` / `versa.conv_transpose2d`.
+"""Convolutions: conv1d/conv2d and their transposes, as `versa.conv2d` / `versa.conv_transpose2d`
+(conv3d: rules/conv3d.py).
 
 A 1-d convolution is a 2-d one over an image of height 1 (the input [N, C, W] viewed as
 [N, C, 1, W], the weight [F, C, K] as [F, C, 1, K]). That view costs nothing (a reshape of a
@@ -11,6 +12,7 @@ Biases become a broadcast `versa.add` after the contraction (versa-fuse makes it
 from versa.dialects import builders as vb
 
 from ..convert import Node, Unsupported, rule
+from . import conv3d
 from .common import pairs, rank, shape
 
 
@@ -114,8 +116,10 @@ def convolution(
         if transposed:
             return conv_transpose1d(node, x, weight, bias, stride, padding, output_padding, groups, dilation)
         return conv1d(node, x, weight, bias, stride, padding, dilation, groups)
+    if rank(x) == 5 and not transposed:
+        return conv3d.conv3d(node, x, weight, bias, stride, padding, dilation, groups)
     if rank(x) != 4:
-        raise Unsupported(f"{rank(x) - 2}-d convolution")
+        raise Unsupported(f"{rank(x) - 2}-d {'transposed ' if transposed else ''}convolution")
     if transposed:
         return conv_transpose2d(node, x, weight, bias, stride, padding, output_padding, groups, dilation)
     return conv2d(node, x, weight, bias, stride, padding, dilation, groups)
