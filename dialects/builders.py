@@ -11,7 +11,7 @@ before any op is created:
         y = vb.conv2d(x, w, padding=[1, 1, 1, 1], layout="NHWC")    # tensor<1x8x8x4xf32>
         z = vb.softmax(vb.matmul(vb.reshape(y, [1, 256]), fc), axis=-1)
 
-`max`, `min`, `pow`, `abs` and `slice` shadow Python builtins: import the module, not the names.
+`max`, `min`, `pow`, `abs`, `round` and `slice` shadow Python builtins: import the module, not the names.
 """
 
 from collections.abc import Sequence
@@ -46,6 +46,9 @@ from .builders_indexing import (  # noqa: F401
     scatter,
     select,
 )
+
+# sin, cos, tan, atan, log1p, expm1, floor, ceil, round, trunc and sign: builders_math.py.
+from .builders_math import atan, ceil, cos, expm1, floor, log1p, round, sign, sin, tan, trunc  # noqa: F401
 
 # ----------------------------------------------------------------------------- elementwise
 

@@ -1,8 +1,9 @@
 """The versa dialect object and the base class of its ops, shared by every op module.
 
-`versa.py` (the original ops), `ops_logical.py` (compare, select, and/or/not) and
-`ops_indexing.py` (gather, scatter, iota, argmax, cumsum, conv_transpose2d) all define their op classes
-on `Versa`; `versa.py` imports the other two and builds the op table `OPS`. This module imports
+`versa.py` (the original ops), `ops_logical.py` (compare, select, and/or/not), `ops_math.py`
+(sin, cos, floor, round, sign, ...) and `ops_indexing.py` (gather, scatter, iota, argmax, cumsum,
+conv_transpose2d) all define their op classes on `Versa`; `versa.py` imports the others and
+builds the op table `OPS`. This module imports
 none of them, so there is no import cycle.
 """
 
@@ -177,3 +178,7 @@ class ElementwiseBinaryOp(VersaOp):
 
 class ElementwiseUnaryOp(VersaOp):
     ELEMENTWISE = True
+
+
+class FloatUnaryOp(ElementwiseUnaryOp):
+    FLOAT_ONLY = True

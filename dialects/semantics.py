@@ -106,8 +106,27 @@ for _name, _fn in {
     "erf": _erf,
     "rsqrt": lambda x: 1.0 / np.sqrt(x),
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "atan": np.arctan,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "round": np.rint,  # ties to even, as torch.round
+    "trunc": np.trunc,
 }.items():
     _register(_name, lambda x, f=_fn: f(_f64(x)))
+
+
+@_op("sign")
+def _sign(x: np.ndarray) -> np.ndarray:
+    """-1, 0 or 1; torch's sign(NaN) = 0 and sign(-0) = +0 (NumPy gives NaN and -0)."""
+    if not np.issubdtype(x.dtype, np.floating):
+        return np.sign(x)
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
 
 _register("relu", lambda x: np.maximum(x, 0))
 _register("cast", lambda x: x)  # the wrapper's astype converts; float->int truncates to zero

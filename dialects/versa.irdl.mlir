@@ -360,5 +360,71 @@ module {
       %1 = irdl.base "!builtin.tensor" 
       irdl.results(result: %1)
     }
+    irdl.operation @sin {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @cos {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @tan {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @atan {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @log1p {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @expm1 {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @floor {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @ceil {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @round {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @trunc {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
+    irdl.operation @sign {
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(input: %0)
+      %1 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %1)
+    }
   }
 }

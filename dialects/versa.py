@@ -10,8 +10,8 @@ Ops print in MLIR's generic form:
 
 Builders (snake_case, one per op, in `builders.py`) check and type ops with the same rules.
 The dialect object and the base class `VersaOp` live in `core.py`; comparison and logic ops in
-`ops_logical.py`, indexing and scan ops in `ops_indexing.py`. `OPS`, at the end of this module,
-is the table of every op of all three.
+`ops_logical.py`, trigonometric and rounding ops in `ops_math.py`, indexing and scan ops in
+`ops_indexing.py`. `OPS`, at the end of this module, is the table of every op of all four.
 """
 
 from collections.abc import Sequence
@@ -27,6 +27,7 @@ from .core import (  # noqa: F401
     LAYOUTS,
     ElementwiseBinaryOp,
     ElementwiseUnaryOp,
+    FloatUnaryOp,
     Tensor,
     Versa,
     VersaOp,
@@ -98,10 +99,6 @@ class ReluOp(ElementwiseUnaryOp, name="relu", traits=[ext.Pure]):
     NUMERIC = True
     input: ext.Operand[Tensor]
     result: ext.Result[Tensor]
-
-
-class FloatUnaryOp(ElementwiseUnaryOp):
-    FLOAT_ONLY = True
 
 
 class ExpOp(FloatUnaryOp, name="exp", traits=[ext.Pure]):
@@ -485,6 +482,19 @@ from .ops_indexing import (  # noqa: E402, F401
     ScatterOp,
 )
 from .ops_logical import AndOp, CompareOp, NotOp, OrOp, SelectOp  # noqa: E402, F401
+from .ops_math import (  # noqa: E402, F401
+    AtanOp,
+    CeilOp,
+    CosOp,
+    Expm1Op,
+    FloorOp,
+    Log1pOp,
+    RoundOp,
+    SignOp,
+    SinOp,
+    TanOp,
+    TruncOp,
+)
 
 OPS: dict[str, type[VersaOp]] = {cls.OPERATION_NAME: cls for cls in Versa.operations}
 

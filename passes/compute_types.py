@@ -34,14 +34,18 @@ def element(t: ir.Type) -> ir.Type:
     return t.element_type if isinstance(t, ir.ShapedType) else t
 
 
+def with_element(t: ir.Type, new: ir.Type) -> ir.Type:
+    """`t` (a scalar, vector or ranked tensor type) with `new` as its element type."""
+    if isinstance(t, ir.VectorType):
+        return ir.VectorType.get(t.shape, new, scalable=t.scalable_dims)
+    if isinstance(t, ir.RankedTensorType):
+        return ir.RankedTensorType.get(t.shape, new)
+    return new
+
+
 def widened(t: ir.Type) -> ir.Type:
     """`t` (a scalar, vector or ranked tensor) with its element in the compute type."""
-    wide = compute_element(element(t))
-    if isinstance(t, ir.VectorType):
-        return ir.VectorType.get(t.shape, wide, scalable=t.scalable_dims)
-    if isinstance(t, ir.RankedTensorType):
-        return ir.RankedTensorType.get(t.shape, wide)
-    return wide
+    return with_element(t, compute_element(element(t)))
 
 
 def in_compute_type(compute: Callable[..., ir.Value]) -> Callable[..., ir.Value]:

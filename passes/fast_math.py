@@ -1,5 +1,5 @@
-"""versa-fast-math: f32 (and f16/bf16) `math.exp`, `math.tanh`, `math.erf`, `math.log` as branch-free
-arith/math code.
+"""versa-fast-math: f32 (and f16/bf16) `math.exp`, `math.tanh`, `math.erf`, `math.log` (and, in
+`fast_math_trig.py`, `math.sin`, `math.cos`, `math.tan`, `math.atan`) as branch-free arith/math code.
 
     %y = math.exp %x : vector<16xf32>
   → range reduction, a polynomial in `math.fma`, 2^n from exponent bits (`arith.bitcast`,
@@ -41,45 +41,44 @@ is correctly rounded is already up to 6e-8 off relatively, so most of these are 
         gelu 1.7x slower: compute-bound, not memory-bound.) erf(+-inf) = +-1,
         erf(-0) = -0, erf(nan) = nan.
 
-Sigmoid and gelu are built from these ops (`scalar_emitters`) and speed up with them: sigmoid
-8.9e-8 absolute [1.2e-7]; gelu absolute per max(1, |x|): 2.2e-7 [2.5e-7] in the erf form
-(PyTorch's CPU gelu: 3.5e-7 on a grid over [-5, 5]), 1.3e-7 [2e-7] in the tanh form.
+Sigmoid, gelu, log1p and expm1 are built from these ops (`scalar_emitters`) and speed up with
+them: sigmoid 8.9e-8 absolute [1.2e-7]; gelu absolute per max(1, |x|): 2.2e-7 [2.5e-7] in the
+erf form (PyTorch's CPU gelu: 3.5e-7 on a grid over [-5, 5]), 1.3e-7 [2e-7] in the tanh form;
+log1p and expm1 (Kahan's forms) 1.8e-7 relative [2e-7], on every f32 input
+(`test/python/test_math_ops.py`).
 """
 
 from dataclasses import dataclass
 
 from versa.mlir import arith, ir, math
 
+from . import fast_math_trig as trig
 from .base import Pass, collect
-from .compute_types import element, in_compute_type, is_half
+from .compute_types import element, in_compute_type, is_half, with_element
 
 _F = arith.CmpFPredicate
 
 
-class _Builder:
-    """Constants and ops of one f32 (shaped or scalar) type and its i32 twin."""
+class Builder:
+    """Constants and ops of one f32 (shaped or scalar) type `ftype` and its i32 twin `itype`
+    (`fast_math_trig` adds f64 and i64 twins through `compute_types.with_element`)."""
 
     def __init__(self, ftype: ir.Type):
         self.ftype = ftype
-        i32 = ir.IntegerType.get_signless(32)
-        if isinstance(ftype, ir.VectorType):
-            self.itype = ir.VectorType.get(ftype.shape, i32, scalable=ftype.scalable_dims)
-        elif isinstance(ftype, ir.RankedTensorType):
-            self.itype = ir.RankedTensorType.get(ftype.shape, i32)
-        else:
-            self.itype = i32
+        self.itype = with_element(ftype, ir.IntegerType.get_signless(32))
+
+    @staticmethod
+    def constant(t: ir.Type, attr: ir.Attribute) -> ir.Value:
+        """`attr` as a constant of type `t`, splat where `t` is shaped."""
+        if isinstance(t, ir.ShapedType):
+            attr = ir.DenseElementsAttr.get_splat(t, attr)
+        return arith.constant(t, attr)
 
     def f(self, value: float) -> ir.Value:
-        attr = ir.FloatAttr.get_f32(value)
-        if isinstance(self.ftype, ir.ShapedType):
-            attr = ir.DenseElementsAttr.get_splat(self.ftype, attr)
-        return arith.constant(self.ftype, attr)
+        return self.constant(self.ftype, ir.FloatAttr.get_f32(value))
 
     def i(self, value: int) -> ir.Value:
-        attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
-        if isinstance(self.itype, ir.ShapedType):
-            attr = ir.DenseElementsAttr.get_splat(self.itype, attr)
-        return arith.constant(self.itype, attr)
+        return self.constant(self.itype, ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value))
 
     def horner(self, t: ir.Value, coefficients: list[float]) -> ir.Value:
         """c0 t^k + c1 t^(k-1) + ... + ck (highest degree first), one fma per step."""
@@ -152,7 +151,7 @@ _ERF_Q = [
 ]
 
 
-def _exp(b: _Builder, x: ir.Value) -> ir.Value:
+def _exp(b: Builder, x: ir.Value) -> ir.Value:
     # Beyond [-104, 89] the result is 0 or inf anyway (also for +-inf); NaN passes the clamp.
     x = b.clamp_keep_nan(x, -104.0, 89.0)
     # n = round(x log2 e): the magic constant leaves n in the low bits of t (no fptosi, so a
@@ -173,7 +172,7 @@ def _exp(b: _Builder, x: ir.Value) -> ir.Value:
     return arith.mulf(arith.mulf(p, scale1), scale2)
 
 
-def _log(b: _Builder, x: ir.Value) -> ir.Value:
+def _log(b: Builder, x: ir.Value) -> ir.Value:
     # Subnormal inputs: scale by 2^23 so the exponent bits hold the whole exponent.
     subnormal = arith.cmpf(_F.OLT, x, b.f(1.17549435e-38))
     xs = arith.select(subnormal, arith.mulf(x, b.f(8388608.0)), x)
@@ -199,7 +198,7 @@ def _log(b: _Builder, x: ir.Value) -> ir.Value:
     return arith.select(arith.cmpf(_F.ULT, x, b.f(0.0)), b.f(float("nan")), result)
 
 
-def _tanh(b: _Builder, x: ir.Value) -> ir.Value:
+def _tanh(b: Builder, x: ir.Value) -> ir.Value:
     # tanh is odd: work on |x| and give the result the sign of x (so tanh(-0) = -0).
     a = math.absf(x)
     # Small |x|: odd polynomial. NaN goes this way and stays NaN.
@@ -211,7 +210,7 @@ def _tanh(b: _Builder, x: ir.Value) -> ir.Value:
     return math.copysign(arith.select(arith.cmpf(_F.OLT, a, b.f(0.625)), small, large), x)
 
 
-def _erf(b: _Builder, x: ir.Value) -> ir.Value:
+def _erf(b: Builder, x: ir.Value) -> ir.Value:
     # One rational for every |x| < 4: 10 fma and a divide, no branches to blend. erf is odd:
     # work on |x| and give the result the sign of x (so erf(-0) = -0); a NaN passes minimumf
     # and the divide.
@@ -224,7 +223,7 @@ def _erf(b: _Builder, x: ir.Value) -> ir.Value:
     return math.copysign(y, x)
 
 
-_REWRITES = {"math.exp": _exp, "math.log": _log, "math.tanh": _tanh, "math.erf": _erf}
+_REWRITES = {"math.exp": _exp, "math.log": _log, "math.tanh": _tanh, "math.erf": _erf, **trig.REWRITES}
 
 
 def _rewritten(t: ir.Type) -> bool:
@@ -236,12 +235,15 @@ def _rewritten(t: ir.Type) -> bool:
 @dataclass(frozen=True)
 class VersaFastMath(Pass):
     name = "versa-fast-math"
-    summary = "Rewrite f32 (f16, bf16 via f32) math.exp/log/tanh/erf as branch-free polynomials (no libm)"
+    summary = (
+        "Rewrite f32 (f16, bf16 via f32) math.exp/log/tanh/erf/sin/cos/tan/atan as branch-free "
+        "polynomials (no libm)"
+    )
 
     def run(self, module: ir.Operation) -> None:
         for op in collect(module, lambda op: op.name in _REWRITES and _rewritten(op.results[0].type)):
             result, rewrite = op.results[0], _REWRITES[op.name]
             with ir.InsertionPoint(op), op.location:
-                new = in_compute_type(lambda x, f=rewrite: f(_Builder(x.type), x))(op.operands[0])
+                new = in_compute_type(lambda x, f=rewrite: f(Builder(x.type), x))(op.operands[0])
             result.replace_all_uses_with(new)
             op.erase()

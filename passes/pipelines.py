@@ -261,8 +261,11 @@ class LowerToNVVM(Pipeline):
         yield VersaGpuMap(block=block)
         yield "gpu-launch-sink-index-computations"  # constants into kernels: known loop bounds
         yield "gpu-kernel-outlining"
+        # Kernels to NVVM: math ops become libdevice calls, the few libdevice lacks (math.trunc)
+        # LLVM intrinsics, which NVPTX selects as single instructions.
         yield (
             "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-            "convert-gpu-to-nvvm{index-bitwidth=64},canonicalize,cse,reconcile-unrealized-casts)"
+            "convert-gpu-to-nvvm{index-bitwidth=64},convert-math-to-llvm,"
+            "canonicalize,cse,reconcile-unrealized-casts)"
         )
         yield "canonicalize"  # the host: one constant per grid and block size

@@ -67,6 +67,44 @@ def _sigmoid(x: ir.Value) -> ir.Value:
     return arith.divf(one, arith.addf(one, mmath.exp(arith.negf(x))))
 
 
+def _sign(x: ir.Value) -> ir.Value:
+    """-1, 0 or 1 in x's type; NaN (both compares false) and -0 give +0, as torch.sign."""
+    if build.is_float(x.type):
+        above, below = arith.CmpFPredicate.OGT, arith.CmpFPredicate.OLT
+        positive, negative = (arith.cmpf(p, x, build.scalar(x.type, 0)) for p in (above, below))
+    else:
+        above, below = arith.CmpIPredicate.sgt, arith.CmpIPredicate.slt
+        positive, negative = (arith.cmpi(p, x, build.scalar(x.type, 0)) for p in (above, below))
+    tail = arith.select(negative, build.scalar(x.type, -1), build.scalar(x.type, 0))
+    return arith.select(positive, build.scalar(x.type, 1), tail)
+
+
+def _log1p(x: ir.Value) -> ir.Value:
+    """log(1 + x) as Kahan's log(u) · x / (u - 1), u = 1 + x (the rounding error of u cancels);
+    x where u rounds to 1, inf at inf; -1 gives -inf, below -1 NaN. Upstream's Log1pApproximation
+    is this form, but its pass is not in this wheel and convert-math-to-llvm lowers math.log1p to
+    the naive log(1 + x): so it is built here on math.log (versa-fast-math's at -O1 and up)."""
+    one = build.scalar(x.type, 1.0)
+    u = arith.addf(one, x)
+    d = arith.subf(u, one)
+    y = arith.mulf(mmath.log(u), arith.divf(x, d))  # x / d first: x · log(u) overflows for x near max
+    y = arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, d, build.scalar(x.type, 0.0)), x, y)
+    return arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, x, build.scalar(x.type, np.inf)), x, y)
+
+
+def _expm1(x: ir.Value) -> ir.Value:
+    """e^x - 1 as Kahan's (u - 1) · x / log(u), u = e^x (the rounding error of u cancels); x where
+    u rounds to 1, -1 where u is 0 (x below -104, -inf), inf where u is. As upstream's
+    ExpM1Approximation, for the reasons `_log1p` gives, on math.exp and math.log."""
+    one, eq = build.scalar(x.type, 1.0), arith.CmpFPredicate.OEQ
+    u = mmath.exp(x)
+    d = arith.subf(u, one)
+    y = arith.mulf(d, arith.divf(x, mmath.log(u)))
+    y = arith.select(arith.cmpf(eq, d, build.scalar(x.type, 0.0)), x, y)
+    y = arith.select(arith.cmpf(eq, d, build.scalar(x.type, -1.0)), build.scalar(x.type, -1.0), y)
+    return arith.select(arith.cmpf(eq, u, build.scalar(x.type, np.inf)), u, y)
+
+
 def _gelu(xs: Sequence[ir.Value], out: ir.Type, attrs: dict[str, Any]) -> ir.Value:
     """0.5 x (1 + erf(x / √2)), or torch's 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))."""
     x, t = xs[0], xs[0].type
@@ -148,6 +186,19 @@ SCALAR: dict[str, Scalar] = {
     "erf": _unary(mmath.erf),
     "gelu": wrap_scalar(_gelu),
     "clamp": _clamp,
+    # sin, cos, tan, atan: vector polynomials at -O1 and up (versa-fast-math), libm at -O0;
+    # floor, ceil, roundeven, trunc: one vector instruction each (llvm.floor ... intrinsics).
+    "sin": _unary(mmath.sin),
+    "cos": _unary(mmath.cos),
+    "tan": _unary(mmath.tan),
+    "atan": _unary(mmath.atan),
+    "log1p": wrap_scalar(_unary(_log1p)),
+    "expm1": wrap_scalar(_unary(_expm1)),
+    "floor": _unary(mmath.floor),
+    "ceil": _unary(mmath.ceil),
+    "round": _unary(mmath.roundeven),  # ties to even, as torch.round
+    "trunc": _unary(mmath.trunc),
+    "sign": _unary(_sign),
     "cast": lambda xs, out, attrs: build.convert(xs[0], out),
     "compare": _compare,
     "select": lambda xs, out, attrs: arith.select(*xs),

@@ -1,20 +1,23 @@
 """The one tolerance policy: how far compiled results may drift from the NumPy reference.
 
 The reference computes floats in float64 and rounds once per op; compiled code computes in the
-element type, reorders sums (tiling, vectors, threads) and uses polynomial exp/log/tanh/erf at
--O1 and up. The allowed error is therefore set per op and summed over every op a result depends
-on (relative errors of a well-conditioned chain add up):
+element type, reorders sums (tiling, vectors, threads) and uses polynomial exp/log/tanh/erf/
+sin/cos/tan/atan at -O1 and up. The allowed error is therefore set per op and summed over every
+op a result depends on (relative errors of a well-conditioned chain add up):
 
 * element type: a base (rtol, atol) of a few units of roundoff: f32 (1e-5, 1e-6),
   f16 (2e-3, 1e-3), bf16 (1.6e-2, 8e-3), f64 (1e-12, 1e-13); half-precision atol is one unit
   of roundoff at 1 (partial sums near 1 that cancel to a small result keep their absolute
   error);
-* op family: **exact** ops (data movement, max/min/abs/neg/relu/clamp, max-pool, reduce_max,
-  select, compare, gather, casts) add nothing, so a chain of them must be bit-exact; but a
-  cast that narrows a float (f32 to f16) rounds, and turns an upstream error far below its
-  ulp into a whole ulp where a value lies near a rounding boundary: it adds 1x the base;
+* op family: **exact** ops (data movement, max/min/abs/neg/relu/clamp, floor/ceil/round/trunc/
+  sign, max-pool, reduce_max, select, compare, gather, casts) add nothing, so a chain of them
+  must be bit-exact; but a cast that narrows a float (f32 to f16) rounds, and turns an upstream
+  error far below its ulp into a whole ulp where a value lies near a rounding boundary: it adds
+  1x the base;
   **elementwise** arithmetic adds 1x the base; **transcendental** ops (exp, log, sqrt, pow, tanh,
-  erf, gelu, sigmoid and the norms/softmax built on them) add 4x;
+  erf, gelu, sigmoid, sin, cos, tan, atan, log1p, expm1 and the norms/softmax built on them)
+  add 4x (rounding and sign are exact, but they turn an upstream error that crosses an integer
+  or zero into a whole step: the fuzzer applies them to exact values only);
 * reduction length: ops that sum n terms (matmul and conv over K, reduce_sum/mean, avg-pool,
   cumsum, softmax and layer_norm over their normalised dims) scale their share by sqrt(n), the
   growth of a random-walk rounding error; except f16/bf16 contractions, sums and cumsums, which
@@ -39,6 +42,7 @@ BASE = {"f64": (1e-12, 1e-13), "f32": (1e-5, 1e-6), "f16": (2e-3, 1e-3), "bf16":
 FAMILY_SCALE = {"exact": 0.0, "elementwise": 1.0, "transcendental": 4.0}
 TRANSCENDENTAL = {
     "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "gelu", "pow",
+    "sin", "cos", "tan", "atan", "log1p", "expm1",
     "softmax", "layer_norm", "batch_norm",
 }  # fmt: skip
 ELEMENTWISE = {"add", "sub", "mul", "div", "matmul", "conv2d", "conv_transpose2d"}

@@ -235,6 +235,141 @@ func.func @erf(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// sin, cos, tan, atan, floor, ceil and trunc: one upstream math op each, on the element.
+// CHECK-LABEL: func.func @math_unary
+//  CHECK-SAME:   (%[[X:.+]]: tensor<4xf32>)
+//       CHECK:   %[[SIN:.+]] = linalg.generic {{.+}} ins(%[[X]] : tensor<4xf32>)
+//  CHECK-NEXT:   ^bb0(%[[SIN_IN:.+]]: f32, %{{.+}}: f32):
+//  CHECK-NEXT:     %[[SIN_Y:.+]] = math.sin %[[SIN_IN]] : f32
+//  CHECK-NEXT:     linalg.yield %[[SIN_Y]] : f32
+//       CHECK:   %[[COS:.+]] = linalg.generic {{.+}} ins(%[[SIN]] : tensor<4xf32>)
+//  CHECK-NEXT:   ^bb0(%[[COS_IN:.+]]: f32, %{{.+}}: f32):
+//  CHECK-NEXT:     %[[COS_Y:.+]] = math.cos %[[COS_IN]] : f32
+//  CHECK-NEXT:     linalg.yield %[[COS_Y]] : f32
+//       CHECK:   %[[TAN:.+]] = linalg.generic {{.+}} ins(%[[COS]] : tensor<4xf32>)
+//  CHECK-NEXT:   ^bb0(%[[TAN_IN:.+]]: f32, %{{.+}}: f32):
+//  CHECK-NEXT:     %[[TAN_Y:.+]] = math.tan %[[TAN_IN]] : f32
+//  CHECK-NEXT:     linalg.yield %[[TAN_Y]] : f32
+//       CHECK:   %[[ATAN:.+]] = linalg.generic {{.+}} ins(%[[TAN]] : tensor<4xf32>)
+//  CHECK-NEXT:   ^bb0(%[[ATAN_IN:.+]]: f32, %{{.+}}: f32):
+//  CHECK-NEXT:     %[[ATAN_Y:.+]] = math.atan %[[ATAN_IN]] : f32
+//  CHECK-NEXT:     linalg.yield %[[ATAN_Y]] : f32
+//       CHECK:   %[[FLOOR:.+]] = linalg.generic {{.+}} ins(%[[ATAN]] : tensor<4xf32>)
+//  CHECK-NEXT:   ^bb0(%[[FLOOR_IN:.+]]: f32, %{{.+}}: f32):
+//  CHECK-NEXT:     %[[FLOOR_Y:.+]] = math.floor %[[FLOOR_IN]] : f32
+//  CHECK-NEXT:     linalg.yield %[[FLOOR_Y]] : f32
+//       CHECK:   %[[CEIL:.+]] = linalg.generic {{.+}} ins(%[[FLOOR]] : tensor<4xf32>)
+//  CHECK-NEXT:   ^bb0(%[[CEIL_IN:.+]]: f32, %{{.+}}: f32):
+//  CHECK-NEXT:     %[[CEIL_Y:.+]] = math.ceil %[[CEIL_IN]] : f32
+//  CHECK-NEXT:     linalg.yield %[[CEIL_Y]] : f32
+//       CHECK:   %[[TRUNC:.+]] = linalg.generic {{.+}} ins(%[[CEIL]] : tensor<4xf32>)
+//  CHECK-NEXT:   ^bb0(%[[TRUNC_IN:.+]]: f32, %{{.+}}: f32):
+//  CHECK-NEXT:     %[[TRUNC_Y:.+]] = math.trunc %[[TRUNC_IN]] : f32
+//  CHECK-NEXT:     linalg.yield %[[TRUNC_Y]] : f32
+//       CHECK:   return %[[TRUNC]]
+func.func @math_unary(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.sin"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "versa.cos"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = "versa.tan"(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "versa.atan"(%2) : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = "versa.floor"(%3) : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = "versa.ceil"(%4) : (tensor<4xf32>) -> tensor<4xf32>
+  %6 = "versa.trunc"(%5) : (tensor<4xf32>) -> tensor<4xf32>
+  return %6 : tensor<4xf32>
+}
+
+// -----
+
+// round: to nearest, ties to even (torch.round), not math.round (ties away from zero).
+// CHECK-LABEL: func.func @round
+//       CHECK:   linalg.generic
+//   CHECK-NOT:     math.round {{.+}}
+//       CHECK:     math.roundeven %{{.+}} : f32
+func.func @round(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.round"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// sign: two compares and two selects, -1 / 0 / 1 (NaN fails both compares: 0, as torch.sign);
+// signed compares on integers.
+// CHECK-LABEL: func.func @sign
+//   CHECK-DAG:   %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+//   CHECK-DAG:   %[[MINUS:.+]] = arith.constant -1.000000e+00 : f32
+//   CHECK-DAG:   %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+//       CHECK:   linalg.generic
+//       CHECK:     %[[GT:.+]] = arith.cmpf ogt, %{{.+}}, %[[ZERO]] : f32
+//       CHECK:     %[[LT:.+]] = arith.cmpf olt, %{{.+}}, %[[ZERO]] : f32
+//       CHECK:     %[[NEG:.+]] = arith.select %[[LT]], %[[MINUS]], %[[ZERO]] : f32
+//       CHECK:     arith.select %[[GT]], %[[ONE]], %[[NEG]] : f32
+//       CHECK:   linalg.generic
+//       CHECK:     arith.cmpi sgt
+//       CHECK:     arith.cmpi slt
+func.func @sign(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %0 = "versa.sign"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "versa.sign"(%i) : (tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1 : tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
+// log1p as Kahan's log(u) · x / (u - 1), u = 1 + x (math.log1p would lower to log(1 + x)).
+// CHECK-LABEL: func.func @log1p
+//       CHECK:   linalg.generic
+//   CHECK-NOT:     math.log1p
+//       CHECK:     %[[U:.+]] = arith.addf
+//       CHECK:     %[[D:.+]] = arith.subf %[[U]]
+//       CHECK:     %[[L:.+]] = math.log %[[U]]
+//       CHECK:     %[[Q:.+]] = arith.divf %{{.+}}, %[[D]]
+//       CHECK:     arith.mulf %[[L]], %[[Q]]
+//       CHECK:     arith.select
+//       CHECK:     arith.select
+func.func @log1p(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "versa.log1p"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expm1 as Kahan's (u - 1) · x / log(u), u = exp(x); f16 computes in f32 and rounds once.
+// CHECK-LABEL: func.func @expm1
+//       CHECK:   linalg.generic
+//   CHECK-NOT:     math.expm1
+//       CHECK:     %[[X:.+]] = arith.extf %{{.+}} : f16 to f32
+//       CHECK:     %[[U:.+]] = math.exp %[[X]] : f32
+//       CHECK:     %[[D:.+]] = arith.subf %[[U]]
+//       CHECK:     %[[L:.+]] = math.log %[[U]] : f32
+//       CHECK:     %[[Q:.+]] = arith.divf %[[X]], %[[L]]
+//       CHECK:     arith.mulf %[[D]], %[[Q]]
+//       CHECK:     arith.truncf %{{.+}} : f32 to f16
+func.func @expm1(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %0 = "versa.expm1"(%x) : (tensor<4xf16>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// In an elementwise group, sin and floor are two more ops of the one generic's body.
+// CHECK-LABEL: func.func @fused_math
+//       CHECK:   linalg.generic
+//       CHECK:     %[[M:.+]] = arith.mulf
+//       CHECK:     %[[S:.+]] = math.sin %[[M]] : f32
+//       CHECK:     %[[F:.+]] = math.floor %[[S]] : f32
+//       CHECK:     linalg.yield %[[F]] : f32
+//   CHECK-NOT:   linalg.generic
+func.func @fused_math(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = "versa.fused"() ({
+    %1 = "versa.mul"(%a, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %2 = "versa.sin"(%1) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %3 = "versa.floor"(%2) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    "versa.yield"(%3) : (tensor<4x8xf32>) -> ()
+  }) {kind = "elementwise"} : () -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 // gelu "none": 0.5 x (1 + erf(x / sqrt(2))), the division as a multiply by sqrt(0.5).
 // CHECK-LABEL: func.func @gelu
 //       CHECK:   arith.constant 0.707106769 : f32

@@ -119,6 +119,10 @@ def every_op(x: ir.Value, m: ir.Value) -> ir.Value:
         x = binary(x, m)
     for unary in (vb.neg, vb.abs, vb.exp, vb.log, vb.sqrt, vb.rsqrt, vb.tanh, vb.sigmoid, vb.relu, vb.erf):
         x = unary(x)
+    for unary in (vb.sin, vb.cos, vb.tan, vb.atan, vb.log1p, vb.expm1):
+        x = unary(x)
+    for unary in (vb.floor, vb.ceil, vb.round, vb.trunc, vb.sign):
+        x = unary(x)
     x = vb.clamp(vb.gelu(x, approximate="tanh"), min=-1, max=1.5)
     x = vb.cast(vb.cast(x, ir.IntegerType.get_signless(32)), ir.F32Type.get())
     depthwise = vb.constant(np.ones((3, 1, 3, 3), np.float32))
@@ -230,6 +234,11 @@ RANK0_BUILDS = [  # (id, body, operand shapes, the function type it must get)
         (name, getattr(vb, name), [()], "(tensor<f32>) -> tensor<f32>")
         for name in ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "erf")
     ],
+    *[
+        (name, getattr(vb, name), [()], "(tensor<f32>) -> tensor<f32>")
+        for name in ("sin", "cos", "tan", "atan", "log1p", "expm1", "floor", "ceil", "round", "trunc", "sign")
+    ],
+    ("sign-i32", lambda x: vb.sign(vb.cast(x, i32())), [()], "(tensor<f32>) -> tensor<i32>"),
     *[
         (
             name,

@@ -12,7 +12,7 @@ from versa.fuzz.reduce import reduce, verifies
 from versa.reference import interpret
 from versa.runtime import find_function
 
-SEEDS = range(400)
+SEEDS = range(800)  # some ops meet an empty tensor once or twice in 400 programs
 
 
 def evaluate(text: str, args: list[np.ndarray] | None = None) -> list[np.ndarray]:

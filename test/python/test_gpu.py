@@ -16,6 +16,7 @@ from test_lowering_numerics import (
     FUSED_REDUCTION,
     INDEXING,
     LOGICAL,
+    MATH,
     RNG_SEED,
     STRUCTURED,
     WIDE_TYPES,
@@ -79,7 +80,7 @@ def assemble_and_maybe_run(program: Program, target, inputs, want, op: str = "")
 @pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
 @pytest.mark.parametrize(
     ("op", "shapes", "kinds", "out", "shape", "attrs"),
-    ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS + WIDE_TYPES + LOGICAL + INDEXING,
+    ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS + WIDE_TYPES + LOGICAL + INDEXING + MATH,
 )
 def test_every_op_assembles(op, shapes, kinds, out, shape, attrs, target) -> None:
     rng = np.random.default_rng(RNG_SEED)

@@ -19,6 +19,7 @@ from versa.mlir import ir
 from versa.passes.base import PassError
 from versa.passes.convert_versa_to_linalg import ConvertVersaToLinalg
 from versa.runtime import JitFunction
+from versa.tolerance import TRANSCENDENTAL
 
 DTYPES = {
     "f32": np.dtype(np.float32),
@@ -27,20 +28,6 @@ DTYPES = {
     "i8": np.dtype(np.int8),
     "i64": np.dtype(np.int64),
     "i1": np.dtype(np.bool_),
-}
-TRANSCENDENTAL = {
-    "pow",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "tanh",
-    "sigmoid",
-    "erf",
-    "gelu",
-    "softmax",
-    "layer_norm",
-    "batch_norm",
 }
 
 
@@ -107,7 +94,7 @@ RNG_SEED = 0
 
 
 def make_input(shape: tuple[int, ...], kind: str, rng: np.random.Generator) -> np.ndarray:
-    """`kind`: normal | positive | nonzero | small (integers as floats) | wide | nan (normal,
+    """`kind`: normal | positive | nonzero | small (integers as floats) | halves | wide | nan (normal,
     a fifth NaN) | f16 | f16small | i32 | i32nz | i8 | i64 | i64big (beyond 32 bits) | bool |
     idx32 | idx64 (indices in [-12, 12): negative and out of range for short dims)."""
     if kind == "normal":
@@ -118,6 +105,8 @@ def make_input(shape: tuple[int, ...], kind: str, rng: np.random.Generator) -> n
         return (rng.choice([-1, 1], shape) * rng.uniform(0.5, 2.0, shape)).astype(np.float32)
     if kind == "small":
         return rng.integers(-4, 5, shape).astype(np.float32)
+    if kind == "halves":  # multiples of 0.5 in [-5, 5]: rounding ties, and integers
+        return (rng.integers(-10, 11, shape) / 2).astype(np.float32)
     if kind == "f16":
         return rng.standard_normal(shape).astype(np.float16)
     if kind == "f16small":
@@ -352,6 +341,24 @@ WIDE_TYPES = [
     case("cast", (3, 5), kinds="i32", out="i1", id="i32_to_i1"),
 ]
 
+# sin ... sign (dialects/ops_math.py): polynomials at O1 and up, libm at O0; ties, NaN, f16, i32.
+MATH = [
+    case("sin", (3, 37), kinds="wide"),
+    case("cos", (3, 37), kinds="wide"),
+    case("tan", (3, 37)),
+    case("atan", (3, 37), kinds="wide"),
+    case("log1p", (3, 37), kinds="positive"),
+    case("expm1", (3, 37)),
+    case("floor", (3, 37), kinds="halves"),
+    case("ceil", (3, 37), kinds="halves"),
+    case("round", (3, 37), kinds="halves"),
+    case("trunc", (3, 37), kinds="halves"),
+    case("sign", (3, 37), kinds="nan"),
+    case("sign", (3, 37), kinds="i32", id="i32"),
+    case("sin", (3, 37), kinds="f16", id="f16"),
+    case("round", (3, 37), kinds="f16", id="f16"),
+]
+
 # compare, select, and, or, not: NumPy broadcasting, NaN, every predicate, i1 operands.
 LOGICAL = [
     *[
@@ -453,7 +460,9 @@ INDEXING = [
 
 
 @pytest.mark.parametrize("opt_level", [0, 1, 2, 3], ids=["O0", "O1", "O2", "O3"])
-@pytest.mark.parametrize(("op", "shapes", "kinds", "out", "shape", "attrs"), WIDE_TYPES + LOGICAL + INDEXING)
+@pytest.mark.parametrize(
+    ("op", "shapes", "kinds", "out", "shape", "attrs"), WIDE_TYPES + LOGICAL + INDEXING + MATH
+)
 def test_new_op_matches_reference(
     op: str,
     shapes: tuple,
@@ -463,7 +472,7 @@ def test_new_op_matches_reference(
     attrs: dict[str, Any],
     opt_level: int,
 ) -> None:
-    """The logic and indexing ops and the i64/i1 element types at every optimisation level:
+    """The logic, indexing and math ops and the i64/i1 element types at every optimisation level:
     scalar loops (O0), vectorized elementwise code (O1), codegen strategies (O2), threads (O3)."""
     rng = np.random.default_rng(RNG_SEED)
     inputs = [make_input(s, k, rng) for s, k in zip(shapes, kinds, strict=True)]

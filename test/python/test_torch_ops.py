@@ -47,6 +47,7 @@ CASES = {
     ),
     "leaky_elu": (lambda a: F.leaky_relu(a, 0.1) + F.elu(a) + F.leaky_relu(a, 1.5), [x(16)]),
     "logsigmoid": (lambda a: F.logsigmoid(a) + torch.log1p(a.abs()) + torch.expm1(a * 0.1), [x(16)]),
+    "log1p_expm1_tiny": (lambda a: torch.log1p(a * 1e-6) + torch.expm1(a * 1e-6), [x(16)]),
     "clamp": (lambda a: a.clamp(-1, 0.5) + a.clamp(min=0.2) + a.clamp(max=-0.2), [x(12)]),
     "clamp_int": (lambda a: a.clamp(2, 7), [ints(12)]),
     # comparisons, masks, casts
@@ -193,12 +194,21 @@ CASES = {
     ),
     # no versa rule: torch-mlir's linalg lowering inside the same module
     "linalg_fallback": (
-        lambda a: torch.sin(a)
-        + torch.floor(a * 3)
-        + torch.flip(a, [1])
-        + torch.roll(a, 1, 0)
-        + a.remainder(0.7),
+        lambda a: torch.asinh(a) + torch.flip(a, [1]) + torch.roll(a, 1, 0) + torch.sinh(a),
         [x(4, 5)],
+    ),
+    # trigonometry, rounding, sign, rounding divisions (rules/math_ops.py; test_torch_math_ops.py)
+    "trig": (
+        lambda a: torch.sin(a) + torch.cos(a) * torch.atan(a) + torch.tan(a * 0.5),
+        [x(4, 33, low=-9, high=9)],
+    ),
+    "rounding_sign": (
+        lambda a: torch.floor(a * 3) + torch.ceil(a) + torch.round(a * 4) + torch.trunc(a) + torch.sign(a),
+        [x(4, 33)],
+    ),
+    "floor_divide_remainder": (
+        lambda a, b: a // (b + 2.5) + a.remainder(0.7) + torch.div(a, b + 2.5, rounding_mode="trunc"),
+        [x(4, 33, low=-20, high=20), x(33)],
     ),
     "index_two_axes": (  # adjacent index tensors broadcast, negative indices wrap
         lambda a, i, j: a[:, i, j] + a[:, -1 - i, j],
@@ -258,8 +268,9 @@ def test_conv1d_is_a_versa_conv2d() -> None:
 
 
 def test_coverage_names_each_path() -> None:
-    model = Wrap(lambda a: reverse(torch.sin(a.relu())))
+    model = Wrap(lambda a: reverse(torch.asinh(torch.sin(a.relu()))))
     rows = {(r.op, r.path) for r in versa.coverage(model, (torch.randn(3, 4),))}
     assert ("torch.aten.relu", "versa") in rows
-    assert ("torch.aten.sin", "linalg fallback") in rows
+    assert ("torch.aten.sin", "versa") in rows
+    assert ("torch.aten.asinh", "linalg fallback") in rows
     assert (REVERSE, "unsupported") in rows

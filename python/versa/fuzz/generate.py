@@ -2,9 +2,11 @@
 
 Why ranges: a random program is only a useful test when its reference is well conditioned, so
 every value carries an interval bounding its elements (inputs are in [-1, 1], see `inputs.py`).
-An op is only emitted where its inputs are in a safe domain (log of >= 0.1, exp of <= 4,
-divisors away from zero, results within +-1e3); otherwise the operand is first conditioned in
-IR (`abs(x) + c`, `clamp`), so the programs stay self-contained and any input in range works.
+An op is only emitted where its inputs are in a safe domain (log and log1p of >= 0.1, exp and
+expm1 of <= 4, tan within +-1.2, divisors away from zero, results within +-1e3); otherwise the
+operand is first conditioned in IR (`abs(x) + c`, `clamp`), so the programs stay self-contained
+and any input in range works. floor, ceil, round, trunc and sign read arguments only: a
+compiled input one ulp off the reference's can cross an integer, a step no tolerance covers.
 
 Shapes are small (dims 1-5, a few hundred elements at most, rank 0 to 4 with size-1 dims) so a
 campaign runs many programs; now and then a dim is 0 (arguments, slices, concat pieces, matmul
@@ -39,8 +41,27 @@ UNARY_RANGES: dict[str, Callable[[Range], Range]] = {
     "erf": lambda r: (math.erf(r[0]), math.erf(r[1])),
     "gelu": lambda r: (-0.2, max(r[1], 0.0)),
 }
+# dialects/ops_math.py's ops, drawn a third of the time (the mix of the ops above stays as it was)
+MATH_RANGES: dict[str, Callable[[Range], Range]] = {
+    "sin": lambda r: (-1.0, 1.0),
+    "cos": lambda r: (-1.0, 1.0),
+    "tan": lambda r: (math.tan(r[0]), math.tan(r[1])),
+    "atan": lambda r: (math.atan(r[0]), math.atan(r[1])),
+    "log1p": lambda r: (math.log1p(r[0]), math.log1p(r[1])),
+    "expm1": lambda r: (math.expm1(r[0]), math.expm1(r[1])),
+    "floor": lambda r: (math.floor(r[0]), math.floor(r[1])),
+    "ceil": lambda r: (math.ceil(r[0]), math.ceil(r[1])),
+    "round": lambda r: (round(r[0]), round(r[1])),  # ties to even, as versa.round
+    "trunc": lambda r: (math.trunc(r[0]), math.trunc(r[1])),
+    "sign": lambda r: (float(np.sign(r[0])), float(np.sign(r[1]))),
+}
 NEEDS = {"log": (0.1, LIMIT), "sqrt": (0.1, LIMIT), "rsqrt": (0.1, LIMIT), "exp": (-LIMIT, 4.0)}
+NEEDS |= {"log1p": (0.1, LIMIT), "expm1": (-LIMIT, 4.0), "tan": (-1.2, 1.2)}
 FLOAT_ONLY = {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "gelu"}
+FLOAT_ONLY |= {"sin", "cos", "tan", "atan", "log1p", "expm1", "floor", "ceil", "round", "trunc"}
+# Steps: an input error that crosses an integer (or zero) becomes a whole step in the result,
+# which no tolerance covers, so these read arguments only (exact values; a fresh one if needed).
+STEPS = {"floor", "ceil", "round", "trunc", "sign"}
 BINARY = ("add", "sub", "mul", "div", "max", "min", "pow")
 
 
@@ -159,16 +180,21 @@ class Generator:
     def unary(self, x: Value) -> Op | None:
         if x.type.element == "i1":
             return self.add("not", [x], {}, x.type, (0.0, 1.0))
-        names = [n for n in UNARY_RANGES if x.type.is_float or n not in FLOAT_ONLY]
+        ranges = MATH_RANGES if self.rng.random() < 1 / 3 else UNARY_RANGES
+        names = [n for n in ranges if x.type.is_float or n not in FLOAT_ONLY]
         name = self.rng.choice(names)
-        if name in ("log", "sqrt", "rsqrt"):
+        if name in ("log", "sqrt", "rsqrt", "log1p"):
             x = self.positive(x)
-        if name == "exp":
+        if name in ("exp", "expm1"):
             x = self.clamped(x, -3.0, 3.0)
+        if name == "tan":
+            x = self.clamped(x, -1.2, 1.2)
+        if name in STEPS and not isinstance(x, Arg):
+            x = self.arg(x.type)
         if x is None:
             return None
         attrs = {"approximate": self.rng.choice(["none", "tanh"])} if name == "gelu" else {}
-        return self.add(name, [x], attrs, x.type, UNARY_RANGES[name](self.range(x)))
+        return self.add(name, [x], attrs, x.type, ranges[name](self.range(x)))
 
     def binary(self, a: Value) -> Op | None:
         name = self.rng.choice([n for n in BINARY if a.type.is_float or n != "pow"])

@@ -2,8 +2,8 @@
 
 The inputs follow from the IR alone (so a saved regression file, `versa-bisect` and a replay
 see exactly what the campaign saw): floats uniform in [-1, 1], integers in [-5, 5], booleans
-fair coins, except arguments read directly where a positive value is needed (log, sqrt and
-rsqrt inputs, divisors, pow bases, variances), which are drawn from [0.5, 2] (integers
+fair coins, except arguments read directly where a positive value is needed (log, log1p, sqrt
+and rsqrt inputs, divisors, pow bases, variances), which are drawn from [0.5, 2] (integers
 [1, 5]). Programs that need positivity deeper inside (the generator's) condition it in IR.
 """
 
@@ -17,6 +17,7 @@ from versa.reference import numpy_dtype
 
 POSITIVE_OPERANDS = {
     "versa.log": 0,
+    "versa.log1p": 0,
     "versa.sqrt": 0,
     "versa.rsqrt": 0,
     "versa.div": 1,

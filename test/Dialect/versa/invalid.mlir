@@ -60,6 +60,38 @@ func.func @float_only_unary(%a: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
+func.func @float_only_floor(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'versa.floor' op expects a float element type, got i32}}
+  %0 = "versa.floor"(%a) : (tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @float_only_sin(%a: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @+1 {{'versa.sin' op expects a float element type, got i64}}
+  %0 = "versa.sin"(%a) : (tensor<4xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @sign_of_booleans(%a: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'versa.sign' op expects a numeric (float or integer) element type, got i1}}
+  %0 = "versa.sign"(%a) : (tensor<4xi1>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @round_changes_type(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'versa.round' op operand element type f32 differs from the result's f16}}
+  %0 = "versa.round"(%a) : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
 func.func @float_only_pow(%a: tensor<4xi8>) -> tensor<4xi8> {
   // expected-error @+1 {{'versa.pow' op expects a float element type, got i8}}
   %0 = "versa.pow"(%a, %a) : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>

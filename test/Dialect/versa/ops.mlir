@@ -109,6 +109,55 @@ func.func @unary_other_types(%h: tensor<8xf16>, %b: tensor<8xbf16>, %c: tensor<8
 
 // -----
 
+// Trigonometry, log1p/expm1, rounding and sign (dialects/ops_math.py).
+// CHECK-LABEL: func.func @math
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x3xf32>)
+//       CHECK:   %[[SIN:.+]] = "versa.sin"(%[[X]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[COS:.+]] = "versa.cos"(%[[SIN]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[TAN:.+]] = "versa.tan"(%[[COS]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[ATAN:.+]] = "versa.atan"(%[[TAN]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[LOG1P:.+]] = "versa.log1p"(%[[ATAN]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[EXPM1:.+]] = "versa.expm1"(%[[LOG1P]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[FLOOR:.+]] = "versa.floor"(%[[EXPM1]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[CEIL:.+]] = "versa.ceil"(%[[FLOOR]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[ROUND:.+]] = "versa.round"(%[[CEIL]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[TRUNC:.+]] = "versa.trunc"(%[[ROUND]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   %[[SIGN:.+]] = "versa.sign"(%[[TRUNC]]) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+//       CHECK:   return %[[SIGN]]
+func.func @math(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = "versa.sin"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = "versa.cos"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = "versa.tan"(%1) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = "versa.atan"(%2) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = "versa.log1p"(%3) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = "versa.expm1"(%4) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = "versa.floor"(%5) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = "versa.ceil"(%6) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %8 = "versa.round"(%7) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %9 = "versa.trunc"(%8) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %10 = "versa.sign"(%9) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %10 : tensor<2x3xf32>
+}
+
+// -----
+
+// sin and round take f16 and bf16 too; sign takes integers (floor and the rest: floats only).
+// CHECK-LABEL: func.func @math_other_types
+//       CHECK:   "versa.sin"(%{{.+}}) : (tensor<8xf16>) -> tensor<8xf16>
+//       CHECK:   "versa.round"(%{{.+}}) : (tensor<8xbf16>) -> tensor<8xbf16>
+//       CHECK:   "versa.sign"(%{{.+}}) : (tensor<8xi8>) -> tensor<8xi8>
+//       CHECK:   "versa.sign"(%{{.+}}) : (tensor<8xi64>) -> tensor<8xi64>
+func.func @math_other_types(%h: tensor<8xf16>, %b: tensor<8xbf16>, %c: tensor<8xi8>, %i: tensor<8xi64>)
+    -> (tensor<8xf16>, tensor<8xbf16>, tensor<8xi8>, tensor<8xi64>) {
+  %0 = "versa.sin"(%h) : (tensor<8xf16>) -> tensor<8xf16>
+  %1 = "versa.round"(%b) : (tensor<8xbf16>) -> tensor<8xbf16>
+  %2 = "versa.sign"(%c) : (tensor<8xi8>) -> tensor<8xi8>
+  %3 = "versa.sign"(%i) : (tensor<8xi64>) -> tensor<8xi64>
+  return %0, %1, %2, %3 : tensor<8xf16>, tensor<8xbf16>, tensor<8xi8>, tensor<8xi64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @gelu
 //  CHECK-SAME:   (%[[X:.+]]: tensor<4x16xf32>)
 //       CHECK:   %[[D:.+]] = "versa.gelu"(%[[X]]) : (tensor<4x16xf32>) -> tensor<4x16xf32>

@@ -2,6 +2,7 @@
 
 elementwise  arithmetic, activations, comparisons, casts, identities
 activations  shrinkage, fmod, hypot, xlogy
+math_ops     sin/cos/tan/atan, log1p/expm1, floor/ceil/round/trunc/sign, floor_divide, remainder
 shape        views, permutes, slicing, concatenation, padding, flips
 factories    literals, zeros/ones/full/arange, tril/triu, fill, copy
 reduce       sums, means, max/min, argmax, variance, norms
@@ -36,6 +37,7 @@ from . import (
     factories,
     fused,
     loss,
+    math_ops,
     nn,
     pool,
     pool3d,
@@ -61,6 +63,7 @@ __all__ = [
     "factories",
     "fused",
     "loss",
+    "math_ops",
     "nn",
     "pool",
     "pool3d",

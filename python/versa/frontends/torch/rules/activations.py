@@ -10,22 +10,12 @@ from .. import types
 from ..convert import Node, rule
 from .common import promoted
 
-# |q| at or above this is already an integer in f32 (and bf16/f16): no truncation needed
-_INTEGRAL = 2.0**23
-
 
 @rule("torch.aten.softshrink")
 def softshrink(node: Node, x, lambd=0.5):
     """x - clamp(x, -λ, λ): x - λ above λ, x + λ below -λ, 0 between."""
     (x,) = promoted(node, x)
     return vb.sub(x, vb.clamp(x, min=-lambd, max=lambd))
-
-
-def _trunc(node: Node, q):
-    """q rounded toward zero: through i64 (a cast truncates), kept as is where already integral."""
-    whole = vb.cast(vb.cast(q, types.element_type("i64")), q.type.element_type)
-    big = vb.compare(vb.abs(q), node.constant(_INTEGRAL), predicate="ge")
-    return vb.select(big, q, whole)
 
 
 @rule("torch.aten.fmod.Scalar", "torch.aten.fmod.Tensor")
@@ -35,7 +25,7 @@ def fmod(node: Node, a, b):
     a, b = promoted(node, a, b)
     if not types.is_float(node.out.element):
         return vb.sub(a, vb.mul(vb.div(a, b), b))  # integer division truncates toward zero
-    r = vb.sub(a, vb.mul(_trunc(node, vb.div(a, b)), b))
+    r = vb.sub(a, vb.mul(vb.trunc(vb.div(a, b)), b))
     zero = node.constant(0.0)
     step = vb.select(vb.compare(a, zero, predicate="lt"), vb.neg(vb.abs(b)), vb.abs(b))  # |b|·sign(a)
     too_far = vb.compare(vb.abs(r), vb.abs(b), predicate="ge")

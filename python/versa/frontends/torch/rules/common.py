@@ -1,6 +1,7 @@
-"""Helpers the rule modules share: operands as tensors of a given element type, axes."""
+"""Helpers the rule modules share: operands as tensors of a given element type, axes, and the
+rule of a plain unary op."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from versa.mlir import ir
 from versa.reference import numpy_dtype
 
 from .. import types
-from ..convert import Node, Unsupported
+from ..convert import Node, Unsupported, rule
 
 
 def element(x: ir.Value) -> str:
@@ -37,6 +38,24 @@ def as_tensor(node: Node, x, elem: str) -> ir.Value:
 def promoted(node: Node, *xs) -> list[ir.Value]:
     """The operands in the element type torch computes in: the result's, for arithmetic."""
     return [as_tensor(node, x, node.out.element) for x in xs]
+
+
+def unary_rule(
+    name: str,
+    build: Callable[[ir.Value], ir.Value],
+    integer: Callable[[ir.Value], ir.Value] | None = None,
+) -> None:
+    """Register torch.aten.<name> as `build` on the operand promoted to the result's element
+    type (integer inputs of float ops become float); with `integer`, integer tensors take
+    `integer` instead (floor of an integer tensor is the tensor itself)."""
+
+    def convert(node: Node, x):
+        if integer is not None and not types.is_float(element(x)):
+            return integer(x)
+        return build(*promoted(node, x))
+
+    convert.__name__ = name
+    rule(f"torch.aten.{name}")(convert)
 
 
 def common_element(*xs) -> str:

@@ -10,7 +10,7 @@ from versa.dialects import builders as vb
 from versa.mlir import ir
 
 from ..convert import Node, Unsupported, rule
-from .common import as_tensor, common_element, element, promoted
+from .common import as_tensor, common_element, element, promoted, unary_rule
 
 # ----------------------------------------------------------------------------- arithmetic
 
@@ -41,13 +41,6 @@ def mul(node: Node, a, b):
 @rule("torch.aten.div.Tensor", "torch.aten.div.Scalar")
 def div(node: Node, a, b):
     return vb.div(*promoted(node, a, b))
-
-
-@rule("torch.aten.div.Tensor_mode", "torch.aten.div.Scalar_mode")
-def div_mode(node: Node, a, b, rounding_mode):
-    if rounding_mode is not None:
-        raise Unsupported(f"rounding_mode={rounding_mode!r}")
-    return div(node, a, b)
 
 
 @rule("torch.aten.pow.Tensor_Scalar")
@@ -91,14 +84,6 @@ def square(node: Node, x):
     return vb.mul(x, x)
 
 
-def _unary(name: str, build):
-    @rule(f"torch.aten.{name}")
-    def convert(node: Node, x):
-        return build(*promoted(node, x))
-
-    convert.__name__ = name
-
-
 for _name, _build in {
     "neg": vb.neg,
     "abs": vb.abs,
@@ -111,7 +96,7 @@ for _name, _build in {
     "relu": vb.relu,
     "erf": vb.erf,
 }.items():
-    _unary(_name, _build)
+    unary_rule(_name, _build)
 
 
 # ----------------------------------------------------------------------------- activations
@@ -209,16 +194,6 @@ def elu(node: Node, x, alpha=1.0, scale=1.0, input_scale=1.0):
 @rule("torch.aten.log_sigmoid")
 def log_sigmoid(node: Node, x):
     return vb.neg(_softplus(node, vb.neg(x)))
-
-
-@rule("torch.aten.log1p")
-def log1p(node: Node, x):
-    return vb.log(vb.add(node.constant(1.0), x))
-
-
-@rule("torch.aten.expm1")
-def expm1(node: Node, x):
-    return vb.sub(vb.exp(x), node.constant(1.0))
 
 
 @rule("torch.aten.log2")
