@@ -125,10 +125,14 @@ func.func @main(%a: {a_t}, %b: {b_t}, %c: {b_t}) -> ({c_t}, {c_t}) {{
 
 
 @pytest.mark.parametrize("pipeline", LEVELS)
-@pytest.mark.parametrize("batch,m,k,n", [(2, 30, 4, 27), (4, 30, 16, 27), (0, 30, 16, 27)])
+@pytest.mark.parametrize(
+    "batch,m,k,n", [(2, 30, 4, 27), (4, 30, 16, 27), (0, 30, 16, 27), (0, 13, 1031, 7), (2, 13, 1025, 20)]
+)
 def test_epilogue_with_a_one_trip_column_loop(batch: int, m: int, k: int, n: int, pipeline: str) -> None:
     """relu(a @ b) with N between one and two epilogue vectors: the peeled main column loop runs
-    once and canonicalization folds it away (its handle must not be needed after that)."""
+    once and canonicalization folds it away (its handle must not be needed after that). With K %
+    4 != 0 and no divisor near the k cache tile (1031, 1025), the register k loop steps by 1
+    inside a ragged cache tile: nothing to peel there."""
     lead = f"{batch}x" if batch else ""
     a_t, b_t, c_t = (f"tensor<{lead}{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
     text = f"""
@@ -138,26 +142,6 @@ func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
   return %1 : {c_t}
 }}"""
     rng = np.random.default_rng(m + k + n)
-    shape = (batch,) if batch else ()
-    a, b = (rng.integers(-3, 4, (*shape, *s)).astype(np.float32) for s in ((m, k), (k, n)))
-    (got,) = Compiled(text, f"versa-fuse,{pipeline}").jit(a, b)
-    np.testing.assert_allclose(got, np.maximum(a.astype(np.float64) @ b, 0), rtol=0, atol=1e-6 * k)
-
-
-@pytest.mark.parametrize("pipeline", LEVELS)
-@pytest.mark.parametrize("batch,m,k,n", [(0, 13, 1031, 7), (2, 13, 1025, 20)])
-def test_epilogue_with_step_one_k_registers(batch: int, m: int, k: int, n: int, pipeline: str) -> None:
-    """relu(a @ b) with K % 4 != 0 and no divisor near the k cache tile: the register k loop
-    steps by 1 inside a ragged cache tile and has no partial iteration to peel."""
-    lead = f"{batch}x" if batch else ""
-    a_t, b_t, c_t = (f"tensor<{lead}{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
-    text = f"""
-func.func @main(%a: {a_t}, %b: {b_t}) -> {c_t} {{
-  %0 = "versa.matmul"(%a, %b) : ({a_t}, {b_t}) -> {c_t}
-  %1 = "versa.relu"(%0) : ({c_t}) -> {c_t}
-  return %1 : {c_t}
-}}"""
-    rng = np.random.default_rng(k)
     shape = (batch,) if batch else ()
     a, b = (rng.integers(-3, 4, (*shape, *s)).astype(np.float32) for s in ((m, k), (k, n)))
     (got,) = Compiled(text, f"versa-fuse,{pipeline}").jit(a, b)
