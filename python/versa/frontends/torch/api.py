@@ -36,6 +36,7 @@ from .convert import convert_module, none_results
 from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, executable, on_gpu
 from .importer import functional, import_program, make_torch_context, unroll_recurrent
 from .partition import Partitioned
+from .state import State
 
 __all__ = [
     "DEFAULT_OPT_LEVEL",
@@ -52,7 +53,8 @@ GPU_NAMES = ("cuda", "nvptx-sm80", "nvptx-sm90")
 
 
 def import_torch(model, example_inputs: Sequence) -> ir.Module:
-    """The versa module of `model` called on `example_inputs` (weights as constants)."""
+    """The versa module of `model` called on `example_inputs` (weights as constants; the buffers
+    the forward mutates as the first arguments, their new values as the first results)."""
     module, _, _ = _import(model, example_inputs)
     return module
 
@@ -97,12 +99,16 @@ class _WholeGraph(NamedTuple):
     in_spec: object
     out_spec: object
     nones: list[int]
+    state: State | None  # the buffers the forward mutates: read, then written back, at each call
 
     def __call__(self, args: tuple, kwargs: dict):
         leaves = fx_pytree.tree_flatten_spec((args, kwargs), self.in_spec) if kwargs else _leaves(args)
-        outputs = self.function([x for x in leaves if isinstance(x, torch.Tensor | np.ndarray)])
+        tensors = [x for x in leaves if isinstance(x, torch.Tensor | np.ndarray)]
+        outputs = self.function(self.state.arguments(tensors) if self.state else tensors)
         for position in self.nones:  # e.g. (hidden, None) from a model without a cache
             outputs.insert(position, None)
+        if self.state:
+            outputs = self.state.write_back(outputs, leaves)
         return outputs[0] if self.out_spec.is_leaf() else pytree.tree_unflatten(outputs, self.out_spec)
 
     def program(self) -> Program:
@@ -193,9 +199,10 @@ class CompiledModule:
                 return self._compiled[key]
             try:
                 module, program, nones = _import(program, host_args)
+                state = State(program) or None
                 function = executable(module, self.target, self.opt_level)
                 spec = program.call_spec
-                self._compiled[key] = _WholeGraph(function, spec.in_spec, spec.out_spec, nones)
+                self._compiled[key] = _WholeGraph(function, spec.in_spec, spec.out_spec, nones, state)
             except CompileError:
                 if graph_module is None:
                     raise
@@ -208,7 +215,8 @@ class CompiledModule:
     def program(self, *args, **kwargs) -> Program:
         """The GPU Program for `args`' signature (the example inputs' by default): PTX and a
         launch plan that `versa.gpu.driver` runs without MLIR. Its arguments are the tensor
-        leaves of the inputs, its results eager's outputs flattened (`torch.utils._pytree`)."""
+        leaves of the inputs, its results eager's outputs flattened (`torch.utils._pytree`),
+        each led by the buffers the forward mutates (`import_torch`), which the caller keeps."""
         called = args or kwargs
         return (self._compile(args, kwargs) if called else next(iter(self._compiled.values()))).program()
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
+from torch.export.graph_signature import InputKind, InputSpec, OutputKind
 from torch_mlir import fx
 from torch_mlir.compiler_utils import TorchMlirCompilerError
 from torch_mlir.dialects import torch as torch_dialect
@@ -56,6 +57,7 @@ BACKEND_LEGAL_OPS = [
     "aten.dropout",
     "aten.group_norm",
     "aten.instance_norm",
+    "aten.einsum",  # rules/einsum.py (torch-mlir's decomposition sums a shared index too early)
 ]
 
 
@@ -90,7 +92,9 @@ def make_torch_context() -> ir.Context:
 
 
 def import_program(model, example_inputs: Sequence, context: ir.Context) -> tuple[ir.Module, object]:
-    """`model` (an nn.Module or ExportedProgram) as a torch-dialect module, with its export."""
+    """`model` (an nn.Module or ExportedProgram) as a torch-dialect module, with its export.
+    Weights are literals, except the buffers the forward mutates: those lead the function's
+    arguments, and their new values (with mutated inputs') lead its results (`state.State`)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
@@ -105,7 +109,7 @@ def import_program(model, example_inputs: Sequence, context: ir.Context) -> tupl
             _copied_in_lists(
                 program.graph, [n for n in program.graph.nodes if n.op == "placeholder" and n.name in weights]
             )
-            with _constant_buffers(program):
+            with _constant_buffers(program), _mutated_state_as_inputs(program):
                 module = fx.export_and_import(
                     program,
                     output_type="raw",
@@ -173,6 +177,33 @@ def _constant_buffers(program: torch.export.ExportedProgram):
     finally:
         for name in lent:
             state.pop(name, None)
+
+
+STATE_INPUTS = (InputKind.BUFFER, InputKind.PARAMETER)
+STATE_MUTATIONS = (OutputKind.BUFFER_MUTATION, OutputKind.PARAMETER_MUTATION)
+
+
+def mutated_state(program: torch.export.ExportedProgram) -> set[str]:
+    """The names of the buffers (and parameters) the program writes."""
+    return {s.target for s in program.graph_signature.output_specs if s.kind in STATE_MUTATIONS}
+
+
+@contextlib.contextmanager
+def _mutated_state_as_inputs(program: torch.export.ExportedProgram):
+    """The mutated buffers marked user inputs while the program is imported: torch-mlir's frozen
+    import then keeps them function arguments, read at each call, not literals frozen at the
+    first (`self.steps += 1` would give 1 forever)."""
+    specs = program.graph_signature.input_specs
+    mutated = mutated_state(program)
+    kept = list(specs)
+    specs[:] = [
+        InputSpec(InputKind.USER_INPUT, s.arg, None) if s.kind in STATE_INPUTS and s.target in mutated else s
+        for s in kept
+    ]
+    try:
+        yield
+    finally:
+        specs[:] = kept
 
 
 def _import_error(err: Exception) -> CompileError:

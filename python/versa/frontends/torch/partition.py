@@ -219,14 +219,38 @@ class _Compiled(torch.nn.Module):
         return results[0] if self.single else tuple(results)
 
 
-def _take_attributes(module: GraphModule, name: str) -> None:
+def mutated_attributes(graph: Graph) -> set[str]:
+    """The attributes an op writes in place: the buffers `ExportedProgram.module()` copies a
+    forward's mutations back into (`copy_(self.steps, add)`, after every read of them)."""
+    return {
+        value.target
+        for node in graph.nodes
+        for value in _written(node)
+        if isinstance(value, Node) and value.op == "get_attr"
+    }
+
+
+def _written(node: Node) -> list:
+    """The arguments `node` writes in place (`self` of add_ and copy_, `out=`)."""
+    schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+    if schema is None or not schema.is_mutable:
+        return []
+    values = dict(zip((a.name for a in schema.arguments), node.args, strict=False)) | dict(node.kwargs)
+    return [
+        values.get(a.name) for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write
+    ]
+
+
+def _take_attributes(module: GraphModule, name: str, mutated: set[str]) -> None:
     """The tensor attributes partition `name` reads (an export's weights, frozen parameters)
-    moved inside it, where the import makes them literals the compiled code folds, not inputs."""
+    moved inside it, where the import makes them literals the compiled code folds, not inputs.
+    The `mutated` ones are state: they stay inputs, read at each call."""
     call = next(n for n in module.graph.nodes if n.op == "call_module" and n.target == name)
     submodule = getattr(module, name)
     kept = []
     for argument, placeholder in zip(call.args, submodule.graph.find_nodes(op="placeholder"), strict=True):
-        value = _attribute(module, argument.target) if argument.op == "get_attr" else None
+        stays_input = argument.op != "get_attr" or argument.target in mutated
+        value = None if stays_input else _attribute(module, argument.target)
         if not isinstance(value, torch.Tensor):
             kept.append(argument)
             continue
@@ -265,6 +289,7 @@ class Partitioned:
         self.compiled = 0
         self.failures: list[str] = []
         self.eager = Counter(op_name(n) for n in self.module.graph.nodes if is_compute(n))
+        self.mutated = mutated_attributes(self.module.graph)
         for node in list(self.module.graph.nodes):
             if node.op == "call_module" and node.target.startswith("versa_partition_"):
                 self._compile(node.target, compile_graph)
@@ -279,7 +304,7 @@ class Partitioned:
         if not all(_is_tensor(n.meta.get("val")) for n in boundary):
             self._leave_eager(submodule, "a value that is not a tensor crosses its boundary")
             return
-        _take_attributes(self.module, name)
+        _take_attributes(self.module, name, self.mutated)
         try:
             function = compile_graph(submodule)
         except Exception as err:  # a bug in one partition must not fail the model

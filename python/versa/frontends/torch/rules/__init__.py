@@ -9,6 +9,7 @@ reduce       sums, means, max/min, argmax, variance, norms
 conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
 conv3d       conv3d as 2-d convolutions (temporal kernels: one; else a sum over depth)
 nn           linear/matmul, normalisation, softmax, attention, embedding, gather, prelu
+einsum       einsum of any number of operands, pairwise into matmuls
 bags         embedding_bag (sum, mean, max over offsets)
 pool         pooling and resampling (adaptive average 1-d/2-d and its gradient, linear, bilinear)
 pool3d       3-d max/avg/adaptive-average pools as 2-d pools over H, W and over depth
@@ -21,6 +22,8 @@ unfold       im2col/col2im (F.unfold/F.fold), reflection/replication padding gra
 distance     cdist and its gradient
 loss         NLLLoss, CrossEntropyLoss
 scatter      index_add, scatter/scatter_add/scatter_reduce, index_put (versa.scatter)
+indexing     searchsorted/bucketize, take/put, index_fill, masked_scatter
+quantize     fake quantization per tensor / per channel (and the training forms' masks)
 backward     training: convolution and max-pool backward, pooling indices
 fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
 """
@@ -33,15 +36,18 @@ from . import (
     conv,
     conv3d,
     distance,
+    einsum,
     elementwise,
     factories,
     fused,
+    indexing,
     loss,
     math_ops,
     nn,
     pool,
     pool3d,
     pool_backward,
+    quantize,
     reduce,
     resample,
     scan,
@@ -59,15 +65,18 @@ __all__ = [
     "conv",
     "conv3d",
     "distance",
+    "einsum",
     "elementwise",
     "factories",
     "fused",
+    "indexing",
     "loss",
     "math_ops",
     "nn",
     "pool",
     "pool3d",
     "pool_backward",
+    "quantize",
     "reduce",
     "resample",
     "scan",

@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max/min (with indices), argmax, variance/std, logsumexp, vector norms."""
+"""Reductions: sum, mean, max/min (with indices), argmax, variance/std, logsumexp, vector and
+matrix norms."""
 
 from versa.dialects import builders as vb
 
@@ -123,6 +124,33 @@ def vector_norm(node: Node, x, order=2, dims=None, keepdim=False, dtype=None):
     if order == float("inf"):
         return vb.reduce_max(vb.abs(x), axes=dims, keepdims=keepdim)
     raise Unsupported(f"vector norm of order {order}")
+
+
+@rule("torch.aten.linalg_matrix_norm", "torch.aten.linalg_matrix_norm.str_ord")
+def matrix_norm(node: Node, x, order="fro", dims=(-2, -1), keepdim=False, dtype=None):
+    """'fro' (the 2-norm of the entries); 1 / -1 (the largest / smallest column sum of |x|),
+    inf / -inf (row sums); 'nuc', 2 and -2 need singular values."""
+    rows, cols = (axis(d, x) for d in dims)
+    if order == "fro":
+        return vector_norm(node, x, 2, [rows, cols], keepdim)
+    if order not in (1, -1, float("inf"), float("-inf")):
+        raise Unsupported(f"matrix norm of order {order!r}")
+    inner, outer = (rows, cols) if abs(order) == 1 else (cols, rows)
+    sums = vb.reduce_sum(vb.abs(x), axes=[inner], keepdims=True)
+    extreme = vb.reduce_max(sums if order > 0 else vb.neg(sums), axes=[outer], keepdims=True)
+    extreme = extreme if order > 0 else vb.neg(extreme)
+    return extreme if keepdim else vb.reshape(extreme, node.out.shape)
+
+
+@rule("torch.aten.linalg_norm", "torch.aten.linalg_norm.ord_str")
+def linalg_norm(node: Node, x, order=None, dims=None, keepdim=False, dtype=None):
+    """torch.linalg.norm: a vector norm over one dim (or all, without an order); a matrix norm
+    over two (the order's default: 'fro')."""
+    if dims is not None and len(dims) == 2:
+        return matrix_norm(node, x, "fro" if order is None else order, dims, keepdim)
+    if dims is None and order is not None and rank(x) == 2:
+        return matrix_norm(node, x, order, (0, 1), keepdim)
+    return vector_norm(node, x, 2 if order is None else order, dims, keepdim)
 
 
 @rule("torch.aten.cumsum")
