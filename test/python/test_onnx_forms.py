@@ -166,6 +166,27 @@ def test_depth_to_space_modes(mode: str, shape: tuple, block: int) -> None:
     _matches_reference(_model([node], [("x", F32, list(shape))], [("y", F32)]), _rand(*shape))
 
 
+@pytest.mark.parametrize(
+    ("equation", "shapes"),
+    [
+        ("ij,j,jk->ik", [(3, 4), (4,), (4, 5)]),
+        ("bhl,bhl,bhlp->bhp", [(2, 3, 4), (2, 3, 4), (2, 3, 4, 5)]),
+        (
+            "bclhn,bcshn,bhcls,bcshp->bclhp",
+            [(1, 2, 3, 2, 4), (1, 2, 3, 2, 4), (1, 2, 2, 3, 3), (1, 2, 3, 2, 5)],
+        ),
+    ],
+)
+def test_einsum_of_three_or_more_operands(equation: str, shapes: list) -> None:
+    """torch-mlir's einsum decomposition summed a shared index before its last use (Mamba-2's
+    equations: wrong by up to 200); einsum stays whole and the versa rule contracts pairwise."""
+    names = [f"x{i}" for i in range(len(shapes))]
+    node = helper.make_node("Einsum", names, ["y"], equation=equation)
+    inputs = [(n, F32, list(s)) for n, s in zip(names, shapes, strict=True)]
+    arrays = [_rand(*s, seed=i) for i, s in enumerate(shapes)]
+    _matches_reference(_model([node], inputs, [("y", F32)]), *arrays)
+
+
 def test_constant_read_only_by_a_loop_body_is_kept() -> None:
     """Folding dropped a main-graph Constant that only a Loop body read: torch-mlir's importer then
     said 'Non topologically produced ONNX node input'; kept, the error names the Loop."""
