@@ -144,3 +144,20 @@ def test_state_with_numpy_inputs() -> None:
     assert all(isinstance(y, np.ndarray) for y in got)
     np.testing.assert_allclose(got[1], [3.0 + 8.0] * 2)
     assert torch.equal(model.keys[:, :3], torch.tensor([[1.0, 2.0, 0.0]] * 2))
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0])
+def test_embedding_max_norm_renormalises_its_weight(norm_type: float) -> None:
+    """Embedding(max_norm=...) rescales the rows it looks up in place (embedding_renorm_): a
+    mutated parameter, compiled (no op eager) and written back after each call."""
+    torch.manual_seed(0)
+    model = nn.Embedding(10, 4, max_norm=1.0, norm_type=norm_type)
+    twin = copy.deepcopy(model)
+    with versa_warnings() as messages:
+        compiled = versa.compile(model, (torch.tensor([[1, 2]]),))
+    assert not messages
+    for call, ids in enumerate((torch.tensor([[1, 2, 3, 2, 9]]), torch.tensor([[4, 5, 1, 0, 0]]))):
+        with torch.no_grad():
+            got, want = compiled(ids), twin(ids)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6, msg=f"output of call {call}")
+        torch.testing.assert_close(model.weight, twin.weight, rtol=1e-5, atol=1e-6)

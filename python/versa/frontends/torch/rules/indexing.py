@@ -1,7 +1,7 @@
 """Lookups by value or by position without a loop: searchsorted/bucketize (a count of
 comparisons), take (a flat gather), index_fill (a mask from the index), masked_scatter (a
 cumsum of the mask numbers the source elements, then a gather), put (take's gradient, a
-scatter).
+scatter), embedding_renorm (the rows an embedding looks up rescaled to max_norm: a row mask).
 
     searchsorted(s, v)      #{j : !(s[j] >= v)}   (right: !(s[j] > v)); the negations make
                             a NaN value land past the end, as torch's binary search does
@@ -156,3 +156,23 @@ def masked_scatter_backward(node: Node, grad, mask, sizes):
     rows = vb.reshape(vb.select(flat_mask, position, node.constant(0, "i64")), [*shape(position), 1])
     zeros = vb.broadcast_to(node.constant(0, element(grad)), [max(1, total)])
     return vb.reshape(vb.scatter(zeros, rows, updates, reduction="add"), list(node.out.shape))
+
+
+@rule("torch.aten.embedding_renorm")
+def embedding_renorm(node: Node, weight, indices, max_norm, norm_type):
+    """The weight with each row the indices name scaled by max_norm / (norm + 1e-7) where its
+    norm exceeds max_norm (the functional form of embedding_renorm_)."""
+    touched = vb.reshape(_rows_named(node, indices, shape(weight)[0]), [shape(weight)[0], 1])
+    magnitude = vb.abs(weight)
+    if norm_type == 2:
+        norm = vb.sqrt(vb.reduce_sum(vb.mul(weight, weight), axes=[1], keepdims=True))
+    elif norm_type == 1:
+        norm = vb.reduce_sum(magnitude, axes=[1], keepdims=True)
+    elif norm_type == float("inf"):
+        norm = vb.reduce_max(magnitude, axes=[1], keepdims=True)
+    else:
+        raise Unsupported(f"embedding_renorm with norm_type={norm_type}")
+    limit = node.constant(float(max_norm), element(weight))
+    scale = vb.div(limit, vb.add(norm, node.constant(1e-7, element(weight))))
+    shrink = vb.logical_and(touched, vb.compare(norm, limit, predicate="gt"))
+    return vb.mul(weight, vb.select(shrink, scale, node.constant(1.0, element(weight))))
