@@ -1,15 +1,20 @@
 """Complex tensors (Meta-Llama's rotary embedding): compiled as real pairs, not eagerly.
 
 `complex_to_real` rewrites the graphs, called by api.py (`_export`) and dynamo.py (the graph
-compilers). Without the rewrite, the partitioner runs only the complex nodes eagerly.
+compilers). Without the rewrite, the partitioner runs only the complex nodes eagerly, and no
+complex value ever reaches torch-mlir's linalg lowering (`fallback`).
 Tolerance: f32, rtol 1e-5, atol 1e-5.
 """
+
+import warnings
 
 import pytest
 import torch
 import versa
 from torch_helpers import versa_warnings
-from versa.frontends.torch import api, complex_to_real
+from versa.frontends.torch import api, complex_to_real, fallback
+from versa.frontends.torch.importer import import_program, make_torch_context
+from versa.mlir import ir
 
 TOL = {"rtol": 1e-5, "atol": 1e-5}
 
@@ -123,3 +128,50 @@ def test_without_the_rewrite_only_complex_nodes_run_eagerly(monkeypatch):
     torch.testing.assert_close(got, model(*inputs), **TOL)
     assert len(messages) == 1
     assert "1x torch.aten.mul.Tensor" in messages[0] and "around 2 compiled partition(s)" in messages[0]
+
+
+class SpectrumBuffer(torch.nn.Module):
+    """A Fourier layer's pattern: a complex zeros tensor made in forward, partly filled, then a
+    real view of it (torch-mlir's lowering crashed the process on the complex zeros)."""
+
+    def forward(self, x):
+        out = torch.zeros(2, 3, dtype=torch.cfloat)
+        out = out + torch.view_as_complex(x) * 2 + torch.zeros_like(out)
+        return torch.view_as_real(out) + x
+
+
+def spectrum_inputs():
+    return (torch.randn(2, 3, 2, generator=torch.Generator().manual_seed(3)),)
+
+
+def test_complex_zeros_made_in_forward_become_real_pairs(as_real):
+    """Checked on the export first: before the rewrite took complex zeros, compiling crashed."""
+    model, inputs = SpectrumBuffer(), spectrum_inputs()
+    with warnings.catch_warnings():  # torch.export's own deprecation warnings
+        warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning))
+        program = complex_to_real.program_as_real(torch.export.export(model, inputs, strict=False))
+    assert not any(complex_to_real.is_complex(n.meta.get("val")) for n in program.graph.nodes)
+    with versa_warnings() as messages:
+        got = versa.compile(model, inputs)(*inputs)
+        with torch.no_grad():
+            dynamo = torch.compile(model, backend="versa")(*inputs)
+    assert messages == []
+    torch.testing.assert_close(got, model(*inputs), **TOL)
+    torch.testing.assert_close(dynamo, model(*inputs), **TOL)
+
+
+def test_a_complex_producer_is_never_copied_into_the_linalg_fallback(monkeypatch):
+    """Without the rewrite, view_as_real(complex zeros) is refused (the fallback used to copy the
+    complex zeros as if it were a constant: a segfault in torch-mlir) and runs eagerly."""
+    model, inputs = SpectrumBuffer(), spectrum_inputs()
+    module, _ = import_program(model, inputs, make_torch_context())
+    view = next(op for op in module.body.operations[0].regions[0].blocks[0] if "view_as_real" in op.name)
+    scratch = ir.Module.create(ir.Location.unknown(module.context))
+    with module.context, ir.Location.unknown(), ir.InsertionPoint(scratch.body):
+        with pytest.raises(fallback.CannotCopy):
+            fallback.Fallback().copy(view, {})
+    monkeypatch.setattr(api, "program_as_real", lambda program: program)
+    with versa_warnings() as messages:
+        got = versa.compile(model, inputs)(*inputs)
+    torch.testing.assert_close(got, model(*inputs), **TOL)
+    assert len(messages) == 1 and "torch.aten.zeros" in messages[0]

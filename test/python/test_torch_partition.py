@@ -11,7 +11,7 @@ import pytest
 import torch
 import versa
 from opaque_ops import HALVES, REVERSE, halves, reverse
-from torch_helpers import versa_warnings
+from torch_helpers import Wrap, versa_warnings
 from versa.diagnostics import CompileError
 from versa.frontends.torch import api, partition
 
@@ -233,3 +233,23 @@ def test_a_partition_that_fails_to_compile_runs_eagerly():
     assert result.compiled == 1 and result.eager["torch.aten.linear"] == 1 and result.failures
     with torch.no_grad():
         close(result.module(x), model(x))
+
+
+def test_ops_whose_fallback_reads_out_of_bounds_run_eagerly():
+    """x[i, :, j] (index tensors on axes that are not adjacent: the index rule refuses it) is not
+    handed to torch-mlir's lowering, which reads out of bounds at i = 1e9 (a segfault): it runs
+    eagerly, and a bad index raises IndexError as in eager. Checked on the path first."""
+
+    def pick(x, i):
+        return torch.tanh(x[i, :, i] * 2)
+
+    x, i = torch.randn(4, 5, 6), torch.tensor([0, 3, 1])
+    model = Wrap(pick)
+    paths = {(r.op, r.path) for r in versa.coverage(model, (x, i))}
+    assert ("torch.aten.index.Tensor", "linalg fallback") not in paths
+    with versa_warnings() as messages:
+        compiled = versa.compile(model, (x, i))
+        close(compiled(x, i), pick(x, i))
+    assert len(messages) == 1 and "1x torch.aten.index.Tensor" in messages[0]
+    with pytest.raises(IndexError):
+        compiled(x, torch.tensor([0, 3, 10**9]))

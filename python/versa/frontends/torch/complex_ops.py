@@ -97,6 +97,22 @@ def _to_copy(rw, x, **kwargs):
     return rw.pair(x)
 
 
+_REAL = {torch.complex32: torch.float16, torch.complex64: torch.float32, torch.complex128: torch.float64}
+
+
+def _zeros(rw, size, *, dtype=None, **kwargs):
+    """A complex zeros tensor (a Fourier layer's spectrum buffer) is a real one with the pair dim."""
+    if dtype not in _REAL:
+        raise Unhandled(f"zeros of dtype {dtype}")
+    return rw.factory(aten.zeros.default, [*size, 2], dtype=_REAL[dtype], **kwargs)
+
+
+def _zeros_like(rw, x, *, dtype=None, **kwargs):
+    if dtype not in (None, value(x).dtype):
+        raise Unhandled("zeros_like with another dtype")
+    return rw(aten.zeros_like.default, rw.pair(x), **kwargs)
+
+
 # views and reductions: the pair dim stays last, every dim argument is normalised first
 def _view(rw, x, size):
     return rw(aten.reshape.default, rw.pair(x), [*size, 2])
@@ -173,6 +189,8 @@ HANDLERS: dict[object, Callable] = {
     aten.conj: _conj,
     aten.conj_physical: _conj,
     aten._to_copy: _to_copy,
+    aten.zeros: _zeros,
+    aten.zeros_like: _zeros_like,
     aten.view: _view,
     aten._unsafe_view: _view,
     aten.reshape: _view,

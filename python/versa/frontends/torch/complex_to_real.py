@@ -10,7 +10,10 @@ Complex inputs and outputs cross the compiled boundary as their real views (`com
 complex buffers of an export become real buffers (`program_as_real`).
 """
 
+import contextlib
+
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx import Graph, GraphModule, Node
 from torch.fx.node import map_arg
 
@@ -31,6 +34,8 @@ class _Rewriter:
         self.complex_inputs: list[int] = []
         self.complex_outputs: list[int] = []
         self.meta: dict = {}
+        fakes = (v for n in graph.nodes for v in torch.utils._pytree.tree_leaves(n.meta.get("val")))
+        self.fake_mode = next((v.fake_mode for v in fakes if isinstance(v, FakeTensor)), None)
         placeholders = 0
         for node in graph.nodes:
             if node.op == "placeholder":
@@ -71,6 +76,12 @@ class _Rewriter:
         node.meta.update(self.meta)
         node.meta["val"] = target(*map_arg(args, value), **map_arg(kwargs, value))
         return node
+
+    def factory(self, target, *args, **kwargs) -> Node:
+        """A new node making a tensor from numbers alone (zeros), its value a fake tensor as
+        the graph's others are (a real one would not mix with them)."""
+        with self.fake_mode or contextlib.nullcontext():
+            return self(target, *args, **kwargs)
 
     # operands and arithmetic on new-graph nodes
     def pair(self, x) -> Node:

@@ -6,7 +6,10 @@ list operands copied with their defining ops. After the conversion, torch-mlir's
 `convert-torch-to-linalg` family lowers those ops in place and the casts cancel, so the module
 is versa + linalg, which `lower-to-llvm` takes. It still compiles: never eager. Ops torch-mlir
 cannot lower either (sort, scatter: `tm_tensor`, which our pipeline cannot bufferize) stay and
-are reported as unsupported.
+are reported as unsupported. Nor are ops whose torch-mlir lowering reads out of bounds on
+input data (`UNSAFE`): a rule converts them, or they run eagerly. Only tensors of a Versa type
+cross into the copy: an operand made by an op with a tensor result (a complex `aten.zeros`) is
+never copied with it, as torch-mlir's lowering crashes the process on complex tensors.
 """
 
 from versa.mlir import PassManager, ir, tensor
@@ -27,6 +30,22 @@ LOWER = f"builtin.module(func.func({', '.join(_STEPS)}))"
 # the torch_c casts cancel pairwise
 FINALIZE = "builtin.module(func.func(torch-finalizing-backend-type-conversion), canonicalize, cse)"
 
+# ops whose torch-mlir lowering reads memory that the input data picks, unchecked (a segfault
+# at an index or grid value of 1e9): grid_sampler also ignores padding_mode and reads outside the
+# image for a grid point outside [-1, 1] (rules/grid_sample.py converts the forms it covers);
+# index.Tensor reaches here only in the forms the rule in rules/nn.py refuses (index tensors on
+# axes that are not adjacent)
+UNSAFE = frozenset(
+    {
+        "torch.aten.grid_sampler",
+        "torch.aten.grid_sampler_2d",
+        "torch.aten.grid_sampler_2d_backward",
+        "torch.aten.index.Tensor",
+        "torch.aten.index.Tensor_hacked_twin",
+        "torch.aten._unsafe_index.Tensor",
+    }
+)
+
 
 class CannotCopy(Exception):
     """The op cannot be handed to torch-mlir (a region, a non-tensor result, an unknown operand)."""
@@ -43,6 +62,8 @@ class Fallback:
         """`op` copied at the current insertion point; its results as builtin tensors."""
         if op.operation.regions and any(r.blocks for r in op.operation.regions):
             raise CannotCopy("an op with regions")
+        if op.operation.name in UNSAFE:
+            raise CannotCopy("torch-mlir's lowering reads out of bounds on some inputs")
         results = [types.parse_tensor_type(r.type) for r in op.results]
         if any(t is None or t.element not in types.SUPPORTED for t in results):
             raise CannotCopy("a result that is not a static tensor of a supported type")
@@ -68,7 +89,7 @@ class Fallback:
             if not isinstance(builtin, ir.Value):  # unconverted: a placeholder, so the op is still tried
                 builtin = placeholder(types.parse_tensor_type(value.type))
             made = _cast("torch_c.from_builtin_tensor", builtin, value.type)
-        elif isinstance(value, ir.OpResult) and not value.owner.operation.regions:
+        elif isinstance(value, ir.OpResult) and _scalar_maker(value.owner.operation):
             owner = value.owner.operation  # a constant or a list: copy it and what it uses
             made = ir.Operation.create(
                 owner.name,
@@ -81,6 +102,14 @@ class Fallback:
             raise CannotCopy(f"an operand of type {value.type}")
         self.torch_values[value] = made
         return made
+
+
+def _scalar_maker(op: ir.Operation) -> bool:
+    """An op without regions or tensor results (a constant, a list): safe to copy as it is."""
+    return not op.regions and not any(str(r.type).startswith(_TENSOR_TYPES) for r in op.results)
+
+
+_TENSOR_TYPES = ("!torch.vtensor", "!torch.tensor")
 
 
 def placeholder(t: types.TensorType) -> ir.Value:

@@ -10,7 +10,7 @@ import torch
 
 from versa.mlir import ir
 
-_VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d,]*)\],(\w+)>")
+_VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d,]*)\],(\w+|complex<\w+>)>")  # complex: refused by name
 
 # torch-dialect element → builtin element (versa's names); unsigned 8-bit has no versa type
 ELEMENT = {
