@@ -12,7 +12,15 @@ A reduction of every element (one loop left, 0-d result) runs in two stages so t
 share it: the first P*m elements as [P, m] rows, reduced to P partial results (a row
 reduction, split across threads), then the partials and the n - P*m tail into the result.
 Sums are reassociated (accepted for floats, tolerance.py); max/min and integers stay exact.
-A body that reads `linalg.index`, or a map with anything but dims, is left alone.
+
+A size-1 dim read at the constant 0 (a keepdim result, as torch-mlir's decompositions write
+`x.mean(-1, keepdim=True)`) is dropped from its operand: the row strategy's partial sums of a
+`(d0, d1, 0)` result do not vectorize.
+
+    linalg.generic {maps (d0, d1, d2) -> (d0, d1, d2), -> (d0, d1, 0)} outs(%f : 2x37x1)
+  → linalg.generic {maps (d0, d1, d2) -> (d0, d1, d2), -> (d0, d1)} outs(%g : 2x37), expand_shape
+
+A body that reads `linalg.index`, or a map with any other expression, is left alone.
 """
 
 import math
@@ -28,22 +36,33 @@ from .codegen.reduction import combiner_name
 MIN_SPLIT = 1 << 15
 
 
-def _dims(m: ir.AffineMap) -> list[int] | None:
-    out = []
-    for e in m.results:
-        if not isinstance(e, ir.AffineDimExpr):
+def _dims(m: ir.AffineMap, shape: list[int]) -> list[int | None] | None:
+    """The loop read at each dim of an operand of `shape` through `m`; None for a size-1 dim read
+    at the constant 0. None (the whole) for any other expression."""
+    out: list[int | None] = []
+    for e, size in zip(m.results, shape, strict=True):
+        if isinstance(e, ir.AffineDimExpr):
+            out.append(ir.AffineDimExpr(e).position)
+        elif isinstance(e, ir.AffineConstantExpr) and ir.AffineConstantExpr(e).value == 0 and size == 1:
+            out.append(None)
+        else:
             return None
-        out.append(ir.AffineDimExpr(e).position)
     return out
 
 
-def _loop_groups(iterators: list[str], maps: list[list[int]]) -> list[list[int]]:
+def _loops(m: list[int | None]) -> list[int]:
+    """The loops an operand's dims are read through, in order (its unit dims dropped)."""
+    return [d for d in m if d is not None]
+
+
+def _loop_groups(iterators: list[str], maps: list[list[int | None]]) -> list[list[int]]:
     """Runs of adjacent loops of one kind that each map reads as consecutive results, in order,
-    or not at all."""
+    or not at all (unit dims aside)."""
+    loops = [_loops(m) for m in maps]
     groups = [[0]]
     for d in range(1, len(iterators)):
         same = iterators[d] == iterators[d - 1] and all(
-            (d in m) == (d - 1 in m) and (d not in m or m.index(d) == m.index(d - 1) + 1) for m in maps
+            (d in m) == (d - 1 in m) and (d not in m or m.index(d) == m.index(d - 1) + 1) for m in loops
         )
         if same:
             groups[-1].append(d)
@@ -52,25 +71,36 @@ def _loop_groups(iterators: list[str], maps: list[list[int]]) -> list[list[int]]
     return groups
 
 
-def _reassociation(m: list[int], group_of: dict[int, int]) -> list[list[int]]:
-    """The dims of an operand read through loops `m`, grouped as its loops are."""
+def _reassociation(m: list[int | None], group_of: dict[int, int]) -> list[list[int]]:
+    """The dims of an operand read through loops `m`, grouped as its loops are; a unit dim (None)
+    joins the group before it, or the one after it when it leads (none: the operand is 0-d)."""
     groups: list[list[int]] = []
+    previous, leading = None, []
     for i, d in enumerate(m):
-        if groups and group_of[m[i - 1]] == group_of[d]:
+        if d is None:
+            (groups[-1] if groups else leading).append(i)
+        elif groups and group_of[previous] == group_of[d]:
             groups[-1].append(i)
         else:
-            groups.append([i])
+            groups.append([*leading, i])
+            leading = []
+        previous = d if d is not None else previous
     return groups
 
 
-def _collapse(v: ir.Value, m: list[int], group_of: dict[int, int]) -> tuple[ir.Value, list[int]]:
-    """`v` (read through loops `m`) with the dims of one loop group as one; its new loops."""
+def _collapse(v: ir.Value, m: list[int | None], group_of: dict[int, int]) -> tuple[ir.Value, list[int]]:
+    """`v` (read through loops `m`) with the dims of one loop group as one and its unit dims
+    dropped; its new loops. A filled init is filled afresh in the new shape (a kernel's init
+    must come from a fill, `codegen/kernels.py`)."""
     reassociation = _reassociation(m, group_of)
-    new_dims = [group_of[m[g[0]]] for g in reassociation]
+    new_dims = [group_of[m[next(i for i in g if m[i] is not None)]] for g in reassociation]
     if len(reassociation) == len(m):
         return v, new_dims
     t = ir.RankedTensorType(v.type)
     shape = [math.prod(t.shape[i] for i in g) for g in reassociation]
+    fill = v.owner
+    if isinstance(fill, ir.Operation | ir.OpView) and fill.name == "linalg.fill":
+        return build.filled(shape, t.element_type, fill.operands[0]), new_dims
     return build.collapse(v, shape, reassociation), new_dims
 
 
@@ -105,14 +135,20 @@ def _rewrite(op: ir.Operation, rows: int) -> bool:
     body = op.regions[0].blocks[0]
     if any(o.operation.name == "linalg.index" for o in body.operations):
         return False
-    maps = [_dims(ir.AffineMapAttr(m).value) for m in op.attributes["indexing_maps"]]
-    if any(m is None for m in maps) or not all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+    if not all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+        return False
+    shapes = [ir.RankedTensorType(v.type).shape for v in op.operands]
+    maps = [
+        _dims(ir.AffineMapAttr(m).value, s)
+        for m, s in zip(op.attributes["indexing_maps"], shapes, strict=True)
+    ]
+    if any(m is None for m in maps):
         return False
     groups = _loop_groups(kinds, maps)
     inputs = len(op.operands) - len(op.results)
     extent = math.prod(ir.RankedTensorType(op.operands[0].type).shape) if inputs else 0
     split = len(groups) == 1 and kinds[0] == "reduction" and extent >= MIN_SPLIT and _split_ok(op, maps)
-    if len(groups) == len(kinds) and not split:
+    if len(groups) == len(kinds) and not split and not any(None in m for m in maps):
         return False
     group_of = {d: g for g, members in enumerate(groups) for d in members}
     new_kinds = [kinds[g[0]] for g in groups]
@@ -137,12 +173,12 @@ def _rewrite(op: ir.Operation, rows: int) -> bool:
     return True
 
 
-def _split_ok(op: ir.Operation, maps: list[list[int]]) -> bool:
+def _split_ok(op: ir.Operation, maps: list[list[int | None]]) -> bool:
     """A 0-d result reduced from inputs read in order (all dims, one group), folded by a known combiner into a
     filled init (its value is the identity the partials start from)."""
     init = op.operands[len(op.operands) - 1].owner
     filled = isinstance(init, ir.Operation | ir.OpView) and init.name == "linalg.fill"
-    ok = filled and combiner_name(op) is not None and len(op.results) == 1 and maps[-1] == []
+    ok = filled and combiner_name(op) is not None and len(op.results) == 1 and _loops(maps[-1]) == []
     return ok and all(m == list(range(len(m))) for m in maps[:-1])
 
 

@@ -55,10 +55,12 @@ def _row_reduction(op: ir.Operation) -> list[int] | None:
         return None
     if not vector_body(op) or combiner_name(op) is None:
         return None
-    maps = op.attributes["indexing_maps"]
+    maps = [ir.AffineMapAttr(m).value for m in op.attributes["indexing_maps"]]
     source = ir.RankedTensorType(op.operands[0].type).shape
-    if str(maps[0]) != str(ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(iterators)))):
+    if maps[0] != ir.AffineMap.get_identity(len(iterators)):
         return None  # the first input must be read in loop order (the row is contiguous)
+    if not all(isinstance(e, ir.AffineDimExpr) for e in maps[-1].results):
+        return None  # a keepdim result (d0, d1, 0): its tiled partial sums do not vectorize
     return list(source)
 
 

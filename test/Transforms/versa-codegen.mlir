@@ -361,6 +361,28 @@ func.func @row_sum(%x: tensor<64x256xf32>) -> tensor<64xf32> {
 
 // -----
 
+// A keepdim row sum, (d0, d1, 0) result: its tiled partial sums (d0, d1, 0, d2) do not
+// vectorize, so the row strategy leaves it whole (versa-collapse-reductions drops the unit
+// dim first in lower-to-llvm); it never fails the pass.
+// CHECK-LABEL: func.func @negative_row_sum_keepdim
+//   CHECK-NOT:   scf.forall
+//       CHECK:   linalg.generic {{.+}} outs(%{{.+}} : tensor<2x37x1xf32>)
+//   CHECK-NOT:   vector.
+//       CHECK:   return
+func.func @negative_row_sum_keepdim(%x: tensor<2x37x96xf32>) -> tensor<2x37x1xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x37x1xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<2x37x1xf32>) -> tensor<2x37x1xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<2x37x96xf32>) outs(%z : tensor<2x37x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x37x1xf32>
+  return %0 : tensor<2x37x1xf32>
+}
+
+// -----
+
 // A column reduction (over the outer dim): columns across the threads, 8 rows at a time added
 // into a few vectors of the output, rows read in address order; no horizontal reduction.
 // CHECK-LABEL: func.func @column_sum

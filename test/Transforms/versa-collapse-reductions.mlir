@@ -61,3 +61,71 @@ func.func @argmax(%x: tensor<4096x1000xf32>) -> tensor<4096xi64> {
   %0 = "versa.reduce_argmax"(%x) {axis = 1 : i64} : (tensor<4096x1000xf32>) -> tensor<4096xi64>
   return %0 : tensor<4096xi64>
 }
+
+// -----
+
+// A keepdim row sum (torch-mlir's `x.sum(-1, keepdim=True)`): the size-1 result dim read at
+// the constant 0 is dropped (a fresh fill of the kept dims), the rows merged, the result
+// expanded back; then vector partial sums, as any row reduction (the strategy cannot take
+// the (d0, d1, 0) form itself).
+// CHECK-LABEL: func.func @keepdim
+//       CHECK:   %[[X:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2]] : tensor<2x37x96xf32> into tensor<74x96xf32>
+//       CHECK:   %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<74xf32>)
+//       CHECK:   %[[S:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<74x96xf32>) outs(%[[F]] : tensor<74xf32>)
+//       CHECK:   tensor.expand_shape %[[S]] {{\[\[}}0, 1, 2]] output_shape [2, 37, 1] : tensor<74xf32> into tensor<2x37x1xf32>
+// CODEGEN-LABEL: func.func @keepdim
+//       CODEGEN:   scf.forall (%{{.+}}) in (2)
+//       CODEGEN:   scf.for {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<1x{{[0-9]+}}xf32>)
+//       CODEGEN:   vector.reduction <add>
+//   CODEGEN-NOT:   linalg.generic
+//       CODEGEN:   tensor.expand_shape
+func.func @keepdim(%x: tensor<2x37x96xf32>) -> tensor<2x37x1xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x37x1xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<2x37x1xf32>) -> tensor<2x37x1xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<2x37x96xf32>) outs(%z : tensor<2x37x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x37x1xf32>
+  return %0 : tensor<2x37x1xf32>
+}
+
+// -----
+
+// A keepdim operand (the row means of a variance) is read through the merged rows too.
+// CHECK-LABEL: func.func @keepdim_operand
+//       CHECK:   %[[M:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1, 2]] : tensor<2x37x1xf32> into tensor<74xf32>
+//       CHECK:   linalg.generic {{.+}} ins(%{{.+}}, %[[M]] : tensor<74x96xf32>, tensor<74xf32>) outs(%{{.+}} : tensor<74xf32>)
+func.func @keepdim_operand(%x: tensor<2x37x96xf32>, %m: tensor<2x37x1xf32>) -> tensor<2x37xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x37xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<2x37xf32>) -> tensor<2x37xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %m : tensor<2x37x96xf32>, tensor<2x37x1xf32>) outs(%z : tensor<2x37xf32>) {
+  ^bb0(%in: f32, %mean: f32, %acc: f32):
+    %d = arith.subf %in, %mean : f32
+    %s = arith.addf %d, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x37xf32>
+  return %0 : tensor<2x37xf32>
+}
+
+// -----
+
+// A keepdim sum of every element ([1, 1] result): 0-d once its unit dims are dropped, so in
+// two stages as @total.
+// CHECK-LABEL: func.func @keepdim_total
+//       CHECK:   linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<8x5000xf32>)
+//       CHECK:   %[[C:.+]] = linalg.generic {{.+}} iterator_types = ["reduction"]} ins(%{{.+}} : tensor<8xf32>) outs(%{{.+}} : tensor<f32>)
+//       CHECK:   tensor.expand_shape %[[C]] [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+func.func @keepdim_total(%x: tensor<1x40000xf32>) -> tensor<1x1xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x1xf32>) -> tensor<1x1xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, 0)>], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<1x40000xf32>) outs(%z : tensor<1x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}

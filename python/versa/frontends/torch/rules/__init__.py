@@ -8,12 +8,14 @@ factories    literals, zeros/ones/full/arange, tril/triu, fill, copy
 reduce       sums, means, max/min, argmax, variance, norms
 conv         conv1d/conv2d and their transposes (1-d as 2-d of height 1)
 conv3d       conv3d as 2-d convolutions (temporal kernels: one; else a sum over depth)
-nn           linear/matmul, normalisation, softmax, attention, embedding, gather, prelu
+nn           linear/matmul, softmax, attention, embedding, gather, prelu
+norm         batch/layer/group/instance norm (mixed-type autocast forms in f32)
 einsum       einsum of any number of operands, pairwise into matmuls
 bags         embedding_bag (sum, mean, max over offsets)
 pool         pooling and resampling (adaptive average 1-d/2-d and its gradient, linear, bilinear)
 pool3d       3-d max/avg/adaptive-average pools as 2-d pools over H, W and over depth
 pool_backward  max-pool gradients as one scatter (dilated, 3-d, adaptive), avg_pool3d's gradient
+grid_sample  F.grid_sample (bilinear, nearest; every padding mode) as masked gathers, F.affine_grid
 resample     adaptive_max_pool1d, nearest-exact resampling (constant gathers)
 cells        LSTM/GRU/RNN cells (one time step)
 scan         cumprod, logcumsumexp (log-depth scans)
@@ -40,10 +42,12 @@ from . import (
     elementwise,
     factories,
     fused,
+    grid_sample,
     indexing,
     loss,
     math_ops,
     nn,
+    norm,
     pool,
     pool3d,
     pool_backward,
@@ -69,10 +73,12 @@ __all__ = [
     "elementwise",
     "factories",
     "fused",
+    "grid_sample",
     "indexing",
     "loss",
     "math_ops",
     "nn",
+    "norm",
     "pool",
     "pool3d",
     "pool_backward",

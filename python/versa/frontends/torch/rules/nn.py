@@ -1,4 +1,4 @@
-"""Layers: linear and matmul, normalisation, softmax, attention, embedding, gather, prelu.
+"""Layers: linear and matmul, softmax, attention, embedding, gather, prelu (normalisation: norm.py).
 
 Biases become a broadcast `versa.add` after the contraction (versa-fuse makes it an epilogue).
 Scaled-dot-product attention is written in versa ops (matmul, scale, mask, softmax, matmul),
@@ -11,7 +11,7 @@ import numpy as np
 
 from versa.dialects import builders as vb
 
-from ..convert import Node, Refused, Unsupported, rule
+from ..convert import Node, Unsupported, rule
 from .common import as_tensor, axis, element, rank, require_float, shape, transpose
 
 
@@ -50,95 +50,6 @@ def addmm(node: Node, bias, a, b, beta=1, alpha=1):
 @rule("torch.aten.baddbmm")
 def baddbmm(node: Node, bias, a, b, beta=1, alpha=1):
     return addmm(node, bias, a, b, beta, alpha)
-
-
-# ----------------------------------------------------------------------------- normalisation
-
-
-def _ones_or(node: Node, value, n: int, fill: float):
-    return value if value is not None else node.constant(np.full([n], fill))
-
-
-@rule("torch.aten.batch_norm")
-def batch_norm(node: Node, x, weight, bias, mean, var, training, momentum, eps, *_):
-    if training or mean is None:
-        raise Unsupported("batch_norm with batch statistics (training mode)")
-    c = shape(x)[1]
-    scale, shift = _ones_or(node, weight, c, 1.0), _ones_or(node, bias, c, 0.0)
-    if rank(x) == 4:
-        return vb.batch_norm(x, scale, shift, mean, var, epsilon=eps)
-    dims = [1] * rank(x)  # BatchNorm1d: the same math, spelt out
-    dims[1] = c
-    inv = vb.rsqrt(vb.add(var, node.constant(eps)))
-    normalised = vb.mul(vb.sub(x, vb.reshape(mean, dims)), vb.reshape(vb.mul(inv, scale), dims))
-    return vb.add(normalised, vb.reshape(shift, dims))
-
-
-@rule("torch.aten._native_batch_norm_legit_no_training")
-def batch_norm_no_training(node: Node, x, weight, bias, mean, var, momentum, eps):
-    """What batch_norm becomes once an exported program is functionalized (importer.functional);
-    the saved statistics are empty in inference and only backward reads them."""
-    out = batch_norm(node, x, weight, bias, mean, var, False, momentum, eps)
-    return [
-        out,
-        Refused("batch-norm statistics (backward only)"),
-        Refused("batch-norm statistics (backward only)"),
-    ]
-
-
-@rule("torch.aten.layer_norm")
-def layer_norm(node: Node, x, normalized_shape, weight=None, bias=None, eps=1e-5, *_):
-    tail = shape(x)[rank(x) - len(normalized_shape) :]
-    gamma = weight if weight is not None else node.constant(np.ones(tail))
-    beta = bias if bias is not None else node.constant(np.zeros(tail))
-    return vb.layer_norm(x, gamma, beta, axis=rank(x) - len(normalized_shape), epsilon=eps)
-
-
-def _group_statistics(node: Node, x, groups: int, eps: float):
-    """x normalised per (sample, group), with the group means and 1/std ([N, groups])."""
-    n = shape(x)[0]
-    grouped = vb.reshape(x, [n, groups, int(np.prod(shape(x)[1:])) // groups])
-    mean = vb.reduce_mean(grouped, axes=[2], keepdims=True)
-    centered = vb.sub(grouped, mean)
-    rstd = vb.rsqrt(
-        vb.add(vb.reduce_mean(vb.mul(centered, centered), axes=[2], keepdims=True), node.constant(eps))
-    )
-    normalised = vb.reshape(vb.mul(centered, rstd), shape(x))
-    return normalised, vb.reshape(mean, [n, groups]), vb.reshape(rstd, [n, groups])
-
-
-def _channel_affine(x, weight, bias):
-    per_channel = [1, shape(x)[1]] + [1] * (rank(x) - 2)
-    x = x if weight is None else vb.mul(x, vb.reshape(weight, per_channel))
-    return x if bias is None else vb.add(x, vb.reshape(bias, per_channel))
-
-
-def _per_channel(value, groups: int, channels: int):
-    """A per-group scale or shift (ONNX GroupNormalization-18) repeated for each group's channels."""
-    if value is None or shape(value)[0] == channels or shape(value)[0] != groups:
-        return value
-    spread = vb.broadcast_to(vb.reshape(value, [groups, 1]), [groups, channels // groups])
-    return vb.reshape(spread, [channels])
-
-
-@rule("torch.aten.group_norm")
-def group_norm(node: Node, x, groups, weight=None, bias=None, eps=1e-5, *_):
-    c = shape(x)[1]
-    weight, bias = _per_channel(weight, groups, c), _per_channel(bias, groups, c)
-    return _channel_affine(_group_statistics(node, x, groups, eps)[0], weight, bias)
-
-
-@rule("torch.aten.instance_norm")
-def instance_norm(node: Node, x, weight, bias, mean, var, use_input_stats, momentum, eps, *_):
-    if not use_input_stats:
-        raise Unsupported("instance_norm with running statistics")
-    return _channel_affine(_group_statistics(node, x, shape(x)[1], eps)[0], weight, bias)
-
-
-@rule("torch.aten.native_group_norm")
-def native_group_norm(node: Node, x, weight, bias, n, c, hw, groups, eps):
-    normalised, mean, rstd = _group_statistics(node, x, groups, eps)
-    return [_channel_affine(normalised, weight, bias), mean, rstd]
 
 
 # ----------------------------------------------------------------------------- softmax
