@@ -157,12 +157,18 @@ def _not(x: ir.Value) -> ir.Value:
     return arith.xori(x, build.scalar(x.type, -1))
 
 
-def batch_norm_scalar(xs: Sequence[ir.Value], out: ir.Type, epsilon: float) -> ir.Value:
-    """(x - mean) / sqrt(var + eps) * scale + bias, from the scalars (x, scale, bias, mean, var)
-    (not in SCALAR: its operands broadcast along the channel dim, not NumPy-style)."""
+def _batch_norm(xs: Sequence[ir.Value], out: ir.Type, epsilon: float) -> ir.Value:
     x, scale, bias, mean, var = xs
     normed = arith.divf(arith.subf(x, mean), mmath.sqrt(arith.addf(var, build.scalar(out, epsilon))))
     return arith.addf(arith.mulf(normed, scale), bias)
+
+
+def batch_norm_scalar(xs: Sequence[ir.Value], out: ir.Type, epsilon: float) -> ir.Value:
+    """(x - mean) / sqrt(var + eps) * scale + bias, from the scalars (x, scale, bias, mean, var)
+    (not in SCALAR: its operands broadcast along the channel dim, not NumPy-style). Half types
+    compute in f32 and round once, as PyTorch's kernel does (in f16, eps = 1e-5 vanishes beside
+    var ~ 1, and five roundings stack)."""
+    return wrap_scalar(lambda wide, element, attrs: _batch_norm(wide, element, epsilon))(xs, out, {})
 
 
 # op name → scalar computation from the operands' scalars, the result element type, the attrs

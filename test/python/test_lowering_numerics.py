@@ -674,6 +674,28 @@ func.func @main(%x: {t}) -> {t} {{
 
 
 @pytest.mark.parametrize("opt_level", [0, 3], ids=["O0", "O3"])
+def test_f16_batch_norm_computes_in_f32(opt_level: int) -> None:
+    """batch_norm on f16 computes in f32 and rounds once, as PyTorch does: each output is within
+    one f16 rounding of the float64 result (in f16 arithmetic, five roundings stack and eps
+    vanishes beside the variance)."""
+    t, c = "tensor<2x3x4x5xf16>", "tensor<3xf16>"
+    text = f"""
+func.func @main(%x: {t}, %s: {c}, %b: {c}, %m: {c}, %v: {c}) -> {t} {{
+  %0 = "versa.batch_norm"(%x, %s, %b, %m, %v) {{epsilon = 1.0e-02 : f32}} : ({t}, {c}, {c}, {c}, {c}) -> {t}
+  return %0 : {t}
+}}"""
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.uniform(90, 110, (2, 3, 4, 5)).astype(np.float16)
+    scale, bias = rng.uniform(0.5, 3, 3).astype(np.float16), rng.uniform(-1, 1, 3).astype(np.float16)
+    mean, var = np.full(3, 100, np.float16), rng.uniform(0.3, 3, 3).astype(np.float16)
+    (got,) = compile_and_run(text, [x, scale, bias, mean, var], opt_level)
+    per_channel = [a.astype(np.float64).reshape(1, 3, 1, 1) for a in (scale, bias, mean, var)]
+    s, b, m, v = per_channel
+    want = (x.astype(np.float64) - m) / np.sqrt(v + 1e-2) * s + b
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=2.0**-11, atol=2.0**-14)
+
+
+@pytest.mark.parametrize("opt_level", [0, 3], ids=["O0", "O3"])
 @pytest.mark.parametrize(("op", "axes"), [("reduce_sum", [1]), ("reduce_sum", [0, 1]), ("reduce_mean", [1])])
 def test_f16_sums_accumulate_in_f32(op: str, axes: list[int], opt_level: int) -> None:
     """An f16 accumulator stops growing once the sum's ulp exceeds the terms (a row of 4096
