@@ -72,12 +72,18 @@ class _Groups:
         self.members[b] += self.members.pop(a)
 
 
+def _users(value: ir.Value) -> list[tuple[ir.Operation, int]]:
+    return [
+        (u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number)
+        for u in value.uses
+    ]
+
+
 def _single_user(value: ir.Value, block: ir.Block) -> ir.Operation | None:
-    uses = list(value.uses)
-    if len(uses) != 1:
+    users = _users(value)
+    if len(users) != 1:
         return None
-    user = uses[0].owner
-    user = user.operation if hasattr(user, "operation") else user
+    user = users[0][0]
     return user if user.block == block else None
 
 
@@ -104,10 +110,7 @@ def duplicate_cheap_producers(block: ir.Block, limit: int) -> None:
     for op in reversed([op.operation for op in block.operations]):
         if not (rules.is_cheap(op) and _fusible(op)) or len(op.results) != 1:
             continue
-        uses = [
-            (u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number)
-            for u in op.results[0].uses
-        ]
+        uses = _users(op.results[0])
         if not 1 < len(uses) <= limit or _strands_producer(op, block):
             continue
         if not all(u.block == block and _fusible(u) and rules.producer_fits(op, u, i) for u, i in uses):
@@ -142,13 +145,6 @@ def _fits(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, ind
         return False
     value = producer.results[0]
     return rules.shape(value) == rules.nest_shape(consumer) or groups.all_cheap(producer)
-
-
-def _users(value: ir.Value) -> list[tuple[ir.Operation, int]]:
-    return [
-        (u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number)
-        for u in value.uses
-    ]
 
 
 def groups_of(block: ir.Block, max_ops: int) -> list[list[ir.Operation]]:

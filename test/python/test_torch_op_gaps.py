@@ -13,7 +13,7 @@ import pytest
 import torch
 import versa
 from torch.nn import functional as F
-from torch_helpers import Wrap, versa_warnings
+from torch_helpers import Wrap, compiled_quietly, torch_compile_with_gradients, versa_warnings
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 
@@ -163,35 +163,20 @@ NO_GRADIENT = {"adaptive_max_pool1d_indices", "topk_indices", "sort_indices", "a
 LOOSE = {"cdist_p0_half": {"rtol": 1e-3, "atol": 1e-4}}
 
 
-def weighted(y):
-    return (y * torch.arange(y.numel(), dtype=y.dtype).reshape(y.shape).sin()).sum()
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_versa_compile(name):
     fn, inputs = CASES[name]
-    with versa_warnings() as messages, torch.no_grad():
-        got = versa.compile(Wrap(fn), inputs)(*inputs)
-    assert messages == []
-    torch.testing.assert_close(got, fn(*inputs), **LOOSE.get(name, TOL))
+    torch.testing.assert_close(compiled_quietly(fn, *inputs), fn(*inputs), **LOOSE.get(name, TOL))
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - NO_GRADIENT))
 def test_torch_compile_forward_and_backward(name):
     fn, inputs = CASES[name]
-    torch._dynamo.reset()
-    leaves = [x.clone().requires_grad_() for x in inputs]
-    twins = [x.clone().requires_grad_() for x in inputs]
-    with versa_warnings() as messages:
-        got = torch.compile(Wrap(fn), backend="versa")(*leaves)
-        weighted(got).backward()
-    want = fn(*twins)
-    weighted(want).backward()
-    assert messages == []
+    got, want, grads = torch_compile_with_gradients(fn, inputs)
     tol = LOOSE.get(name, TOL)
     torch.testing.assert_close(got, want, **tol)
-    for a, b in zip(leaves, twins, strict=True):
-        torch.testing.assert_close(a.grad, b.grad, **tol)
+    for a, b in grads:
+        torch.testing.assert_close(a, b, **tol)
 
 
 # ----------------------------------------------------------------------------- ties, NaN, infinities
@@ -205,20 +190,13 @@ TIES = torch.tensor(
 )
 
 
-def _compiled(fn, *inputs):
-    with versa_warnings() as messages, torch.no_grad():
-        got = versa.compile(Wrap(fn), inputs)(*inputs)
-    assert messages == []
-    return got
-
-
 @pytest.mark.parametrize("k", [1, 3, 6, 8])
 @pytest.mark.parametrize("largest", [True, False])
 def test_topk_ties_nan_and_infinities(k, largest):
     """Values as torch's (NaN above everything, equal_nan); indices distinct, pointing at those
     values, ties in index order. k = 6, 8 (k > 16 is not reached): the passes; the rank
     construction is checked against it through sort below."""
-    values, indices = _compiled(lambda x: torch.topk(x, k, dim=1, largest=largest), TIES)
+    values, indices = compiled_quietly(lambda x: torch.topk(x, k, dim=1, largest=largest), TIES)
     want = torch.topk(TIES, k, dim=1, largest=largest).values
     torch.testing.assert_close(values, want, equal_nan=True, rtol=0, atol=0)
     torch.testing.assert_close(TIES.gather(1, indices), values, equal_nan=True, rtol=0, atol=0)
@@ -234,20 +212,20 @@ def test_sort_and_topk_by_rank_match_torch_stable_sort(descending):
     """Stable: ties (and NaNs, last ascending / first descending) keep their order, as
     torch.sort(stable=True); topk with k > 16 takes the same construction."""
     wide = torch.cat([TIES.repeat(1, 3), TIES[:, :2]], dim=1)  # 26 per row
-    values, indices = _compiled(lambda x: torch.sort(x, dim=1, descending=descending), wide)
+    values, indices = compiled_quietly(lambda x: torch.sort(x, dim=1, descending=descending), wide)
     want = torch.sort(wide, dim=1, descending=descending, stable=True)
     torch.testing.assert_close(values, want.values, equal_nan=True, rtol=0, atol=0)
     assert torch.equal(indices, want.indices)
-    top = _compiled(lambda x: torch.topk(x, 20, dim=1, largest=descending), wide)
+    top = compiled_quietly(lambda x: torch.topk(x, 20, dim=1, largest=descending), wide)
     assert torch.equal(top[1], want.indices[:, :20])
 
 
 def test_sort_and_topk_of_integers():
     x = torch.tensor([[5, -3, 7, 7, 0, -3], [2, 2, 2, 1, 9, -8]])
-    values, indices = _compiled(lambda t: torch.sort(t, dim=1, descending=True), x)
+    values, indices = compiled_quietly(lambda t: torch.sort(t, dim=1, descending=True), x)
     want = torch.sort(x, dim=1, descending=True, stable=True)
     assert torch.equal(values, want.values) and torch.equal(indices, want.indices)
-    values, indices = _compiled(lambda t: torch.topk(t, 3, dim=1, largest=False), x)
+    values, indices = compiled_quietly(lambda t: torch.topk(t, 3, dim=1, largest=False), x)
     assert torch.equal(values, torch.topk(x, 3, dim=1, largest=False).values)
     assert torch.equal(x.gather(1, indices), values)
 
@@ -255,7 +233,7 @@ def test_sort_and_topk_of_integers():
 def test_topk_on_long_rows_takes_the_passes():
     """4 x 5000: the rank construction would compare 10^8 pairs; k rounds of max instead."""
     x = r(4, 5000, seed=3)
-    got = _compiled(lambda t: torch.topk(t, 5, dim=1), x)
+    got = compiled_quietly(lambda t: torch.topk(t, 5, dim=1), x)
     want = torch.topk(x, 5, dim=1)
     assert torch.equal(got[0], want.values) and torch.equal(got[1], want.indices)
 
@@ -266,10 +244,10 @@ def test_scans_with_infinities_and_integers():
     underflow to -inf)."""
     x = torch.tensor([[2.0, float("inf"), 0.5, 0.0, 3.0], [-1.0, -2.0, float("-inf"), 0.0, 2.0]])
     torch.testing.assert_close(
-        _compiled(lambda t: torch.cumprod(t, 1), x), torch.cumprod(x, 1), equal_nan=True
+        compiled_quietly(lambda t: torch.cumprod(t, 1), x), torch.cumprod(x, 1), equal_nan=True
     )
     ints = torch.tensor([[3, -2, 5, 1, 0, 7], [1, 2, 3, 4, 5, 6]])
-    assert torch.equal(_compiled(lambda t: torch.cumprod(t, 1), ints), torch.cumprod(ints, 1))
+    assert torch.equal(compiled_quietly(lambda t: torch.cumprod(t, 1), ints), torch.cumprod(ints, 1))
     y = torch.tensor(
         [
             [float("-inf"), float("-inf"), 0.0, -200.0, 150.0, float("-inf")],
@@ -277,7 +255,7 @@ def test_scans_with_infinities_and_integers():
         ]
     )
     torch.testing.assert_close(
-        _compiled(lambda t: torch.logcumsumexp(t, 1), y), torch.logcumsumexp(y, 1), **TOL
+        compiled_quietly(lambda t: torch.logcumsumexp(t, 1), y), torch.logcumsumexp(y, 1), **TOL
     )
 
 
@@ -321,13 +299,13 @@ def test_gaussian_nll_loss_training():
 def test_median_and_kthvalue_with_nan_and_ties():
     """median propagates NaN (index: the row's first NaN, as torch); kthvalue counts NaN as the
     largest. Ties: the values are torch's, the index points at an equal element."""
-    values, indices = _compiled(lambda x: torch.median(x, 1), TIES)
+    values, indices = compiled_quietly(lambda x: torch.median(x, 1), TIES)
     want = torch.median(TIES, 1)
     torch.testing.assert_close(values, want.values, equal_nan=True, rtol=0, atol=0)
     assert indices[2] == want.indices[2]  # the NaN row
     torch.testing.assert_close(TIES.gather(1, indices[:, None])[:, 0], values, equal_nan=True, rtol=0, atol=0)
     for k in (1, 4, 8):
-        values, indices = _compiled(lambda x, k=k: torch.kthvalue(x, k, 1), TIES)
+        values, indices = compiled_quietly(lambda x, k=k: torch.kthvalue(x, k, 1), TIES)
         want = torch.kthvalue(TIES, k, 1).values
         torch.testing.assert_close(values, want, equal_nan=True, rtol=0, atol=0)
         torch.testing.assert_close(

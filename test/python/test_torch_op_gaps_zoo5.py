@@ -11,8 +11,8 @@ exactly (values are moved or rounded, never summed); norms and einsum as f32 all
 import pytest
 import torch
 import versa
-from test_torch_op_gaps import TOL, r, weighted
-from torch_helpers import Wrap, versa_warnings
+from test_torch_op_gaps import TOL, r
+from torch_helpers import Wrap, compiled_quietly, torch_compile_with_gradients, versa_warnings
 
 EXACT = {"rtol": 0.0, "atol": 0.0}
 
@@ -123,31 +123,16 @@ def _tolerance(name):
 @pytest.mark.parametrize("name", CASES)
 def test_versa_compile(name):
     fn, inputs = CASES[name]
-    with versa_warnings() as messages, torch.no_grad():
-        got = versa.compile(Wrap(fn), inputs)(*inputs)
-    assert messages == []
-    torch.testing.assert_close(got, fn(*inputs), **_tolerance(name))
+    torch.testing.assert_close(compiled_quietly(fn, *inputs), fn(*inputs), **_tolerance(name))
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_torch_compile_forward_and_backward(name):
     fn, inputs = CASES[name]
-    torch._dynamo.reset()
-    grad = name not in INTEGER
-    leaves = [x.clone().requires_grad_(grad) for x in inputs]
-    twins = [x.clone().requires_grad_(grad) for x in inputs]
-    with versa_warnings() as messages:
-        got = torch.compile(Wrap(fn), backend="versa")(*leaves)
-        if grad:
-            weighted(got).backward()
-    want = fn(*twins)
-    assert messages == []
+    got, want, grads = torch_compile_with_gradients(fn, inputs, grad=name not in INTEGER)
     torch.testing.assert_close(got, want, **_tolerance(name))
-    if not grad:
-        return
-    weighted(want).backward()
-    for a, b in zip(leaves, twins, strict=True):
-        torch.testing.assert_close(a.grad, b.grad, **TOL)
+    for a, b in grads:
+        torch.testing.assert_close(a, b, **TOL)
 
 
 def test_searchsorted_puts_nan_past_the_end():

@@ -1,10 +1,12 @@
-"""What the PyTorch frontend's tests share: a module around a function, and the versa warnings
-(ops run eagerly, a partition that failed, an export that went through torch.compile)."""
+"""What the PyTorch frontend's tests share: a module around a function, the versa warnings
+(ops run eagerly, a partition that failed, an export that went through torch.compile), and a
+function run through versa.compile or torch.compile with nothing eager."""
 
 import contextlib
 import warnings
 
 import torch
+import versa
 
 
 class Wrap(torch.nn.Module):
@@ -26,3 +28,33 @@ def versa_warnings():
         messages: list[str] = []
         yield messages
     messages.extend(str(w.message) for w in caught if str(w.message).startswith("versa:"))
+
+
+def compiled_quietly(fn, *inputs):
+    """`fn(*inputs)` through versa.compile (no grad); no op may have run eagerly."""
+    with versa_warnings() as messages, torch.no_grad():
+        got = versa.compile(Wrap(fn), inputs)(*inputs)
+    assert messages == []
+    return got
+
+
+def weighted(y):
+    """A weighted sum (weights sin(0), sin(1), ...): a gradient sent to the wrong element shows."""
+    return (y * torch.arange(y.numel(), dtype=y.dtype).reshape(y.shape).sin()).sum()
+
+
+def torch_compile_with_gradients(fn, inputs, grad: bool = True):
+    """`fn` through torch.compile(backend="versa") and eagerly, with the gradients of `weighted`
+    sums: (got, want, [(gradient, eager gradient) per input]); no op may have run eagerly."""
+    torch._dynamo.reset()
+    leaves = [x.clone().requires_grad_(grad) for x in inputs]
+    twins = [x.clone().requires_grad_(grad) for x in inputs]
+    with versa_warnings() as messages:
+        got = torch.compile(Wrap(fn), backend="versa")(*leaves)
+        if grad:
+            weighted(got).backward()
+    want = fn(*twins)
+    if grad:
+        weighted(want).backward()
+    assert messages == []
+    return got, want, [(a.grad, b.grad) for a, b in zip(leaves, twins, strict=True)] if grad else []

@@ -273,7 +273,7 @@ def _foreign_element(op: ir.OpView) -> str | None:
     literal widens them (bool tensors arrive as uint8)."""
     for result in op.results:
         t = types.parse_tensor_type(result.type)
-        if t is not None and t.element not in (*types.SUPPORTED, "ui8"):
+        if t is not None and t.element not in types.CONVERTIBLE:
             return t.element
     return None
 

@@ -28,7 +28,7 @@ from versa.mlir import ir
 
 from .convert import survey
 from .importer import import_graph, make_torch_context
-from .types import SUPPORTED, TORCH_DTYPES
+from .types import CONVERTIBLE, TORCH_DTYPES
 
 # A compiled graph: called (boxed) with a list of tensors, returns the list of its outputs.
 GraphCompiler = Callable[[GraphModule], Callable[[list], list]]
@@ -69,7 +69,7 @@ def _versa_typed(value) -> bool:
         return all(map(_versa_typed, value))
     if not _is_tensor(value) or value.is_complex():  # complex: see `_is_complex`
         return True
-    return TORCH_DTYPES.get(value.dtype) in (*SUPPORTED, "ui8")
+    return TORCH_DTYPES.get(value.dtype) in CONVERTIBLE
 
 
 def _static(value) -> bool:

@@ -45,6 +45,9 @@ SCALAR_TYPES = {0: "ui8", 1: "i8", 3: "i32", 4: "i64", 5: "f16", 6: "f32", 7: "f
 
 # the element types a compiled Versa function takes and returns
 SUPPORTED = ("f32", "f16", "bf16", "i64", "i32", "i8", "i1")
+# What a conversion takes: SUPPORTED, and bytes (bool tensors arrive as uint8; a literal widens
+# them). Any other element type (f64, complex) refuses its op, which then runs eagerly.
+CONVERTIBLE = (*SUPPORTED, "ui8")
 
 
 @dataclass(frozen=True)
