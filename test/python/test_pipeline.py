@@ -137,6 +137,29 @@ def test_threads_come_from_the_option_then_the_environment(monkeypatch):
     assert LowerToLLVM(opt_level=3).thread_count() == available_cores()
 
 
+@pytest.mark.parametrize("environment, dynamic", [({}, 1), ({"OMP_DYNAMIC": "false"}, 0)])
+def test_openmp_teams_follow_the_load_unless_the_user_says(environment, dynamic):
+    """Team sizes shrink while other jobs hold the cores (openmp.DYNAMIC_DEFAULTS), set in
+    libiomp alone; a user's OMP_DYNAMIC wins. A fresh process: the runtime reads it once."""
+    import os
+    import subprocess
+    import sys
+
+    from versa import openmp
+
+    if openmp.runtime_library() is None:
+        pytest.skip("no OpenMP runtime: code is serial")
+    probe = (
+        "import ctypes; from versa import openmp; "
+        "print(ctypes.CDLL(openmp.runtime_library()).omp_get_dynamic())"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_DYNAMIC", "KMP_DYNAMIC_MODE")}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], env=env | environment, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == str(dynamic)
+
+
 def test_opt_level_out_of_range_is_an_error():
     from versa.diagnostics import CompileError
 
