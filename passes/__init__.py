@@ -1,8 +1,10 @@
 """The pass registry: every Versa pass and pipeline, keyed by its CLI flag (`Pass.name`)."""
 
 from .base import Pass
+from .byte_bools import VersaByteBools
 from .canonicalize import VersaCanonicalize
 from .codegen.apply import VersaCodegen
+from .collapse_elementwise import VersaCollapseElementwise
 from .collapse_epilogues import VersaCollapseEpilogues
 from .collapse_reductions import VersaCollapseReductions
 from .convert_versa_to_linalg import ConvertVersaToLinalg
@@ -42,6 +44,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaVectorize,
         VersaCollapseEpilogues,
         VersaCollapseReductions,
+        VersaCollapseElementwise,
         VersaCodegen,
         VersaUnshareInits,
         VersaReadonlyArguments,
@@ -54,6 +57,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaUnrollHints,
         VersaFlattenTransfers,
         VersaFastMath,
+        VersaByteBools,
         VersaGpuMap,
         VersaGpuMatmul,
         VersaGpuConv,

@@ -11,7 +11,9 @@ from typing import ClassVar
 from versa import openmp, targets
 
 from .base import Pass, PassError
+from .byte_bools import VersaByteBools
 from .codegen.apply import VersaCodegen, cpu_target, default_threads
+from .collapse_elementwise import VersaCollapseElementwise
 from .collapse_epilogues import VersaCollapseEpilogues
 from .collapse_reductions import VersaCollapseReductions
 from .convert_versa_to_linalg import ConvertVersaToLinalg
@@ -164,6 +166,7 @@ class LowerToLLVM(Pipeline):
             yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.
         if self.opt_level > 0:
+            yield VersaCollapseElementwise()  # long rows: fewer partial vectors
             yield VersaVectorize(width=target.lanes(32), threads=threads)
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
@@ -194,6 +197,7 @@ class LowerToLLVM(Pipeline):
         yield "convert-math-to-llvm"
         yield "convert-math-to-libm"
         yield "convert-vector-to-llvm"
+        yield VersaByteBools()  # boolean vectors in memory: a byte per element, as memrefs hold them
         yield "convert-ub-to-llvm"
         yield "finalize-memref-to-llvm"
         yield "convert-arith-to-llvm"

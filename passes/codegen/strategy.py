@@ -107,17 +107,9 @@ def needed(tiles: Sequence[int], extents: Sequence[int]) -> list[int]:
 
 def vector_body(op: ir.Operation) -> bool:
     """Whether `op` can become vector code: every op in its body has a vector form (arith, math;
-    no calls, no `tensor.extract`) and no operand or result is an i1 tensor. (LLVM packs a
-    `vector<8xi1>` into one byte in memory, while a `memref<8xi1>` holds a byte per element: a
-    vector load or store of i1 would silently misread it. i1 values inside the body are fine.)"""
-    if any(_is_i1_tensor(v.type) for v in (*op.operands, *op.results)):
-        return False
+    no calls, no `tensor.extract`). Boolean tensors are fine: `versa-byte-bools` makes their
+    vector loads and stores a byte per element, as memrefs hold them."""
     return all(b.operation.name.split(".")[0] in ("arith", "math", "linalg") for b in op.regions[0].blocks[0])
-
-
-def _is_i1_tensor(t: ir.Type) -> bool:
-    element = t.element_type if isinstance(t, ir.ShapedType) else t
-    return isinstance(element, ir.IntegerType) and ir.IntegerType(element).width == 1
 
 
 def ragged(extent: int, tiles: Sequence[int]) -> bool:

@@ -275,8 +275,8 @@ func.func @main(%a: tensor<64x32xf32>, %b: tensor<32x80xf32>, %m: tensor<64x80xi
 @pytest.mark.parametrize("opt_level", [0, 1, 2, 3], ids=["O0", "O1", "O2", "O3"])
 @pytest.mark.parametrize("fuse", ["", "versa-fuse,"], ids=["unfused", "fused"])
 def test_masked_matmul_epilogue_reads_the_mask_as_bytes(fuse: str, opt_level: int) -> None:
-    """An attention-style mask after a matmul: the epilogue strategy (O3: threads) must not
-    vectorize a consumer that reads an i1 tensor (a vector load of i1 reads packed bits)."""
+    """An attention-style mask after a matmul: the epilogue strategy vectorizes a consumer that
+    reads an i1 tensor, whose vector loads must read bytes (versa-byte-bools), not packed bits."""
     rng = np.random.default_rng(RNG_SEED)
     inputs = [
         rng.integers(-3, 4, (64, 32)).astype(np.float32),
