@@ -26,106 +26,23 @@ A body that reads `linalg.index`, or a map with any other expression, is left al
 import math
 from dataclasses import dataclass
 
-from versa.mlir import arith, ir, linalg
+from versa.mlir import arith, ir
 
 from . import linalg_builders as build
 from .base import Pass, collect
 from .codegen.reduction import combiner_name
+from .loop_groups import (
+    cloned_generic,
+    collapse_operand,
+    loop_groups,
+    loops_of,
+    loops_read,
+    map_attr,
+    reassociation,
+)
 
 # Fewer elements than this stay one reduction: the two stages cost a fork and a second loop.
 MIN_SPLIT = 1 << 15
-
-
-def _dims(m: ir.AffineMap, shape: list[int]) -> list[int | None] | None:
-    """The loop read at each dim of an operand of `shape` through `m`; None for a size-1 dim read
-    at the constant 0. None (the whole) for any other expression."""
-    out: list[int | None] = []
-    for e, size in zip(m.results, shape, strict=True):
-        if isinstance(e, ir.AffineDimExpr):
-            out.append(ir.AffineDimExpr(e).position)
-        elif isinstance(e, ir.AffineConstantExpr) and ir.AffineConstantExpr(e).value == 0 and size == 1:
-            out.append(None)
-        else:
-            return None
-    return out
-
-
-def _loops(m: list[int | None]) -> list[int]:
-    """The loops an operand's dims are read through, in order (its unit dims dropped)."""
-    return [d for d in m if d is not None]
-
-
-def _loop_groups(iterators: list[str], maps: list[list[int | None]]) -> list[list[int]]:
-    """Runs of adjacent loops of one kind that each map reads as consecutive results, in order,
-    or not at all (unit dims aside)."""
-    loops = [_loops(m) for m in maps]
-    groups = [[0]]
-    for d in range(1, len(iterators)):
-        same = iterators[d] == iterators[d - 1] and all(
-            (d in m) == (d - 1 in m) and (d not in m or m.index(d) == m.index(d - 1) + 1) for m in loops
-        )
-        if same:
-            groups[-1].append(d)
-        else:
-            groups.append([d])
-    return groups
-
-
-def _reassociation(m: list[int | None], group_of: dict[int, int]) -> list[list[int]]:
-    """The dims of an operand read through loops `m`, grouped as its loops are; a unit dim (None)
-    joins the group before it, or the one after it when it leads (none: the operand is 0-d)."""
-    groups: list[list[int]] = []
-    previous, leading = None, []
-    for i, d in enumerate(m):
-        if d is None:
-            (groups[-1] if groups else leading).append(i)
-        elif groups and group_of[previous] == group_of[d]:
-            groups[-1].append(i)
-        else:
-            groups.append([*leading, i])
-            leading = []
-        previous = d if d is not None else previous
-    return groups
-
-
-def _collapse(v: ir.Value, m: list[int | None], group_of: dict[int, int]) -> tuple[ir.Value, list[int]]:
-    """`v` (read through loops `m`) with the dims of one loop group as one and its unit dims
-    dropped; its new loops. A filled init is filled afresh in the new shape (a kernel's init
-    must come from a fill, `codegen/kernels.py`)."""
-    reassociation = _reassociation(m, group_of)
-    new_dims = [group_of[m[next(i for i in g if m[i] is not None)]] for g in reassociation]
-    if len(reassociation) == len(m):
-        return v, new_dims
-    t = ir.RankedTensorType(v.type)
-    shape = [math.prod(t.shape[i] for i in g) for g in reassociation]
-    fill = v.owner
-    if isinstance(fill, ir.Operation | ir.OpView) and fill.name == "linalg.fill":
-        return build.filled(shape, t.element_type, fill.operands[0]), new_dims
-    return build.collapse(v, shape, reassociation), new_dims
-
-
-def _map(rank: int, dims: list[int]) -> ir.AffineMapAttr:
-    return ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(d) for d in dims]))
-
-
-def _iterators(kinds: list[str]) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{k}>") for k in kinds])
-
-
-def _generic(inputs, outputs, maps, kinds, body: ir.Block) -> ir.Operation:
-    """A generic whose body is a copy of `body` (so one body can serve several stages)."""
-    op = linalg.GenericOp(
-        [o.type for o in outputs], inputs, outputs, ir.ArrayAttr.get(maps), _iterators(kinds)
-    )
-    block = op.regions[0].blocks.append(*[a.type for a in body.arguments])
-    mapping = dict(zip(body.arguments, block.arguments, strict=True))
-    with ir.InsertionPoint(block):
-        for inner in body.operations:
-            clone = inner.clone()
-            for old, new in mapping.items():
-                clone.operation.replace_uses_of_with(old, new)
-            mapping.update(zip(inner.results, clone.results, strict=True))
-    return op.operation
 
 
 def _rewrite(op: ir.Operation, rows: int) -> bool:
@@ -139,12 +56,12 @@ def _rewrite(op: ir.Operation, rows: int) -> bool:
         return False
     shapes = [ir.RankedTensorType(v.type).shape for v in op.operands]
     maps = [
-        _dims(ir.AffineMapAttr(m).value, s)
+        loops_read(ir.AffineMapAttr(m).value, s)
         for m, s in zip(op.attributes["indexing_maps"], shapes, strict=True)
     ]
     if any(m is None for m in maps):
         return False
-    groups = _loop_groups(kinds, maps)
+    groups = loop_groups(kinds, maps)
     inputs = len(op.operands) - len(op.results)
     extent = math.prod(ir.RankedTensorType(op.operands[0].type).shape) if inputs else 0
     split = len(groups) == 1 and kinds[0] == "reduction" and extent >= MIN_SPLIT and _split_ok(op, maps)
@@ -155,19 +72,19 @@ def _rewrite(op: ir.Operation, rows: int) -> bool:
     with ir.InsertionPoint(op), op.location:
         operands, new_maps = [], []
         for v, m in zip(op.operands, maps, strict=True):
-            collapsed, dims = _collapse(v, m, group_of)
+            collapsed, dims = collapse_operand(v, m, group_of)
             operands.append(collapsed)
             new_maps.append(dims)
         ins, outs = operands[:inputs], operands[inputs:]
         if split:
             results = [_two_stage(op, body, ins, outs[0], extent, rows)]
         else:
-            attrs = [_map(len(groups), d) for d in new_maps]
-            results = list(_generic(ins, outs, attrs, new_kinds, body).results)
+            attrs = [map_attr(len(groups), d) for d in new_maps]
+            results = list(cloned_generic(ins, outs, attrs, new_kinds, body).results)
         for old, new, m in zip(op.results, results, maps[inputs:], strict=True):
             t = ir.RankedTensorType(old.type)
             if new.type != old.type:
-                new = build.expand(new, t.shape, _reassociation(m, group_of))
+                new = build.expand(new, t.shape, reassociation(m, group_of))
             old.replace_all_uses_with(new)
     op.erase()
     return True
@@ -178,7 +95,7 @@ def _split_ok(op: ir.Operation, maps: list[list[int | None]]) -> bool:
     filled init (its value is the identity the partials start from)."""
     init = op.operands[len(op.operands) - 1].owner
     filled = isinstance(init, ir.Operation | ir.OpView) and init.name == "linalg.fill"
-    ok = filled and combiner_name(op) is not None and len(op.results) == 1 and _loops(maps[-1]) == []
+    ok = filled and combiner_name(op) is not None and len(op.results) == 1 and loops_of(maps[-1]) == []
     return ok and all(m == list(range(len(m))) for m in maps[:-1])
 
 
@@ -191,15 +108,15 @@ def _two_stage(op: ir.Operation, body: ir.Block, ins, init: ir.Value, n: int, ro
     def rows_of(v: ir.Value) -> ir.Value:
         return build.expand(build.extract(v, [0], [rows * m]), (rows, m), [[0, 1]])
 
-    maps2 = [_map(2, [0, 1])] * len(ins) + [_map(2, [0])]
-    stage1 = _generic([rows_of(v) for v in ins], [partial_init], maps2, ["parallel", "reduction"], body)
+    maps2 = [map_attr(2, [0, 1])] * len(ins) + [map_attr(2, [0])]
+    stage1 = cloned_generic([rows_of(v) for v in ins], [partial_init], maps2, ["parallel", "reduction"], body)
     fold = getattr(arith, combiner_name(op).split(".")[1])  # the partials into the result
-    maps1 = [_map(1, [0]).value, _map(1, []).value]
+    maps1 = [map_attr(1, [0]).value, map_attr(1, []).value]
     (total,) = build.generic([stage1.results[0]], [init], maps1, ["reduction"], lambda a, b: [fold(a, b)])
     if n > rows * m:
         tail = [build.extract(v, [rows * m], [n - rows * m]) for v in ins]
-        maps1 = [_map(1, [0])] * len(ins) + [_map(1, [])]
-        total = _generic(tail, [total], maps1, ["reduction"], body).results[0]
+        maps1 = [map_attr(1, [0])] * len(ins) + [map_attr(1, [])]
+        total = cloned_generic(tail, [total], maps1, ["reduction"], body).results[0]
     return total
 
 
