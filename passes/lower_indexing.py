@@ -8,10 +8,11 @@ table (`scalar_emitters.SCALAR`), so they also work inside `versa.fused` groups.
     %e = "versa.gather"(%t, %i) {axis = 0 : i64} : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
 
 becomes a parallel `linalg.generic` over the result that reads the index, wraps and clamps it,
-and reads the table with `tensor.extract` (a gather: versa-vectorize leaves it scalar):
+and reads the table with `tensor.extract` (versa-vectorize reads a row taken whole as vectors):
 
-    linalg.generic ins(%i : tensor<3xi64>) outs(%empty : tensor<3x4xf32>) {
-    ^bb0(%id: i64, %out: f32):
+    linalg.generic outs(%empty : tensor<3x4xf32>) {
+    ^bb0(%out: f32):
+      %id = tensor.extract %i[linalg.index 0] : tensor<3xi64>
       %k = arith.index_cast %id : i64 to index     // then + 10 if < 0, then clamp to [0, 9]
       %v = tensor.extract %t[%k, linalg.index 1] : tensor<10x4xf32>
       linalg.yield %v : f32
@@ -76,7 +77,11 @@ def lower_gather(op: ir.OpView, rewriter: Any) -> bool:
     axis, count = _attrs(op)["axis"] % len(source), len(build.shape_of(indices))
     n = source[axis]
 
-    def body(i: ir.Value, _: ir.Value) -> list[ir.Value]:
+    def body(_: ir.Value) -> list[ir.Value]:
+        # The index is read in the body, at loop-invariant positions along the innermost loop,
+        # so that the vectorizer sees a uniform row and reads a contiguous table row as one
+        # vector (read as an input, it would be a per-lane gather).
+        i = tensor.extract(indices, [_loop(d) for d in range(axis, axis + count)])
         k = arith.index_cast(ir.IndexType.get(), i)  # sign-extends an i32
         negative = arith.cmpi(arith.CmpIPredicate.slt, k, _index(0))
         k = arith.select(negative, arith.addi(k, _index(n)), k)
@@ -85,9 +90,9 @@ def lower_gather(op: ir.OpView, rewriter: Any) -> bool:
         after = [_loop(axis + count + d) for d in range(len(source) - axis - 1)]
         return [tensor.extract(x, [*before, k, *after])]
 
-    maps = [build.dims_map(len(shape), range(axis, axis + count)), ir.AffineMap.get_identity(len(shape))]
+    maps = [ir.AffineMap.get_identity(len(shape))]
     outputs = [build.empty(shape, element)]
-    rewriter.replace_op(op, build.generic([indices], outputs, maps, [PARALLEL] * len(shape), body))
+    rewriter.replace_op(op, build.generic([], outputs, maps, [PARALLEL] * len(shape), body))
     return True
 
 

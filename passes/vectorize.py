@@ -5,9 +5,9 @@ Runs the transform dialect (upstream's tiling and masked vectorization): every a
 `vector` ops, masked so a partial last tile needs no scalar remainder loop. Other linalg ops
 (matmul, convolutions, reductions) stay as they are and lower to loops later, and so do
 generics that would vectorize wrongly or not at all: a body with other than arith/math/linalg
-ops (a gather's `tensor.extract`, a libm call), indexing maps that are not projected
-permutations (a flipped filter), and i1 tensors (LLVM packs `vector<8xi1>` into one byte in
-memory, while a `memref<8xi1>` holds a byte per element: a vector load would misread it).
+ops (a libm call) and indexing maps that are not projected permutations (a flipped filter).
+Boolean tensors vectorize too (`versa-byte-bools`), and so do bodies that read other tensors
+with `tensor.extract` (gathers: a table row read whole becomes contiguous vector reads).
 
     linalg.generic {iterator_types = ["parallel", "parallel"]} ... tensor<4x20xf32>
   → scf.for ... { scf.for ... step 8 { vector.transfer_read ... math.exp ... : vector<1x8xf32> } }
@@ -44,8 +44,14 @@ _TILE = """
     %t{key}, %l{key}:{rank} = transform.structured.tile_using_for {op} tile_sizes [{sizes}] : (!transform.any_op) -> (!transform.any_op{loops})
 """
 _VECTORIZE = """
-    transform.structured.vectorize %t{key} vector_sizes [{sizes}] : !transform.any_op
+    transform.structured.vectorize %t{key} vector_sizes [{sizes}]{extract} : !transform.any_op
 """
+
+
+# Dialects of a body that reads other tensors and still vectorizes: upstream's vectorizer makes
+# each `tensor.extract` a contiguous read where the innermost loop walks the last index and the
+# others stay put along it (a table row), a broadcast where nothing moves, else a gather.
+_GATHER_BODY = ("arith", "math", "linalg", "tensor")
 
 
 @dataclass(frozen=True)
@@ -56,10 +62,11 @@ class _Tiling:
     rank: int
     tile: int
     chunk: int = 0
+    extracts: bool = False  # the body reads other tensors (a gather): `vectorize_nd_extract`
 
     @property
     def key(self) -> str:
-        return f"r{self.rank}t{self.tile}c{self.chunk}"
+        return f"r{self.rank}t{self.tile}c{self.chunk}{'x' if self.extracts else ''}"
 
 
 def _chunk(shape: list[int], tile: int, threads: int) -> int:
@@ -79,8 +86,10 @@ def _tiling(op: ir.Operation, width: int, threads: int = 1) -> _Tiling | None:
     iterators = [str(a) for a in op.attributes["iterator_types"]]
     if not iterators or any("parallel" not in it for it in iterators):
         return None
-    if not vector_body(op):
-        return None  # e.g. a func.call in the body (no vector form), or an i1 tensor
+    body = [b.operation.name for b in op.regions[0].blocks[0]]
+    extracts = "tensor.extract" in body
+    if not vector_body(op) and not (extracts and all(n.split(".")[0] in _GATHER_BODY for n in body)):
+        return None  # e.g. a func.call in the body (no vector form)
     types = [v.type for v in (*op.operands, *op.results)]
     if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
         return None
@@ -90,7 +99,7 @@ def _tiling(op: ir.Operation, width: int, threads: int = 1) -> _Tiling | None:
     if not shape or shape[-1] == 0:
         return None
     tile = min(width, shape[-1])
-    return _Tiling(len(iterators), tile, _chunk(shape, tile, threads))
+    return _Tiling(len(iterators), tile, _chunk(shape, tile, threads), extracts)
 
 
 def _gathers_nothing(m: ir.AffineMap) -> bool:
@@ -137,5 +146,7 @@ def _script(tilings: list[_Tiling]) -> str:
         body += _TILE.format(
             key=t.key, op=op, rank=t.rank, sizes=sizes, loops=', !transform.op<"scf.for">' * t.rank
         )
-        body += _VECTORIZE.format(key=t.key, sizes=sizes)
+        body += _VECTORIZE.format(
+            key=t.key, sizes=sizes, extract=" {vectorize_nd_extract}" if t.extracts else ""
+        )
     return _SCRIPT.format(body=body)
