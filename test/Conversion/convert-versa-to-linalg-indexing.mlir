@@ -84,18 +84,21 @@ func.func @cast_i1(%x: tensor<4xf32>, %y: tensor<4xi64>) -> (tensor<4xf16>, tens
 
 // -----
 
-// gather: a parallel generic over the result, reading the index (wrapped once, clamped to
-// [0, n - 1]) and the table through tensor.extract.
-//   CHECK-DAG: #[[$IDX:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+// gather: a parallel generic over the result, reading the index in its body (at loops that
+// stay put along the innermost one: the vectorizer sees a uniform table row), wrapped once,
+// clamped to [0, n - 1], and the table through tensor.extract.
 //   CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @gather
 //  CHECK-SAME:   (%[[T:.+]]: tensor<3x10x4xf32>, %[[I:.+]]: tensor<2x5xi32>)
 //   CHECK-DAG:   %[[ZERO:.+]] = arith.constant 0 : index
 //   CHECK-DAG:   %[[N:.+]] = arith.constant 10 : index
 //   CHECK-DAG:   %[[LAST:.+]] = arith.constant 9 : index
-//       CHECK:   linalg.generic {indexing_maps = [#[[$IDX]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-//  CHECK-SAME:     ins(%[[I]] : tensor<2x5xi32>) outs(%{{.+}} : tensor<3x2x5x4xf32>)
-//       CHECK:   ^bb0(%[[ID:.+]]: i32, %{{.+}}: f32):
+//       CHECK:   linalg.generic {indexing_maps = [#[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+//  CHECK-SAME:     outs(%{{.+}} : tensor<3x2x5x4xf32>)
+//       CHECK:   ^bb0(%{{.+}}: f32):
+//       CHECK:     %[[D1:.+]] = linalg.index 1 : index
+//       CHECK:     %[[D2:.+]] = linalg.index 2 : index
+//       CHECK:     %[[ID:.+]] = tensor.extract %[[I]][%[[D1]], %[[D2]]] : tensor<2x5xi32>
 //       CHECK:     %[[K:.+]] = arith.index_cast %[[ID]] : i32 to index
 //       CHECK:     %[[NEG:.+]] = arith.cmpi slt, %[[K]], %[[ZERO]] : index
 //       CHECK:     %[[UP:.+]] = arith.addi %[[K]], %[[N]] : index

@@ -74,3 +74,36 @@ func.func @negative_small_stays_serial(%a: tensor<4096xf32>) -> tensor<4096xf32>
   } -> tensor<4096xf32>
   return %0 : tensor<4096xf32>
 }
+
+// -----
+
+// A gather (versa.gather's lowering): the index is read in the body at loops that stay put
+// along the innermost one, so each table row is one contiguous vector read, not a gather of
+// lanes; the partial last tile (12 = 8 + 4) is masked.
+// CHECK-LABEL: func.func @gather_rows
+//       CHECK:   scf.for
+//       CHECK:     scf.for
+//       CHECK:       vector.mask %{{.+}} { vector.transfer_read %arg1
+//       CHECK:       arith.minsi %{{.+}} : vector<1x8xindex>
+//       CHECK:       vector.mask %{{.+}} { vector.transfer_read %arg0
+//  CHECK-SAME:         tensor<100x12xf32>, vector<1x8xf32>
+//   CHECK-NOT:       vector.gather
+//       CHECK:       vector.transfer_write
+#row = affine_map<(d0, d1) -> (d0, d1)>
+func.func @gather_rows(%t: tensor<100x12xf32>, %i: tensor<5xi64>) -> tensor<5x12xf32> {
+  %c0 = arith.constant 0 : index
+  %c99 = arith.constant 99 : index
+  %e = tensor.empty() : tensor<5x12xf32>
+  %r = linalg.generic {indexing_maps = [#row], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<5x12xf32>) {
+  ^bb0(%o: f32):
+    %d0 = linalg.index 0 : index
+    %id = tensor.extract %i[%d0] : tensor<5xi64>
+    %k = arith.index_cast %id : i64 to index
+    %lo = arith.maxsi %k, %c0 : index
+    %in = arith.minsi %lo, %c99 : index
+    %d1 = linalg.index 1 : index
+    %v = tensor.extract %t[%in, %d1] : tensor<100x12xf32>
+    linalg.yield %v : f32
+  } -> tensor<5x12xf32>
+  return %r : tensor<5x12xf32>
+}
