@@ -12,7 +12,11 @@ broadcast), merge into one (`loop_groups`), as `versa-collapse-reductions` does 
         ins(%x', %s' : tensor<4x96x784xf32>, tensor<4x96xf32>), then expand_shape
 
 Only loops whose operands merge without a copy once bufferized do (`mergeable_dims`: a slice
-that skips part of a row stays as it is). It runs after `versa-codegen`, whose strategies match
+that skips part of a row stays as it is). The named copies that no strategy took first become
+generics, so that `versa-vectorize` takes them: a slice's `linalg.copy`, and a
+`linalg.transpose` that keeps the innermost dim (attention's head split, [B, T, H, D] to
+[B, H, T, D]: rows copied whole, which the transpose strategy leaves; as named ops both were
+scalar loops). It runs after `versa-codegen`, whose strategies match
 their consumers' shapes (a matmul's epilogue), on the generics left at a function's top level,
 and leaves a body that reads `linalg.index` alone.
 """
@@ -23,6 +27,7 @@ from versa.mlir import ir
 
 from . import linalg_builders as build
 from .base import Pass, collect
+from .codegen.script import Script, run_script
 from .loop_groups import (
     cloned_generic,
     collapse_operand,
@@ -78,11 +83,39 @@ def _rewrite(op: ir.Operation) -> bool:
     return True
 
 
+_NAMED = "versa.generalize"
+
+
+def _row_copy(op: ir.Operation) -> bool:
+    """A named op left at a function's top level that is an elementwise copy of rows."""
+    if op.parent.name != "func.func" or not all(
+        isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).has_static_shape
+        for v in op.operands
+    ):
+        return False
+    if op.name == "linalg.copy":
+        return True
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"])) if op.name == "linalg.transpose" else []
+    return bool(perm) and perm[-1] == len(perm) - 1
+
+
+def _generalize(module: ir.Operation) -> None:
+    copies = collect(module, lambda op: op.name in ("linalg.copy", "linalg.transpose") and _row_copy(op))
+    if not copies:
+        return
+    script = Script()
+    for op in copies:
+        op.attributes[_NAMED] = ir.StringAttr.get("copy")
+    script.generalize(script.match_tag(_NAMED, "copy"))
+    run_script(module, script.text(), _NAMED)
+
+
 @dataclass(frozen=True)
 class VersaCollapseElementwise(Pass):
     name = "versa-collapse-elementwise"
     summary = "Merge adjacent loops of elementwise linalg generics that every operand reads in order"
 
     def run(self, module: ir.Operation) -> None:
+        _generalize(module)
         for op in collect(module, _candidate):
             _rewrite(op)

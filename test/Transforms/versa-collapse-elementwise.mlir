@@ -71,3 +71,26 @@ func.func @left_alone(%x: tensor<8x16xf32>, %y: tensor<16x8xf32>) -> (tensor<8x1
   } -> tensor<8x16xf32>
   return %r, %t : tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// Named copies no strategy took become generics for versa-vectorize: a transpose that keeps
+// the innermost dim (a head split: rows of 64 copied whole) and a slice's copy (its outer dims
+// merge, as it takes dim 1 whole; its rows of 5x16 out of 9x16 also merge, being contiguous). A transpose that moves the innermost dim stays named (the
+// transpose strategy's, or scalar loops).
+// CHECK-LABEL: func.func @copies
+//       CHECK:   linalg.generic {{.+}} ins(%arg0 : tensor<1x197x12x64xf32>) outs(%{{.+}} : tensor<1x12x197x64xf32>)
+//       CHECK:   tensor.collapse_shape %{{.+}} {{\[}}[0, 1], [2, 3]] : tensor<2x8x5x16xf32> into tensor<16x80xf32>
+//       CHECK:   linalg.generic {{.+}} ins(%{{.+}} : tensor<16x80xf32>)
+//       CHECK:   linalg.transpose ins(%arg2 : tensor<8x6xf32>)
+func.func @copies(%x: tensor<1x197x12x64xf32>, %y: tensor<2x8x9x16xf32>, %z: tensor<8x6xf32>)
+    -> (tensor<1x12x197x64xf32>, tensor<2x8x5x16xf32>, tensor<6x8xf32>) {
+  %e0 = tensor.empty() : tensor<1x12x197x64xf32>
+  %t = linalg.transpose ins(%x : tensor<1x197x12x64xf32>) outs(%e0 : tensor<1x12x197x64xf32>) permutation = [0, 2, 1, 3]
+  %s = tensor.extract_slice %y[0, 0, 2, 0] [2, 8, 5, 16] [1, 1, 1, 1] : tensor<2x8x9x16xf32> to tensor<2x8x5x16xf32>
+  %e1 = tensor.empty() : tensor<2x8x5x16xf32>
+  %c = linalg.copy ins(%s : tensor<2x8x5x16xf32>) outs(%e1 : tensor<2x8x5x16xf32>) -> tensor<2x8x5x16xf32>
+  %e2 = tensor.empty() : tensor<6x8xf32>
+  %u = linalg.transpose ins(%z : tensor<8x6xf32>) outs(%e2 : tensor<6x8xf32>) permutation = [1, 0]
+  return %t, %c, %u : tensor<1x12x197x64xf32>, tensor<2x8x5x16xf32>, tensor<6x8xf32>
+}
