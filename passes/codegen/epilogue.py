@@ -48,7 +48,24 @@ def epilogue_consumer(op: ir.Operation) -> ir.Operation | None:
     init = user.regions[0].blocks[0].arguments[len(user.operands) - 1]
     if list(init.uses) and user.operands[len(user.operands) - 1] != op.results[0]:
         return None
+    if any(_claims_first(v, user, op) for i, v in enumerate(user.operands) if i != index):
+        return None
     return user if vector_body(user) else None
+
+
+def _claims_first(v: ir.Value, user: ir.Operation, op: ir.Operation) -> bool:
+    """Whether `v`, another input of `user`, is the result of a named linalg op before `op`
+    that `user` alone reads: that op takes `user` as its epilogue (a consumer of two matmuls,
+    `a @ b + c @ d`, is fused into one of them, the first, never into both)."""
+    owner = v.owner
+    if not isinstance(owner, ir.Operation | ir.OpView) or not owner.name.startswith("linalg."):
+        return False
+    owner = owner.operation if hasattr(owner, "operation") else owner
+    if not any(kind in owner.name for kind in ("matmul", "conv")):
+        return False  # only contractions take epilogues
+    if owner.block != op.block or len(list(v.uses)) != 1:
+        return False
+    return owner.is_before_in_block(op)
 
 
 @dataclass(frozen=True)

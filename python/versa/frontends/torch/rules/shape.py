@@ -51,6 +51,14 @@ def t(node: Node, x):
     return x if rank(x) < 2 else transpose(x, list(range(rank(x)))[::-1])
 
 
+@rule("torch.aten.mT", "torch.aten.mH", "torch.aten.adjoint")
+def matrix_transpose(node: Node, x):
+    """The last two dims swapped (mH and adjoint conjugate too: real tensors here)."""
+    perm = list(range(rank(x)))
+    perm[-2:] = perm[-2:][::-1]
+    return transpose(x, perm)
+
+
 @rule("torch.aten.expand", "torch.aten.expand_as", "torch.aten.broadcast_to")
 def expand(node: Node, x, *_):
     return x if shape(x) == node.out.shape else vb.broadcast_to(x, node.out.shape)
