@@ -128,9 +128,17 @@ def group_norm(node: Node, x, groups, weight=None, bias=None, eps=1e-5, *_):
 
 @rule("torch.aten.instance_norm")
 def instance_norm(node: Node, x, weight, bias, mean, var, use_input_stats, momentum, eps, *_):
-    if not use_input_stats:
-        raise Unsupported("instance_norm with running statistics")
-    return as_tensor(node, _normalised(node, x, shape(x)[1], weight, bias, eps)[0], element(x))
+    """With `use_input_stats` false (InstanceNorm(track_running_stats=True) in eval mode) eager
+    normalises with the running statistics, per channel: an inference batch norm."""
+    if use_input_stats:
+        return as_tensor(node, _normalised(node, x, shape(x)[1], weight, bias, eps)[0], element(x))
+    c = shape(x)[1] if rank(x) >= 2 else None
+    for name, value in (("running_mean", mean), ("running_var", var), ("weight", weight), ("bias", bias)):
+        if name.startswith("running") and value is None:
+            raise Unsupported(f"instance_norm without input statistics needs {name}")
+        if value is not None and (not isinstance(value, ir.Value) or shape(value) != (c,)):
+            raise Unsupported(f"instance_norm: {name} is not a tensor of the {c} channels")
+    return batch_norm(node, x, weight, bias, mean, var, False, momentum, eps)
 
 
 @rule("torch.aten.native_group_norm")
