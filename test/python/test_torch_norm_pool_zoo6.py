@@ -1,4 +1,4 @@
-"""Norms the sixth model probe found wrong or aborting the process.
+"""Norms and pools the sixth model probe found wrong, aborting or eager.
 
 InstanceNorm(track_running_stats=True) in eval mode normalises with its running statistics
 (rules/norm.py: an inference batch norm). No rule took that form: torch-mlir's lowering, the
@@ -9,9 +9,14 @@ the rule refuses is an error. In training the running statistics now move as in 
 stayed as they were, the write hidden inside the op (importer.functional spells it out, and
 state.State takes mutated buffers that follow the layer's weight and bias).
 
-Tolerances: norms and running statistics as f32 allclose (|got - want| <= 1e-5 + 1e-4 · |want|,
-TOL of test_torch_op_gaps). The processes that aborted run in a subprocess, so that an abort
-fails their test, not the run.
+adaptive_max_pool1d/2d/3d of windows that differ in length (7x9 -> 5x5) ran eagerly or through
+torch-mlir's lowering; rules/resample.py takes every form, values and indices (training reads the
+indices: adaptive_max_pool2d_backward scatters to them).
+
+Tolerances: pooled values and indices exactly (values are moved, never summed; ties in the input
+pick the first, as torch's kernel), their gradients and the norms as f32 allclose (|got - want|
+<= 1e-5 + 1e-4 · |want|, TOL of test_torch_op_gaps: overlapping windows add gradients). The
+processes that aborted run in a subprocess, so that an abort fails their test, not the run.
 """
 
 import subprocess
@@ -20,11 +25,13 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch.nn.functional as F
 import versa
 from test_torch_op_gaps import TOL, r
 from torch import nn
-from torch_helpers import compiled_quietly, versa_warnings
+from torch_helpers import compiled_quietly, torch_compile_with_gradients, versa_warnings
 
+EXACT = {"rtol": 0.0, "atol": 0.0}
 INSTANCE = {1: nn.InstanceNorm1d, 2: nn.InstanceNorm2d, 3: nn.InstanceNorm3d}
 SHAPES = {1: (2, 4, 7), 2: (2, 4, 5, 6), 3: (2, 4, 3, 5, 4)}
 
@@ -136,3 +143,41 @@ def test_instance_norm_in_training_updates_running_statistics(affine: bool) -> N
     torch.testing.assert_close(model.running_mean, twin.running_mean, **TOL)
     torch.testing.assert_close(model.running_var, twin.running_var, **TOL)
     assert not torch.equal(twin.running_mean, _tracked(2, affine).running_mean)
+
+
+def _with_ties(*shape: int) -> torch.Tensor:
+    """Random values with each plane's first two elements equal (ties pick the first)."""
+    x = r(*shape)
+    x.view(-1, shape[-1])[:, 1] = x.view(-1, shape[-1])[:, 0]
+    return x
+
+
+POOLS = {
+    "2d_uneven_5x5": (lambda x: F.adaptive_max_pool2d(x, (5, 5), return_indices=True), (1, 3, 7, 9)),
+    "2d_uneven_4x6": (lambda x: F.adaptive_max_pool2d(x, (4, 6), return_indices=True), (2, 3, 7, 9)),
+    "2d_even": (lambda x: F.adaptive_max_pool2d(x, (7, 3), return_indices=True), (2, 3, 7, 9)),
+    "2d_larger": (lambda x: F.adaptive_max_pool2d(x, (9, 11), return_indices=True), (2, 3, 7, 9)),
+    "2d_global": (lambda x: F.adaptive_max_pool2d(x, 1, return_indices=True), (2, 3, 7, 9)),
+    "2d_unbatched": (lambda x: F.adaptive_max_pool2d(x, (3, 4), return_indices=True), (3, 7, 9)),
+    "1d": (lambda x: F.adaptive_max_pool1d(x, 5, return_indices=True), (2, 3, 11)),
+    "3d_uneven": (lambda x: F.adaptive_max_pool3d(x, (2, 3, 4), return_indices=True), (2, 3, 5, 7, 9)),
+}
+
+
+@pytest.mark.parametrize("name", POOLS)
+def test_adaptive_max_pool_values_and_indices(name: str) -> None:
+    fn, shape = POOLS[name]
+    x = _with_ties(*shape)
+    (values, indices), (want_values, want_indices) = compiled_quietly(fn, x), fn(x)
+    torch.testing.assert_close(values, want_values, **EXACT)
+    torch.testing.assert_close(indices, want_indices, **EXACT)
+
+
+@pytest.mark.parametrize("name", [n for n in POOLS if n != "1d"])
+def test_adaptive_max_pool_trains(name: str) -> None:
+    """Forward and backward under torch.compile (adaptive_max_pool*_backward reads the indices)."""
+    fn, shape = POOLS[name]
+    got, want, grads = torch_compile_with_gradients(lambda x: fn(x)[0], [_with_ties(*shape)])
+    torch.testing.assert_close(got, want, **EXACT)
+    for a, b in grads:  # overlapping windows add their gradients
+        torch.testing.assert_close(a, b, **TOL)
