@@ -13,10 +13,17 @@ adaptive_max_pool1d/2d/3d of windows that differ in length (7x9 -> 5x5) ran eage
 torch-mlir's lowering; rules/resample.py takes every form, values and indices (training reads the
 indices: adaptive_max_pool2d_backward scatters to them).
 
+Group and instance norm statistics: the mean of an f32 group far from 0 (x + 1e4) rounded at
+the values' magnitude (error vs f64 4.2e-3, eager's 9.5e-4), and on a constant plane its
+rounding over sqrt(eps) was 3.8e-4 of the output (eager's 2.5e-5). Each group is now centred on
+its first element first (rules/norm.py; var_mean in rules/reduce.py, what torch.compile's
+instance norm becomes), as layer_norm's row kernel is.
+
 Tolerances: pooled values and indices exactly (values are moved, never summed; ties in the input
 pick the first, as torch's kernel), their gradients and the norms as f32 allclose (|got - want|
-<= 1e-5 + 1e-4 · |want|, TOL of test_torch_op_gaps: overlapping windows add gradients). The
-processes that aborted run in a subprocess, so that an abort fails their test, not the run.
+<= 1e-5 + 1e-4 · |want|, TOL of test_torch_op_gaps: overlapping windows add gradients); norm
+statistics' accuracy against f64, no worse than eager's (or 1e-6). The processes that aborted
+run in a subprocess, so that an abort fails their test, not the run.
 """
 
 import subprocess
@@ -181,3 +188,35 @@ def test_adaptive_max_pool_trains(name: str) -> None:
     torch.testing.assert_close(got, want, **EXACT)
     for a, b in grads:  # overlapping windows add their gradients
         torch.testing.assert_close(a, b, **TOL)
+
+
+WEIGHT, BIAS = r(12, seed=7).abs() + 0.5, r(12, seed=8) * 0.1
+SPREAD = {
+    # an f32 sum of values near 1e4 rounded the mean by ~4e-3 (eager's error 9.5e-4)
+    "group_norm_far_from_zero": (lambda x: F.group_norm(x + 1e4, 3, WEIGHT, BIAS), lambda x: x + 1e4),
+    # a constant plane: the mean's rounding, over sqrt(eps), was 3.8e-4 of output (eager's 2.5e-5)
+    "instance_norm_constant_planes": (
+        lambda x: F.instance_norm(x[:, :, :1, :1].expand_as(x).contiguous(), weight=WEIGHT, bias=BIAS),
+        lambda x: x[:, :, :1, :1].expand_as(x),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SPREAD)
+def test_group_statistics_are_as_accurate_as_eager(name: str) -> None:
+    """Against f64 on the same f32 input: no worse than eager, under versa.compile and
+    torch.compile (native_group_norm). Each group is centred on its first element first."""
+    fn, pre = SPREAD[name]
+    x = r(2, 12, 7, 9)
+    wide = pre(x).double()
+    if name.startswith("group"):
+        reference = F.group_norm(wide, 3, WEIGHT.double(), BIAS.double())
+    else:
+        reference = F.instance_norm(wide, weight=WEIGHT.double(), bias=BIAS.double())
+    eager = float((fn(x).double() - reference).abs().max())
+    torch._dynamo.reset()
+    with versa_warnings() as messages, torch.no_grad():
+        dynamo = torch.compile(fn, backend="versa")(x)
+    assert messages == []
+    for got in (compiled_quietly(fn, x), dynamo):
+        assert float((got.double() - reference).abs().max()) <= max(eager, 1e-6), (eager, name)

@@ -82,11 +82,19 @@ def layer_norm(node: Node, x, normalized_shape, weight=None, bias=None, eps=1e-5
 
 
 def _group_statistics(node: Node, x, groups: int, eps: float):
-    """x normalised per (sample, group), with the group means and 1/std ([N, groups])."""
-    n = shape(x)[0]
-    grouped = vb.reshape(x, [n, groups, int(np.prod(shape(x)[1:])) // groups])
-    mean = vb.reduce_mean(grouped, axes=[2], keepdims=True)
-    centered = vb.sub(grouped, mean)
+    """x normalised per (sample, group), with the group means and 1/std ([N, groups]).
+
+    Each group is centred on its first element before the mean, as layer_norm's row kernel: an
+    f32 sum of values far from 0 (x + 1e4) rounds at their magnitude, and the mean's error is
+    the output's (x - mean)/std; on a constant group x - x0 is exactly 0, where that rounding
+    divided by sqrt(eps) was ~300x its size in the output."""
+    n, length = shape(x)[0], int(np.prod(shape(x)[1:])) // groups
+    grouped = vb.reshape(x, [n, groups, length])
+    first = vb.slice(grouped, starts=[0, 0, 0], limits=[n, groups, 1]) if length else None
+    shifted = grouped if first is None else vb.sub(grouped, first)
+    offset = vb.reduce_mean(shifted, axes=[2], keepdims=True)
+    mean = offset if first is None else vb.add(first, offset)
+    centered = vb.sub(shifted, offset)
     rstd = vb.rsqrt(
         vb.add(
             vb.reduce_mean(vb.mul(centered, centered), axes=[2], keepdims=True),
