@@ -153,6 +153,32 @@ INFERENCE_DECOMPOSITIONS = {
     op: fn for op, fn in DECOMPOSITIONS.items() if op is not aten._native_batch_norm_legit_no_training.default
 }
 
+
+def updates_running_stats(args) -> bool:
+    """Whether an aten.instance_norm call (its arguments) writes its running statistics: eager
+    does when it normalises with the input's statistics and has running ones to update."""
+    return len(args) > 5 and bool(args[5]) and args[3] is not None and args[4] is not None
+
+
+def instance_norm_running_stats(
+    x, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn
+):
+    """InstanceNorm(track_running_stats=True) in training: eager normalises with the input's
+    statistics and moves the running ones towards the batch mean of each instance's mean and
+    unbiased variance, in place, a write torch.export hides inside the op (the compiled module
+    left the buffers as they were). Spelt out, the writes are buffer mutations (state.py) and the
+    normalisation stays one instance_norm without running statistics (rules/norm.py)."""
+    if not updates_running_stats((x, weight, bias, running_mean, running_var, use_input_stats)):
+        return NotImplemented
+    out = aten.instance_norm.default(x, weight, bias, None, None, True, momentum, eps, cudnn)
+    dims = list(range(2, x.dim()))
+    with torch.no_grad():
+        mean, var = x.mean(dims).mean(0), x.var(dims).mean(0)
+        running_mean.copy_(running_mean * (1 - momentum) + mean * momentum)
+        running_var.copy_(running_var * (1 - momentum) + var * momentum)
+    return out
+
+
 # Recurrent layers arrive as one op over a list of weights, which the FX importer cannot take (it
 # wants a list of tensors, not parameters); PyTorch's own decompositions unroll them into matmuls
 # and pointwise gates per time step.

@@ -34,9 +34,13 @@ FINALIZE = "builtin.module(func.func(torch-finalizing-backend-type-conversion), 
 # at an index or grid value of 1e9): grid_sampler also ignores padding_mode and reads outside the
 # image for a grid point outside [-1, 1] (rules/grid_sample.py converts the forms it covers);
 # index.Tensor reaches here only in the forms the rule in rules/nn.py refuses (index tensors on
-# axes that are not adjacent)
+# axes that are not adjacent). And instance_norm, whose decomposition normalises with the input's
+# statistics even when told to use the running ones, and takes the `None` weight of an
+# InstanceNorm without affine for a tensor (the process aborts: "SmallVector unable to grow"):
+# rules/norm.py converts every well-formed use
 UNSAFE = frozenset(
     {
+        "torch.aten.instance_norm",
         "torch.aten.grid_sampler",
         "torch.aten.grid_sampler_2d",
         "torch.aten.grid_sampler_2d_backward",

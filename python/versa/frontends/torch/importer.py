@@ -22,7 +22,7 @@ from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ir
 
-from .decompositions import unroll_recurrent
+from .decompositions import instance_norm_running_stats, unroll_recurrent, updates_running_stats
 from .fallback import load_torch_c
 from .types import TORCH_DTYPES, TORCH_ELEMENT
 
@@ -131,11 +131,13 @@ def functional(program: torch.export.ExportedProgram) -> torch.export.ExportedPr
     layer_norm, attention... stay whole (batch_norm becomes _native_batch_norm_legit_no_training).
     The same retrace inlines `torch.autocast` regions (a `wrap_with_autocast` higher-order op in
     the training IR, which no rule takes) into the casts they stand for, and decomposes the ops
-    of `RETRACED` (meshgrid: a list of tensors, which the importer cannot return)."""
+    of `RETRACED` (meshgrid: a list of tensors, which the importer cannot return; an instance
+    norm that updates its running statistics, a mutation hidden inside the op)."""
     retrace = any(
         (isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable)
         or node.target is _AUTOCAST
-        or node.target in RETRACED
+        or (node.target in RETRACED and node.target is not _INSTANCE_NORM)
+        or (node.target is _INSTANCE_NORM and updates_running_stats(node.args))
         for node in program.graph.nodes
         if node.op == "call_function"
     )
@@ -158,7 +160,12 @@ def _meshgrid(tensors, indexing: str = "ij"):
     ]
 
 
-RETRACED = {torch.ops.aten.meshgrid.default: _meshgrid, torch.ops.aten.meshgrid.indexing: _meshgrid}
+_INSTANCE_NORM = torch.ops.aten.instance_norm.default
+RETRACED = {
+    torch.ops.aten.meshgrid.default: _meshgrid,
+    torch.ops.aten.meshgrid.indexing: _meshgrid,
+    _INSTANCE_NORM: instance_norm_running_stats,
+}
 
 
 @contextlib.contextmanager

@@ -32,8 +32,10 @@ class State:
         signature = program.graph_signature
         tensors = {**program.constants, **program.state_dict}  # non-persistent buffers: constants
         mutated = mutated_state(program)
-        inputs = [s for s in signature.input_specs if s.kind in (*STATE_INPUTS, InputKind.USER_INPUT)]
-        read = [s for s in inputs if s.kind in STATE_INPUTS and s.target in mutated]
+        # the function's arguments: the other parameters and buffers are literals (a norm layer's
+        # weight and bias come before its running statistics)
+        read = [s for s in signature.input_specs if s.kind in STATE_INPUTS and s.target in mutated]
+        inputs = [s for s in signature.input_specs if s in read or s.kind == InputKind.USER_INPUT]
         if read and inputs[: len(read)] != read:
             raise _unsupported("its mutated buffers are not its first inputs")
         outputs = signature.output_specs

@@ -16,7 +16,7 @@ pool         pooling and resampling (adaptive average 1-d/2-d and its gradient, 
 pool3d       3-d max/avg/adaptive-average pools as 2-d pools over H, W and over depth
 pool_backward  max-pool gradients as one scatter (dilated, 3-d, adaptive), avg_pool3d's gradient
 grid_sample  F.grid_sample (bilinear, nearest; every padding mode) as masked gathers, F.affine_grid
-resample     adaptive_max_pool1d, nearest-exact resampling (constant gathers)
+resample     adaptive max pooling 1-d/2-d/3-d (uneven windows too), nearest-exact resampling (gathers)
 cells        LSTM/GRU/RNN cells (one time step)
 scan         cumprod, logcumsumexp (log-depth scans)
 sorting      topk, sort (stable ranks, or k max passes)

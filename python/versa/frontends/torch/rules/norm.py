@@ -82,11 +82,19 @@ def layer_norm(node: Node, x, normalized_shape, weight=None, bias=None, eps=1e-5
 
 
 def _group_statistics(node: Node, x, groups: int, eps: float):
-    """x normalised per (sample, group), with the group means and 1/std ([N, groups])."""
-    n = shape(x)[0]
-    grouped = vb.reshape(x, [n, groups, int(np.prod(shape(x)[1:])) // groups])
-    mean = vb.reduce_mean(grouped, axes=[2], keepdims=True)
-    centered = vb.sub(grouped, mean)
+    """x normalised per (sample, group), with the group means and 1/std ([N, groups]).
+
+    Each group is centred on its first element before the mean, as layer_norm's row kernel: an
+    f32 sum of values far from 0 (x + 1e4) rounds at their magnitude, and the mean's error is
+    the output's (x - mean)/std; on a constant group x - x0 is exactly 0, where that rounding
+    divided by sqrt(eps) was ~300x its size in the output."""
+    n, length = shape(x)[0], int(np.prod(shape(x)[1:])) // groups
+    grouped = vb.reshape(x, [n, groups, length])
+    first = vb.slice(grouped, starts=[0, 0, 0], limits=[n, groups, 1]) if length else None
+    shifted = grouped if first is None else vb.sub(grouped, first)
+    offset = vb.reduce_mean(shifted, axes=[2], keepdims=True)
+    mean = offset if first is None else vb.add(first, offset)
+    centered = vb.sub(shifted, offset)
     rstd = vb.rsqrt(
         vb.add(
             vb.reduce_mean(vb.mul(centered, centered), axes=[2], keepdims=True),
@@ -128,9 +136,17 @@ def group_norm(node: Node, x, groups, weight=None, bias=None, eps=1e-5, *_):
 
 @rule("torch.aten.instance_norm")
 def instance_norm(node: Node, x, weight, bias, mean, var, use_input_stats, momentum, eps, *_):
-    if not use_input_stats:
-        raise Unsupported("instance_norm with running statistics")
-    return as_tensor(node, _normalised(node, x, shape(x)[1], weight, bias, eps)[0], element(x))
+    """With `use_input_stats` false (InstanceNorm(track_running_stats=True) in eval mode) eager
+    normalises with the running statistics, per channel: an inference batch norm."""
+    if use_input_stats:
+        return as_tensor(node, _normalised(node, x, shape(x)[1], weight, bias, eps)[0], element(x))
+    c = shape(x)[1] if rank(x) >= 2 else None
+    for name, value in (("running_mean", mean), ("running_var", var), ("weight", weight), ("bias", bias)):
+        if name.startswith("running") and value is None:
+            raise Unsupported(f"instance_norm without input statistics needs {name}")
+        if value is not None and (not isinstance(value, ir.Value) or shape(value) != (c,)):
+            raise Unsupported(f"instance_norm: {name} is not a tensor of the {c} channels")
+    return batch_norm(node, x, weight, bias, mean, var, False, momentum, eps)
 
 
 @rule("torch.aten.native_group_norm")
