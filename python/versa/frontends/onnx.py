@@ -25,7 +25,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import PassManager, ir
 
 from .onnx_fold import FIRST_OPSET, fold_shape_arithmetic, opset
-from .onnx_rewrites import rewrite
+from .onnx_rewrites import BEFORE_FOLDING, rewrite
 from .torch import rules  # noqa: F401  (fills the rule table)
 from .torch.convert import convert_module
 from .torch.importer import BACKEND_LEGAL_OPS, make_torch_context
@@ -135,7 +135,9 @@ def _upgrade(proto: onnx.ModelProto) -> onnx.ModelProto:
 
 def prepare(proto: onnx.ModelProto) -> onnx.ModelProto:
     """`proto` (shapes inferred) rewritten where torch-mlir's conversion would go wrong."""
-    # folded first: the rewrites read static shapes (a DepthToSpace after a computed Reshape)
+    # folded first: the rewrites read static shapes (a DepthToSpace after a computed Reshape);
+    # ceil-mode pools before too, where they can: their Shape must fold to torch's output size
+    proto = rewrite(proto, BEFORE_FOLDING, f64=False)
     return rewrite(fold_shape_arithmetic(proto))
 
 

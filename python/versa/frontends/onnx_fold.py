@@ -91,6 +91,24 @@ def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
     return onnx.shape_inference.infer_shapes(proto)
 
 
+def forget_shapes(graph: onnx.GraphProto, names: Iterable[str]) -> None:
+    """The types of `names`, and of every value computed from them, dropped from `graph`'s
+    value_info and outputs, to be inferred anew: onnx's shape inference keeps a type it finds
+    (one it inferred wrongly, or for the result of a node since replaced)."""
+    stale = set(names)
+    if not stale:
+        return
+    for node in graph.node:  # in topological order
+        if stale.intersection(reads([node])):
+            stale.update(o for o in node.output if o)
+    info = [v for v in graph.value_info if v.name not in stale]
+    del graph.value_info[:]
+    graph.value_info.extend(info)
+    for output in graph.output:
+        if output.name in stale:
+            output.type.tensor_type.ClearField("shape")
+
+
 def _fold(node: onnx.NodeProto, values: dict, types: dict, version: int) -> list | None:
     """The outputs of `node` where they are constants, else None."""
     from onnx.reference import ReferenceEvaluator
