@@ -76,6 +76,27 @@ def test_ceil_mode_pools_match_eager(size: tuple, kernel: tuple, stride: tuple, 
         np.testing.assert_allclose(g, w.numpy(), rtol=1e-6, atol=1e-6, err_msg=name)
 
 
+@pytest.mark.parametrize(
+    ("size", "kernel", "stride", "pad", "dilation"),
+    [((7, 9), (3, 2), (2, 3), (1, 0), (2, 1)), ((8, 6), (2, 3), (3, 2), (1, 1), (2, 2))],
+)
+def test_ceil_mode_max_pool_indices(
+    size: tuple, kernel: tuple, stride: tuple, pad: tuple, dilation: tuple
+) -> None:
+    """Dilated, with indices: ONNX's count over the whole tensor. The overhang makes the pads
+    uneven, where torch-mlir's conversion counted indices over the padded plane."""
+    attrs = {"kernel_shape": list(kernel), "strides": list(stride), "pads": [*pad, *pad], "ceil_mode": 1}
+    x = _x(2, 3, *size)
+    got = _run(_pools([2, 3, *size], [("MaxPool", {**attrs, "dilations": list(dilation)})], indices=True), x)
+    y, i = F.max_pool2d(
+        torch.from_numpy(x), kernel, stride, pad, dilation, ceil_mode=True, return_indices=True
+    )
+    np.testing.assert_array_equal(got[0], y.numpy())
+    np.testing.assert_array_equal(
+        got[1], (i + torch.arange(6).reshape(2, 3, 1, 1) * size[0] * size[1]).numpy()
+    )
+
+
 def test_ceil_mode_pools_1d_and_3d() -> None:
     x1, x3 = _x(1, 2, 9), _x(1, 2, 5, 7, 6)
     one = {"kernel_shape": [3], "strides": [2], "pads": [1, 1], "ceil_mode": 1}
@@ -123,3 +144,11 @@ def test_shape_of_a_ceil_mode_pool_folds_to_torchs() -> None:
     x = _x(1, 2, 6, 5)
     got = _run(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), x)[0]
     np.testing.assert_array_equal(got, F.max_pool2d(torch.from_numpy(x), 2, 3, ceil_mode=True).numpy())
+
+
+def test_max_pool_indices_with_uneven_pads() -> None:
+    """Without ceil_mode too: torch-mlir's conversion pads x itself and counted over the padded plane."""
+    attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 2]}
+    model, x = _pools([2, 2, 7, 8], [("MaxPool", attrs)], indices=True), _x(2, 2, 7, 8)
+    for g, w in zip(_run(model, x), ReferenceEvaluator(model).run(None, {"x": x}), strict=True):
+        np.testing.assert_array_equal(g, w)

@@ -118,16 +118,38 @@ def pool_ceil_mode(node: onnx.NodeProto, scope: _Scope) -> list[onnx.NodeProto] 
 
 def max_pool_flat_indices(node: onnx.NodeProto, scope: _Scope) -> list[onnx.NodeProto] | None:
     """MaxPool's indices → indices + (n · C + c) · H · W: ONNX's count over the whole N, C, H, W
-    tensor, the torch ones torch-mlir's conversion gives restart at each plane."""
+    tensor, the torch ones torch-mlir's conversion gives restart at each plane. With uneven pads
+    (a ceil-mode pool's overhang), its conversion pads x first and counts over the padded plane:
+    x is padded here, and a table maps each padded position to the input's."""
     dims = scope.dims(node.input[0])
     if len(node.output) < 2 or not node.output[1] or dims is None or len(dims) < 3:
         return None
-    plane = int(np.prod(dims[2:]))
-    offset = (np.arange(dims[0] * dims[1], dtype=np.int64) * plane).reshape(dims[:2] + [1] * (len(dims) - 2))
+    n, plane = len(dims) - 2, int(np.prod(dims[2:]))
+    offset = (np.arange(dims[0] * dims[1], dtype=np.int64) * plane).reshape(dims[:2] + [1] * n)
     flat, per_plane = node.output[1], f"{node.output[1]}__versa_per_plane"
-    node.output[1] = per_plane
     add = helper.make_node("Add", [per_plane, scope.constant(f"{flat}__versa_offset", offset)], [flat])
-    return [node, add]
+    node.output[1] = per_plane
+    pads = list(_attr(node, "pads", [0] * 2 * n))
+    if pads[:n] == pads[n:]:
+        return [node, add]
+    tag, dtype = f"{flat}__versa_padded", helper.tensor_dtype_to_np_dtype(scope.element(node.input[0]))
+    lowest = scope.constant(
+        f"{tag}_low", np.array(-np.inf if dtype.kind == "f" else np.iinfo(dtype).min, dtype)
+    )
+    widths = scope.constant(f"{tag}_pads", np.array([0, 0, *pads[:n], 0, 0, *pads[n:]], np.int64))
+    pad = helper.make_node("Pad", [node.input[0], widths, lowest], [tag])
+    # a position in the padding is never the max: each window holds an element of x
+    table = np.pad(
+        np.arange(plane, dtype=np.int64).reshape(dims[2:]), list(zip(pads[:n], pads[n:], strict=True))
+    )
+    gather = helper.make_node(
+        "Gather", [scope.constant(f"{tag}_table", table.reshape(-1)), f"{tag}_index"], [per_plane]
+    )
+    node.input[0], node.output[1] = tag, f"{tag}_index"
+    kept = [a for a in node.attribute if a.name != "pads"]
+    del node.attribute[:]
+    node.attribute.extend(kept)
+    return [pad, node, gather, add]
 
 
 def depth_to_space_crd(node: onnx.NodeProto, scope: _Scope) -> list[onnx.NodeProto] | None:
