@@ -152,3 +152,13 @@ def test_max_pool_indices_with_uneven_pads() -> None:
     model, x = _pools([2, 2, 7, 8], [("MaxPool", attrs)], indices=True), _x(2, 2, 7, 8)
     for g, w in zip(_run(model, x), ReferenceEvaluator(model).run(None, {"x": x}), strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("pads", [[0, 0, 0, 0], [1, 0, 0, 1]])
+def test_uneven_average_pool_is_a_versa_pool(pads: list[int]) -> None:
+    """torch-mlir's conversion passes uneven pads (and a ceil overhang) as [top, left, bottom,
+    right]: the avg_pool2d rule read the first two as even pads, refused, and torch-mlir's linalg
+    lowering pooled instead."""
+    attrs = {"kernel_shape": [2, 2], "strides": [2, 2], "pads": pads, "ceil_mode": 1}
+    text = str(versa.import_onnx(_pools([1, 2, 7, 9], [("AveragePool", attrs)])))
+    assert "versa.avg_pool2d" in text and "linalg." not in text, text
