@@ -7,9 +7,10 @@ Shapes are inferred with onnx's shape inference first (Versa compiles static sha
 `prepare` normalises what torch-mlir's ONNX conversion gets wrong or does not take: opsets
 before 13 are upgraded (Resize/Upsample from opset <= 10 keep their asymmetric coordinates),
 the shape arithmetic exporters emit (Shape -> Gather -> Div -> Concat -> Reshape) is folded to
-constants, so every tensor has a static shape (`onnx_fold`), then forms the conversion gets
-wrong (Gemm's alpha without C, MaxPool's flat indices, DepthToSpace CRD) or turns into f64
-(ReduceLogSumExp, f64 intermediates of f32 models) are rewritten (`onnx_rewrites`).
+constants, so every tensor has a static shape, and an If of a constant condition becomes its
+taken branch (`onnx_fold`), then forms the conversion gets wrong (Gemm's alpha without C,
+ceil-mode pools, MaxPool's flat indices, DepthToSpace CRD) or turns into f64 (ReduceLogSumExp,
+f64 intermediates of f32 models) are rewritten (`onnx_rewrites`).
 Initializers become dense elements straight from their NumPy arrays (`_DenseCache`), not
 torch-mlir's resource blobs, which the Python bindings cannot read back.
 """
