@@ -3,8 +3,10 @@
 Data movement (PixelShuffle, pads) must match exactly; logsumexp and nan_to_num to rtol 1e-5,
 atol 1e-6 (and onnxruntime, where installed, to the same). Before `prepare` rewrote them:
 PixelShuffle was silently wrong (DepthToSpace CRD), pads had no static shape (Transpose was not
-folded), logsumexp and nan_to_num were refused (f64 intermediates), and EmbeddingBag's Loop
-failed with a misleading importer error.
+folded), logsumexp and nan_to_num were refused (f64 intermediates), EmbeddingBag's Loop
+failed with a misleading importer error, ceil-mode average pools divided partial windows by the
+whole kernel and ceil-mode max pools failed to lower (uneven kernel and stride), and
+local_response_norm's If was refused.
 """
 
 import numpy as np
@@ -103,3 +105,30 @@ def test_embedding_bag_loop_is_named() -> None:
     data = export_onnx(model, (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4])))
     with pytest.raises(CompileError, match=r"does not take Loop .* node '/Loop'"):
         versa.import_onnx(data)
+
+
+class _Fn(nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fn(x)
+
+
+@pytest.mark.parametrize(
+    ("model", "shape"),
+    [
+        (nn.AvgPool2d(2, 2, ceil_mode=True), (1, 1, 7, 9)),  # AveragePool: the overhang was counted
+        (nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False), (1, 2, 8, 9)),
+        (nn.MaxPool2d((3, 2), (2, 3), (1, 0), ceil_mode=True), (1, 2, 7, 9)),  # failed to lower
+        (nn.MaxPool2d(3, 2, 1, dilation=2, ceil_mode=True), (1, 2, 7, 9)),
+        (_Fn(lambda x: F.local_response_norm(x, 5)), (1, 8, 5, 5)),  # an If on a static size
+        (_Fn(lambda x: F.local_response_norm(x, 3, alpha=0.1)), (2, 6, 4)),
+    ],
+    ids=["avg_ceil", "avg_ceil_pads", "max_ceil_uneven", "max_ceil_dilated", "lrn", "lrn_1d"],
+)
+def test_pool_and_norm_exports_match_eager(model: nn.Module, shape: tuple[int, ...]) -> None:
+    x = torch.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    _, got, want = _run(model, x)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -7,9 +7,10 @@ Shapes are inferred with onnx's shape inference first (Versa compiles static sha
 `prepare` normalises what torch-mlir's ONNX conversion gets wrong or does not take: opsets
 before 13 are upgraded (Resize/Upsample from opset <= 10 keep their asymmetric coordinates),
 the shape arithmetic exporters emit (Shape -> Gather -> Div -> Concat -> Reshape) is folded to
-constants, so every tensor has a static shape (`onnx_fold`), then forms the conversion gets
-wrong (Gemm's alpha without C, MaxPool's flat indices, DepthToSpace CRD) or turns into f64
-(ReduceLogSumExp, f64 intermediates of f32 models) are rewritten (`onnx_rewrites`).
+constants, so every tensor has a static shape, and an If of a constant condition becomes its
+taken branch (`onnx_fold`), then forms the conversion gets wrong (Gemm's alpha without C,
+ceil-mode pools, MaxPool's flat indices, DepthToSpace CRD) or turns into f64 (ReduceLogSumExp,
+f64 intermediates of f32 models) are rewritten (`onnx_rewrites`).
 Initializers become dense elements straight from their NumPy arrays (`_DenseCache`), not
 torch-mlir's resource blobs, which the Python bindings cannot read back.
 """
@@ -25,7 +26,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import PassManager, ir
 
 from .onnx_fold import FIRST_OPSET, fold_shape_arithmetic, opset
-from .onnx_rewrites import rewrite
+from .onnx_rewrites import BEFORE_FOLDING, rewrite
 from .torch import rules  # noqa: F401  (fills the rule table)
 from .torch.convert import convert_module
 from .torch.importer import BACKEND_LEGAL_OPS, make_torch_context
@@ -135,7 +136,9 @@ def _upgrade(proto: onnx.ModelProto) -> onnx.ModelProto:
 
 def prepare(proto: onnx.ModelProto) -> onnx.ModelProto:
     """`proto` (shapes inferred) rewritten where torch-mlir's conversion would go wrong."""
-    # folded first: the rewrites read static shapes (a DepthToSpace after a computed Reshape)
+    # folded first: the rewrites read static shapes (a DepthToSpace after a computed Reshape);
+    # ceil-mode pools before too, where they can: their Shape must fold to torch's output size
+    proto = rewrite(proto, BEFORE_FOLDING, f64=False)
     return rewrite(fold_shape_arithmetic(proto))
 
 

@@ -7,6 +7,9 @@ torch-mlir's importer types it as rank 0 and its conversion fails:
 
     s = Shape(x); n = Gather(s, 0); t = Concat(Unsqueeze(n), [-1]); y = Reshape(x, t)
     →  t = initializer [2, -1]; y = Reshape(x, t)
+
+An `If` whose condition folds to a constant (exporters test a static rank or size) is replaced
+by the branch it takes: torch-mlir's ONNX conversion does not take If.
 """
 
 from collections.abc import Iterable, Iterator
@@ -29,6 +32,7 @@ _FOLDABLE = {
     "Identity", "ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin",
 }  # fmt: skip
 _SMALL = 4096  # elements: shape vectors and index tables, never weights
+_PASSES = 8  # folding passes at most (each infers shapes again)
 
 
 def opset(proto: onnx.ModelProto) -> int:
@@ -54,7 +58,19 @@ def reads(nodes: Iterable[onnx.NodeProto]) -> Iterator[str]:
 
 
 def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """`proto` (shapes inferred) with its constant shape computations replaced by initializers."""
+    """`proto` (shapes inferred) with its constant shape computations replaced by initializers and
+    each `If` of a constant condition by its taken branch. Passes repeat until nothing folds: a
+    folded value gives what reads it a static shape, whose Shape then folds (local_response_norm's
+    export: If(Shape(AveragePool(Pad(x, computed pads)))[1] == 1) squeezes or not)."""
+    for _ in range(_PASSES):
+        if not _fold_pass(proto):
+            break
+        proto = onnx.shape_inference.infer_shapes(proto)
+    return proto
+
+
+def _fold_pass(proto: onnx.ModelProto) -> bool:
+    """One pass of `fold_shape_arithmetic` over `proto`, in place; whether anything folded."""
     graph = proto.graph
     types = {v.name: v.type.tensor_type for v in (*graph.input, *graph.value_info, *graph.output)}
     inputs = {i.name for i in graph.input}
@@ -63,8 +79,12 @@ def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
         for t in graph.initializer
         if t.name not in inputs and int(np.prod(t.dims)) <= _SMALL
     }
-    kept, folded = [], set()
+    kept, folded, inlined = [], set(), []
     for node in graph.node:
+        if node.op_type == "If" and node.domain in ("", "ai.onnx") and node.input[0] in values:
+            kept.extend(inline_if(node, bool(np.asarray(values[node.input[0]]).reshape(-1)[0])))
+            inlined.extend(o for o in node.output if o)
+            continue
         out = _fold(node, values, types, opset(proto))
         if out is not None and all(np.asarray(o).size <= _SMALL for o in out):
             named = [(name, np.asarray(o)) for name, o in zip(node.output, out, strict=True) if name]
@@ -72,8 +92,8 @@ def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
             folded.update(name for name, _ in named)
             continue
         kept.append(node)
-    if not folded:
-        return proto
+    if not folded and not inlined:
+        return False
     # a Loop or If body may be the only reader of a folded value (a Constant outside the loop)
     used = set(reads(kept)) | {o.name for o in graph.output}
     del graph.node[:]
@@ -88,7 +108,60 @@ def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
             output.type.CopyFrom(
                 helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(array.dtype), array.shape)
             )
-    return onnx.shape_inference.infer_shapes(proto)
+    forget_shapes(graph, inlined)  # typed as either branch's result could be
+    return True
+
+
+def inline_if(node: onnx.NodeProto, condition: bool) -> list[onnx.NodeProto]:
+    """The nodes of the branch `If` takes on `condition`, then Identity to each of its outputs.
+    Values the branch defines are renamed (`<output>__versa_then/<name>`), so that they cannot
+    clash with the enclosing graph's; the values it reads from outside keep their names."""
+    which = "then_branch" if condition else "else_branch"
+    branch = next(a.g for a in node.attribute if a.name == which)
+    prefix = f"{node.output[0] or node.name}__versa_{which[:4]}/"
+    defined = [t.name for t in branch.initializer] + [o for n in branch.node for o in n.output if o]
+    renamed = {name: prefix + name for name in defined}
+    nodes = [helper.make_node("Constant", [], [renamed[t.name]], value=t) for t in branch.initializer]
+    for original in branch.node:
+        inner = onnx.NodeProto()
+        inner.CopyFrom(original)
+        inner.name = prefix + inner.name if inner.name else ""
+        _rename(inner, renamed)
+        nodes.append(inner)
+    for result, name in zip(branch.output, node.output, strict=True):
+        if name:
+            nodes.append(helper.make_node("Identity", [renamed.get(result.name, result.name)], [name]))
+    return nodes
+
+
+def _rename(node: onnx.NodeProto, renamed: dict[str, str]) -> None:
+    """`node` with the names in `renamed` replaced, in its subgraphs' reads too."""
+    for i, name in enumerate(node.input):
+        node.input[i] = renamed.get(name, name)
+    for i, name in enumerate(node.output):
+        node.output[i] = renamed.get(name, name)
+    for attr in node.attribute:
+        for graph in [attr.g] if attr.type == onnx.AttributeProto.GRAPH else attr.graphs:
+            for inner in graph.node:
+                _rename(inner, renamed)
+
+
+def forget_shapes(graph: onnx.GraphProto, names: Iterable[str]) -> None:
+    """The types of `names`, and of every value computed from them, dropped from `graph`'s
+    value_info and outputs, to be inferred anew: onnx's shape inference keeps a type it finds
+    (one it inferred wrongly, or for the result of a node since replaced)."""
+    stale = set(names)
+    if not stale:
+        return
+    for node in graph.node:  # in topological order
+        if stale.intersection(reads([node])):
+            stale.update(o for o in node.output if o)
+    info = [v for v in graph.value_info if v.name not in stale]
+    del graph.value_info[:]
+    graph.value_info.extend(info)
+    for output in graph.output:
+        if output.name in stale:
+            output.type.tensor_type.ClearField("shape")
 
 
 def _fold(node: onnx.NodeProto, values: dict, types: dict, version: int) -> list | None:

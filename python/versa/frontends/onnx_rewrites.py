@@ -18,7 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from versa.diagnostics import CompileError, Diagnostic
 
-from .onnx_fold import static_shape
+from .onnx_fold import forget_shapes, static_shape
 
 
 @dataclass
@@ -27,6 +27,7 @@ class _Scope:
 
     graph: onnx.GraphProto
     types: dict[str, onnx.TypeProto.Tensor] = field(init=False)
+    stale: set[str] = field(default_factory=set)  # values onnx's inference typed wrongly
 
     def __post_init__(self) -> None:
         graph = self.graph
@@ -61,18 +62,94 @@ def gemm_alpha_without_c(node: onnx.NodeProto, scope: _Scope) -> list[onnx.NodeP
     return [node]
 
 
+def pool_ceil_mode(node: onnx.NodeProto, scope: _Scope) -> list[onnx.NodeProto] | None:
+    """MaxPool / AveragePool{ceil_mode=1} → the same pool at ceil_mode 0, its end pads those the
+    last (partial) window reaches. torch-mlir's conversion pads the overhang but keeps
+    count_include_pad, so an average divided a partial window by the whole kernel; MaxPool kept
+    ceil_mode and failed in torch-mlir's linalg lowering where onnx's inferred shape was not
+    torch's. The output size is torch's (and onnx's reference evaluator's): ceil((size + pads -
+    span) / stride) + 1, less a last window that would start in the end padding, which onnx's
+    shape inference still counts (that value's types are then inferred again). An average with
+    count_include_pad divides by the window inside the input and its declared pads, never the
+    overhang: the declared pads become a zero Pad, and the pool pads only the overhang, uncounted."""
+    if not _attr(node, "ceil_mode", 0) or _attr(node, "auto_pad", b"NOTSET") not in (b"NOTSET", b""):
+        return None
+    dims, kernel = scope.dims(node.input[0]), _attr(node, "kernel_shape")
+    if dims is None or kernel is None or len(dims) != len(kernel) + 2:
+        return None
+    n = len(kernel)
+    strides, dilations = _attr(node, "strides", [1] * n), _attr(node, "dilations", [1] * n)
+    pads = _attr(node, "pads", [0] * 2 * n)
+    average = node.op_type == "AveragePool"
+    if average and any(d != 1 for d in dilations):
+        return None
+    out, ends, floors = [], [], []
+    for size, k, s, d, lo, hi in zip(dims[2:], kernel, strides, dilations, pads[:n], pads[n:], strict=True):
+        span = d * (k - 1) + 1
+        if size + lo + hi < span:
+            return None
+        o = -(-(size + lo + hi - span) // s) + 1
+        o -= (o - 1) * s >= size + lo  # a window starting in the end padding is dropped
+        end = max((o - 1) * s + span - size - lo, 0)  # the end padding the last window reaches
+        if (size + lo + end - span) // s + 1 != o:
+            return None
+        out.append(o)
+        ends.append(end)
+        floors.append((size + lo + hi - span) // s + 1)
+    attrs, nodes = {"ceil_mode": 0}, [node]
+    if floors != out:  # a partial last window: the end pads reach it
+        attrs["pads"] = [*pads[:n], *ends]
+    if floors != out and average and _attr(node, "count_include_pad", 0):  # declared pads count
+        declared = [min(hi, end) for hi, end in zip(pads[n:], ends, strict=True)]
+        if any(pads[:n]) or any(declared):
+            x, padded = node.input[0], f"{node.output[0]}__versa_padded"
+            widths = np.array([0, 0, *pads[:n], 0, 0, *declared], np.int64)
+            nodes.insert(0, helper.make_node("Pad", [x, scope.constant(f"{padded}_pads", widths)], [padded]))
+            node.input[0] = padded
+        attrs["pads"] = [0] * n + [end - hi for hi, end in zip(declared, ends, strict=True)]
+        attrs["count_include_pad"] = 0  # the overhang does not count
+    kept = [a for a in node.attribute if a.name not in attrs]
+    del node.attribute[:]
+    node.attribute.extend([*kept, *(helper.make_attribute(k, v) for k, v in attrs.items())])
+    if scope.dims(node.output[0]) != [*dims[:2], *out]:
+        scope.stale.update(o for o in node.output if o)
+    return nodes
+
+
 def max_pool_flat_indices(node: onnx.NodeProto, scope: _Scope) -> list[onnx.NodeProto] | None:
     """MaxPool's indices → indices + (n · C + c) · H · W: ONNX's count over the whole N, C, H, W
-    tensor, the torch ones torch-mlir's conversion gives restart at each plane."""
+    tensor, the torch ones torch-mlir's conversion gives restart at each plane. With uneven pads
+    (a ceil-mode pool's overhang), its conversion pads x first and counts over the padded plane:
+    x is padded here, and a table maps each padded position to the input's."""
     dims = scope.dims(node.input[0])
     if len(node.output) < 2 or not node.output[1] or dims is None or len(dims) < 3:
         return None
-    plane = int(np.prod(dims[2:]))
-    offset = (np.arange(dims[0] * dims[1], dtype=np.int64) * plane).reshape(dims[:2] + [1] * (len(dims) - 2))
+    n, plane = len(dims) - 2, int(np.prod(dims[2:]))
+    offset = (np.arange(dims[0] * dims[1], dtype=np.int64) * plane).reshape(dims[:2] + [1] * n)
     flat, per_plane = node.output[1], f"{node.output[1]}__versa_per_plane"
-    node.output[1] = per_plane
     add = helper.make_node("Add", [per_plane, scope.constant(f"{flat}__versa_offset", offset)], [flat])
-    return [node, add]
+    node.output[1] = per_plane
+    pads = list(_attr(node, "pads", [0] * 2 * n))
+    if pads[:n] == pads[n:]:
+        return [node, add]
+    tag, dtype = f"{flat}__versa_padded", helper.tensor_dtype_to_np_dtype(scope.element(node.input[0]))
+    lowest = scope.constant(
+        f"{tag}_low", np.array(-np.inf if dtype.kind == "f" else np.iinfo(dtype).min, dtype)
+    )
+    widths = scope.constant(f"{tag}_pads", np.array([0, 0, *pads[:n], 0, 0, *pads[n:]], np.int64))
+    pad = helper.make_node("Pad", [node.input[0], widths, lowest], [tag])
+    # a position in the padding is never the max: each window holds an element of x
+    table = np.pad(
+        np.arange(plane, dtype=np.int64).reshape(dims[2:]), list(zip(pads[:n], pads[n:], strict=True))
+    )
+    gather = helper.make_node(
+        "Gather", [scope.constant(f"{tag}_table", table.reshape(-1)), f"{tag}_index"], [per_plane]
+    )
+    node.input[0], node.output[1] = tag, f"{tag}_index"
+    kept = [a for a in node.attribute if a.name != "pads"]
+    del node.attribute[:]
+    node.attribute.extend(kept)
+    return [pad, node, gather, add]
 
 
 def depth_to_space_crd(node: onnx.NodeProto, scope: _Scope) -> list[onnx.NodeProto] | None:
@@ -127,27 +204,40 @@ def reduce_log_sum_exp_stable(node: onnx.NodeProto, scope: _Scope) -> list[onnx.
     return [*nodes, helper.make_node("Reshape", [f"{tag}_kept", shape], [y])]
 
 
-REWRITES: dict[str, Rewrite] = {
-    "Gemm": gemm_alpha_without_c,
-    "MaxPool": max_pool_flat_indices,
-    "DepthToSpace": depth_to_space_crd,
-    "ReduceLogSumExp": reduce_log_sum_exp_stable,
+REWRITES: dict[str, tuple[Rewrite, ...]] = {
+    "Gemm": (gemm_alpha_without_c,),
+    "MaxPool": (pool_ceil_mode, max_pool_flat_indices),
+    "AveragePool": (pool_ceil_mode,),
+    "DepthToSpace": (depth_to_space_crd,),
+    "ReduceLogSumExp": (reduce_log_sum_exp_stable,),
+}
+# before the shape arithmetic folds: a Shape of a ceil-mode pool must read its true shape
+BEFORE_FOLDING: dict[str, tuple[Rewrite, ...]] = {
+    "MaxPool": (pool_ceil_mode,),
+    "AveragePool": (pool_ceil_mode,),
 }
 
 
-def rewrite(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """`proto` (static shapes) with `REWRITES` applied and f64 computed in f32, shapes re-inferred."""
+def rewrite(
+    proto: onnx.ModelProto, rules: dict[str, tuple[Rewrite, ...]] = REWRITES, f64: bool = True
+) -> onnx.ModelProto:
+    """`proto` (static shapes) with `rules` applied (and, with `f64`, f64 computed in f32), shapes
+    re-inferred. An op's rules apply in turn, each to the node of that op the last one left."""
     graph, nodes, changed = proto.graph, [], False
     scope = _Scope(graph)
     for node in graph.node:
-        rule = REWRITES.get(node.op_type) if node.domain in ("", "ai.onnx") else None
-        new = rule(node, scope) if rule else None
-        nodes.extend(new or [node])
-        changed |= new is not None
+        new = [node]
+        for rule in rules.get(node.op_type, ()) if node.domain in ("", "ai.onnx") else ():
+            at = next((i for i, n in enumerate(new) if n.op_type == node.op_type), None)
+            done = rule(new[at], scope) if at is not None else None
+            if done is not None:
+                new[at : at + 1], changed = done, True
+        nodes.extend(new)
     if changed:
         del graph.node[:]
         graph.node.extend(nodes)
-    if compute_f64_in_f32(graph) or changed:  # new or retyped values: type them
+        forget_shapes(graph, scope.stale)
+    if (f64 and compute_f64_in_f32(graph)) or changed:  # new or retyped values: type them
         return onnx.shape_inference.infer_shapes(proto)
     return proto
 

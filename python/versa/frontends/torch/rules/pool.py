@@ -23,12 +23,13 @@ def _pool_attrs(node: Node, x, kernel, stride, padding, ceil_mode, dilation=1):
     kernel = pairs(kernel)
     stride = pairs(stride)[:2] if stride else kernel  # the ONNX path may append dilations
     p = pairs(padding)
+    pads = p if len(p) == 4 else [p[0], p[1], p[0], p[1]]  # ONNX's [top, left, bottom, right]
     if pairs(dilation) != [1, 1]:
         raise Unsupported("dilated pooling")
-    floor = tuple(_pool_shape(shape(x)[2 + i], kernel[i], stride[i], p[i], p[i]) for i in range(2))
+    floor = tuple(_pool_shape(shape(x)[2 + i], kernel[i], stride[i], pads[i], pads[i + 2]) for i in range(2))
     if floor != node.out.shape[2:]:
         raise Unsupported("ceil_mode pooling that changes the output shape")
-    return kernel, stride, [p[0], p[1], p[0], p[1]]
+    return kernel, stride, pads
 
 
 @rule("torch.aten.max_pool2d")
