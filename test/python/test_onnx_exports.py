@@ -125,8 +125,11 @@ class _Fn(nn.Module):
         (nn.MaxPool2d(3, 2, 1, dilation=2, ceil_mode=True), (1, 2, 7, 9)),
         (_Fn(lambda x: F.local_response_norm(x, 5)), (1, 8, 5, 5)),  # an If on a static size
         (_Fn(lambda x: F.local_response_norm(x, 3, alpha=0.1)), (2, 6, 4)),
+        # WaveNet's gate: chunk's split points are a Shape of the padded tensor, static only
+        # once the Pad's pads fold (one folding pass left them as aten.item: refused)
+        (_Fn(lambda x: (lambda a, b: a.tanh() * b.sigmoid())(*F.pad(x, (1, 0)).chunk(2, 1))), (2, 4, 10)),
     ],
-    ids=["avg_ceil", "avg_ceil_pads", "max_ceil_uneven", "max_ceil_dilated", "lrn", "lrn_1d"],
+    ids=["avg_ceil", "avg_ceil_pads", "max_ceil_uneven", "max_ceil_dilated", "lrn", "lrn_1d", "pad_chunk"],
 )
 def test_pool_and_norm_exports_match_eager(model: nn.Module, shape: tuple[int, ...]) -> None:
     x = torch.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
