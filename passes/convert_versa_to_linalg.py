@@ -183,14 +183,53 @@ def lower_reshape(op: ir.OpView, rewriter: Any) -> bool:
 
 
 def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
-    """concat(x1, ..., xn) → tensor.empty + one insert_slice per operand."""
-    (shape, element), axis = _result(op), _attrs(op)["axis"] % len(_result(op)[0])
+    """concat(x1, ..., xn) → tensor.empty + one insert_slice per operand.
+
+    The import writes `torch.cat` of n tensors as a chain of n-1 concats (IRDL gives the operands
+    after the first one type), so a concat whose only user is a concat along the same axis is
+    left to that user, which inserts its operands directly: each input is copied once, not once
+    per later link of the chain (quadratic in DenseNet's feature concatenations)."""
+    if _inner_link(op) is not None:
+        return False
+    (shape, element), axis = _result(op), _axis(op)
     y, offset = build.empty(shape, element), 0
-    for x in op.operands:
+    links = []
+    for x in _chain_operands(op, axis, links):
         y = build.copy_into(x, y, [offset if d == axis else 0 for d in range(len(shape))])
         offset += build.shape_of(x)[axis]
     rewriter.replace_op(op, [y])
+    for link in links:  # outermost first: each is dead once its user is gone
+        rewriter.erase_op(link)
     return True
+
+
+def _axis(op: ir.OpView) -> int:
+    return _attrs(op)["axis"] % len(_result(op)[0])
+
+
+def _inner_link(op: ir.OpView) -> ir.OpView | None:
+    """The concat along `op`'s axis that is `op`'s only user (in the same block), if any."""
+    uses = list(op.results[0].uses)
+    if len(uses) != 1:
+        return None
+    user = uses[0].owner
+    if not isinstance(user, ir.OpView) or user.operation.name != "versa.concat":
+        return None
+    return user if user.operation.block == op.operation.block and _axis(user) == _axis(op) else None
+
+
+def _chain_operands(op: ir.OpView, axis: int, links: list) -> list[ir.Value]:
+    """`op`'s operands with each inner link of its chain replaced by that link's operands."""
+    operands = []
+    for x in op.operands:
+        owner = x.owner
+        link = isinstance(owner, ir.OpView) and owner.operation.name == "versa.concat"
+        if link and _inner_link(owner) is not None:
+            links.append(owner)
+            operands += _chain_operands(owner, axis, links)
+        else:
+            operands.append(x)
+    return operands
 
 
 def lower_slice(op: ir.OpView, rewriter: Any) -> bool:

@@ -805,6 +805,37 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<2x1xf32>)
 
 // -----
 
+// torch.cat of three tensors of different sizes arrives as a chain of two concats: the inner
+// one (single use, same axis) is inserted straight into the outer one's tensor, so each input
+// is copied once. An inner concat with another use, or along another axis, stays whole.
+// CHECK-LABEL: func.func @concat_chain
+//  CHECK-SAME:   (%[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x1xf32>, %[[C:.+]]: tensor<2x2xf32>)
+//   CHECK-NOT:   tensor<2x4xf32>
+//       CHECK:   %[[E:.+]] = tensor.empty() : tensor<2x6xf32>
+//       CHECK:   %[[Y0:.+]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1]
+//       CHECK:   %[[Y1:.+]] = tensor.insert_slice %[[B]] into %[[Y0]][0, 3] [2, 1] [1, 1]
+//       CHECK:   %[[Y2:.+]] = tensor.insert_slice %[[C]] into %[[Y1]][0, 4] [2, 2] [1, 1]
+//       CHECK:   return %[[Y2]]
+func.func @concat_chain(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<2x2xf32>) -> tensor<2x6xf32> {
+  %0 = "versa.concat"(%a, %b) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %1 = "versa.concat"(%0, %c) {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x2xf32>) -> tensor<2x6xf32>
+  return %1 : tensor<2x6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_concat_chain_shared
+//       CHECK:   tensor.empty() : tensor<2x4xf32>
+//       CHECK:   tensor.empty() : tensor<2x6xf32>
+//       CHECK:   tensor.insert_slice %{{.+}} into %{{.+}}[0, 0] [2, 4] [1, 1]
+func.func @negative_concat_chain_shared(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<2x2xf32>) -> (tensor<2x6xf32>, tensor<2x4xf32>) {
+  %0 = "versa.concat"(%a, %b) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %1 = "versa.concat"(%0, %c) {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x2xf32>) -> tensor<2x6xf32>
+  return %1, %0 : tensor<2x6xf32>, tensor<2x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @slice
 //       CHECK:   %[[VIEW:.+]] = tensor.extract_slice %{{.+}}[1, 0] [2, 2] [2, 3] : tensor<6x5xf32> to tensor<2x2xf32>
 //       CHECK:   linalg.copy {{.*}}ins(%[[VIEW]] : tensor<2x2xf32>)

@@ -197,12 +197,8 @@ def getitem(node: Node, items, index):
 
 @rule("torch.aten.constant_pad_nd", "torch.aten.pad")
 def constant_pad(node: Node, x, pads, mode_or_value=0.0, value=None):
-    if mode_or_value == "circular":  # nn.Conv2d(padding_mode="circular")
-        if min(pads) < 0:
-            raise Unsupported("negative padding")
-        return _circular(x, list(pads))
-    if mode_or_value in ("reflect", "replicate"):  # F.pad's modes as one aten.pad (torch.export)
-        return unfold.pad_edges(node, x, list(pads), reflect=mode_or_value == "reflect")
+    if mode_or_value in ("reflect", "replicate", "circular"):  # F.pad's modes as one aten.pad (torch.export)
+        return unfold.pad_edges(node, x, list(pads), mode_or_value)
     if isinstance(mode_or_value, str):
         if mode_or_value != "constant":
             raise Unsupported(f"padding mode {mode_or_value!r}")
@@ -225,22 +221,6 @@ def flip(node: Node, x, dims):
     for d in sorted({axis(d, x) for d in dims}):
         x = _take(node, x, d, range(shape(x)[d] - 1, -1, -1))
     return x
-
-
-def _circular(x, pads: list[int]):
-    """Each padded dim wrapped around: [x[n-lo:], x, x[:hi]] (pairs from the last dim backwards)."""
-    for i in range(len(pads) // 2):
-        d, lo, hi = rank(x) - 1 - i, pads[2 * i], pads[2 * i + 1]
-        n = shape(x)[d]
-        parts = ([_cut(x, d, n - lo, n)] if lo else []) + [x] + ([_cut(x, d, 0, hi)] if hi else [])
-        x = vb.concat(parts, axis=d) if len(parts) > 1 else x
-    return x
-
-
-def _cut(x, d: int, start: int, limit: int):
-    starts, limits = [0] * rank(x), list(shape(x))
-    starts[d], limits[d] = start, limit
-    return vb.slice(x, starts=starts, limits=limits)
 
 
 @rule("torch.aten.broadcast_tensors")

@@ -86,10 +86,12 @@ def _flipped(node: Node, x, d: int):
     return vb.gather(x, node.constant(np.arange(shape(x)[d] - 1, -1, -1), "i64"), axis=d)
 
 
-def _border(node: Node, x, d: int, count: int, first: bool, reflect: bool):
+def _border(node: Node, x, d: int, count: int, first: bool, mode: str):
     """The `count` elements padded before (first) or after x along d."""
     size = shape(x)[d]
-    if reflect:  # mirrored about the edge element, which is not repeated
+    if mode == "circular":  # wrapped around: the other end's elements
+        return _cut(x, d, size - count, size) if first else _cut(x, d, 0, count)
+    if mode == "reflect":  # mirrored about the edge element, which is not repeated
         inner = _cut(x, d, 1, count + 1) if first else _cut(x, d, size - 1 - count, size - 1)
         return _flipped(node, inner, d)
     edge = _cut(x, d, 0, 1) if first else _cut(x, d, size - 1, size)
@@ -98,31 +100,69 @@ def _border(node: Node, x, d: int, count: int, first: bool, reflect: bool):
     return vb.broadcast_to(edge, grown)
 
 
-def pad_edges(node: Node, x, padding, reflect: bool):
-    """Reflection or replication padding (pairs from the last dim backwards): one concat per dim."""
+GATHER_TABLE_LIMIT = 1 << 20  # output elements of the padded dims that one index table may name
+
+
+def pad_edges(node: Node, x, padding, mode: str):
+    """Reflection, replication or circular padding (pairs from the last dim backwards).
+
+    Padding one dim is a concat of the two borders and x (x copied once, rows whole). Padding
+    several is one gather from x with its padded dims flattened, through a constant table of
+    flat source positions: one pass, where a concat per dim copied the whole tensor per dim
+    (ReflectionPad2d in style-transfer and CycleGAN generators ran 3x slower than eager)."""
     if min(padding) < 0:
-        raise Unsupported("negative reflection/replication padding")
-    for i in range(len(padding) // 2):
-        d, lo, hi = rank(x) - 1 - i, padding[2 * i], padding[2 * i + 1]
-        if reflect and max(lo, hi) >= shape(x)[d]:
-            raise Unsupported("reflection padding as wide as the input")
+        raise Unsupported(f"negative {mode} padding")
+    pads = {rank(x) - 1 - i: (padding[2 * i], padding[2 * i + 1]) for i in range(len(padding) // 2)}
+    if mode != "replicate" and any(max(pad) > shape(x)[d] - (mode == "reflect") for d, pad in pads.items()):
+        raise Unsupported(f"{mode} padding wider than the input")
+    padded = [d for d, pad in pads.items() if any(pad)]
+    if len(padded) > 1:
+        first = min(padded)
+        block_pads = [pads.get(d, (0, 0)) for d in range(first, rank(x))]
+        table = _source_positions(shape(x)[first:], block_pads, mode)
+        if table.size <= GATHER_TABLE_LIMIT:
+            flat = vb.reshape(x, [*shape(x)[:first], int(np.prod(shape(x)[first:]))])
+            return vb.gather(flat, node.constant(table, "i32" if table.max() < 2**31 else "i64"), axis=first)
+    for d in sorted(padded, reverse=True):
+        lo, hi = pads[d]
         parts = [
-            *([_border(node, x, d, lo, True, reflect)] if lo else []),
+            *([_border(node, x, d, lo, True, mode)] if lo else []),
             x,
-            *([_border(node, x, d, hi, False, reflect)] if hi else []),
+            *([_border(node, x, d, hi, False, mode)] if hi else []),
         ]
-        x = vb.concat(parts, axis=d) if len(parts) > 1 else x
+        x = vb.concat(parts, axis=d)
     return x
+
+
+def _source_positions(sizes: list[int], pads: list[tuple[int, int]], mode: str) -> np.ndarray:
+    """For each element of the padded block, the flat position (in the unpadded block of
+    `sizes`) that it copies: mirrored about the edge element (reflect), the edge (replicate), or
+    wrapped around (circular)."""
+    table = np.zeros([lo + n + hi for n, (lo, hi) in zip(sizes, pads, strict=True)], dtype=np.int64)
+    stride = 1
+    for d in range(len(sizes) - 1, -1, -1):
+        n, lo = sizes[d], pads[d][0]
+        j = np.arange(table.shape[d]) - lo
+        table += (_source(j, n, mode) * stride).reshape([-1 if e == d else 1 for e in range(len(sizes))])
+        stride *= n
+    return table
+
+
+def _source(j: np.ndarray, n: int, mode: str) -> np.ndarray:
+    """Positions `j` (of a dim of size n, padded on both sides) mapped into 0..n-1."""
+    if mode == "reflect":
+        return np.where(j < 0, -j, np.where(j >= n, 2 * (n - 1) - j, j))
+    return np.clip(j, 0, n - 1) if mode == "replicate" else j % n
 
 
 @rule("torch.aten.reflection_pad1d", "torch.aten.reflection_pad2d", "torch.aten.reflection_pad3d")
 def reflection_pad(node: Node, x, padding):
-    return pad_edges(node, x, list(padding), reflect=True)
+    return pad_edges(node, x, list(padding), "reflect")
 
 
 @rule("torch.aten.replication_pad1d", "torch.aten.replication_pad2d", "torch.aten.replication_pad3d")
 def replication_pad(node: Node, x, padding):
-    return pad_edges(node, x, list(padding), reflect=False)
+    return pad_edges(node, x, list(padding), "replicate")
 
 
 def _pad_backward(node: Node, grad, x, padding, reflect: bool):
