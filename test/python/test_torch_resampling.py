@@ -1,12 +1,14 @@
 """Gradients of average pooling under torch.compile(backend="versa"): the backward is two
 matmuls with the forward's (transposed) averaging matrices, so every padding mode, ceil_mode
-and divisor must give eager's gradients. A fallback to
-eager would warn, and warnings are errors here. Tolerances: f32, rtol 1e-4, atol 1e-5."""
+and divisor must give eager's gradients. A fallback to eager would warn, and warnings are
+errors here. Bilinear resampling, small (matmuls) and larger (gathers of two taps).
+Tolerances: f32, rtol 1e-4, atol 1e-5 (weights rounded from f64, eager computes them in f32)."""
 
 import warnings
 
 import pytest
 import torch
+import versa
 from torch import nn
 
 # kernel, stride, padding, ceil_mode, count_include_pad, divisor_override
@@ -74,3 +76,24 @@ def test_bilinear_upsampling_compiles_and_trains(upsample: nn.Module) -> None:
     model(x).pow(2).sum().backward()
     for mine, theirs in zip(twin.parameters(), model.parameters(), strict=True):
         torch.testing.assert_close(mine.grad, theirs.grad, rtol=1e-4, atol=1e-5)
+
+
+LARGE = [
+    ({"scale_factor": 2}, (1, 3, 20, 24)),
+    ({"scale_factor": 2, "align_corners": True}, (2, 2, 17, 19)),
+    ({"size": (37, 13)}, (1, 2, 30, 21)),  # up along H, down along W
+    ({"scale_factor": 0.5}, (1, 2, 40, 34)),
+    ({"scale_factor": (1.5, 2.5)}, (1, 1, 18, 22)),
+]
+
+
+@pytest.mark.parametrize(("options", "dims"), LARGE, ids=[str(o) for o, _ in LARGE])
+def test_bilinear_resampling_of_larger_images_is_two_taps(options: dict, dims: tuple) -> None:
+    """Past pool.MATMUL_RESAMPLE_LIMIT each axis is two gathers and a weighted sum (no matmul)."""
+    x = torch.randn(*dims, generator=torch.Generator().manual_seed(3))
+    model = nn.Upsample(mode="bilinear", **options)
+    module = versa.import_torch(model, (x,))
+    names = [op.operation.name for op in module.body.operations[0].regions[0].blocks[0].operations]
+    assert names.count("versa.gather") == 4 and "versa.matmul" not in names
+    with torch.no_grad():
+        torch.testing.assert_close(versa.compile(model, (x,))(x), model(x), rtol=1e-4, atol=1e-5)
