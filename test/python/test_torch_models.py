@@ -153,6 +153,21 @@ def test_numpy_inputs_give_numpy_outputs() -> None:
         assert_close(torch.from_numpy(out), model(x))
 
 
+def test_calls_alternating_numpy_torch_and_shapes_share_compiled_functions() -> None:
+    """The per-call key (type, shape, dtype): NumPy and torch arguments of one signature run
+    one compiled function, each getting its own kind of result; a new batch compiles once."""
+    model, (x,) = models.build("mlp", 2)
+    compiled = versa.compile(model, (x,))
+    wide = torch.cat([x, x, x])
+    with torch.no_grad():
+        for _ in range(2):
+            assert isinstance(compiled(x.numpy()), np.ndarray)
+            assert isinstance(compiled(x), torch.Tensor)
+            assert_close(compiled(wide), model(wide))
+            assert_close(torch.from_numpy(compiled(wide.numpy())), model(wide))
+    assert len(compiled._compiled) == 2
+
+
 def test_import_torch_gives_a_versa_module() -> None:
     model, inputs = models.build("resnet_basic", 1)
     text = str(versa.import_torch(model, inputs))

@@ -179,6 +179,7 @@ class CompiledModule:
         self.target = gpu_target(target)
         self.opt_level = opt_level
         self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
+        self._quick: dict[tuple, _WholeGraph | _EagerHosted] = {}  # by _quick_key, same entries
         self._compile(tuple(example_inputs), dict(example_kwargs or {}))
 
     def _compile(self, args: tuple, kwargs: dict) -> _WholeGraph | _EagerHosted:
@@ -210,6 +211,14 @@ class CompiledModule:
         return self._compiled[key]
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:  # the common call: flat tensors, a signature seen before (~3 µs saved)
+            quick = _quick_key(args)
+            compiled = self._quick.get(quick) if quick is not None else None
+            if compiled is None:
+                compiled = self._compile(args, kwargs)
+                if quick is not None:
+                    self._quick[quick] = compiled
+            return compiled(args, kwargs)
         return self._compile(args, kwargs)(args, kwargs)
 
     def program(self, *args, **kwargs) -> Program:
@@ -237,6 +246,16 @@ def _export(
             model = torch.export.export(model, example_inputs, example_kwargs, strict=False)
         program = program_as_real(unroll_recurrent(functional(model)))
         return program, program.module(check_guards=False) if host else None
+
+
+def _quick_key(args: tuple) -> tuple | None:
+    """A key of flat tensor arguments from their type, shape and dtype objects, without
+    `_signature`'s strings (NumPy and torch arguments of one signature get different quick
+    keys for the same compiled function); None when any argument is not a tensor or array."""
+    try:
+        return tuple((type(a), a.shape, a.dtype) for a in args)
+    except AttributeError:
+        return None
 
 
 def _leaves(args: tuple) -> list:

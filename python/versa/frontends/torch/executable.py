@@ -65,7 +65,9 @@ class Executable:
             self._function = None  # a GpuFunction once called: raises GpuUnavailable without a GPU
 
     def __call__(self, leaves: Sequence) -> list:
-        returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
+        # NumPy in, NumPy out (the first leaf decides most calls without the generator)
+        returns_numpy = bool(leaves) and isinstance(leaves[0], np.ndarray)
+        returns_numpy = returns_numpy and all(isinstance(x, np.ndarray) for x in leaves)
         if self.program is None:
             outputs = self._function(*[to_numpy(x) for x in leaves])
         else:
