@@ -2,8 +2,10 @@
 label smoothing), and the elementwise losses torch.export keeps whole (BCE, smooth L1, Huber,
 margin and embedding losses, Poisson NLL), each in PyTorch's formula.
 
-The target's class is picked by a one-hot select against the class axis (no gather), which
-also gives the weight of each counted target for the mean.
+The target's log-probability is one gather per target (`nn.gather`, take_along_axis), not a
+one-hot product over the classes: C times less work, and a -inf log-probability of another
+class (masked logits) cannot turn the sum into -inf · 0 = NaN. Cross-entropy picks the logit
+and subtracts the row's log-sum-exp, so log_softmax's C-wide result is never written.
 """
 
 import math
@@ -16,30 +18,35 @@ from ..convert import Node, Unsupported, rule
 from ..types import is_float
 from .common import as_tensor, element, promoted, rank, shape
 from .elementwise import _softplus
-from .nn import log_softmax
+from .nn import gather, log_softmax
 from .reduce import pairwise_distance
 
 
 def _nll(node: Node, logp, target, weight, reduction: int, ignore_index: int):
     """-logp[n, target[n], ...] · weight[target] (0 where target == ignore_index), reduced as torch
-    does (0 none, 1 mean over the weights of the counted targets, 2 sum); a one-hot select."""
-    return _nll_and_total(node, logp, target, weight, reduction, ignore_index)[0]
+    does (0 none, 1 mean over the weights of the counted targets, 2 sum)."""
+    return _nll_and_total(node, _picked(node, logp, target), target, weight, reduction, ignore_index)[0]
 
 
-def _nll_and_total(node: Node, logp, target, weight, reduction: int, ignore_index: int):
-    """The loss and nll_loss_forward's total_weight (the counted targets' weights, which the
-    backward of the mean divides by; 0 for an unreduced batch, as PyTorch's)."""
-    c = shape(logp)[1]
-    classes = [1] * rank(logp)
-    classes[1] = c
+def _picked(node: Node, values, target):
+    """values[n, target[n], d1, ...]: the class axis (1) taken at each target (clamped into it:
+    an ignore_index reads some class, whose value the caller discards)."""
     t = vb.reshape(as_tensor(node, target, "i64"), [shape(target)[0], 1, *shape(target)[1:]])
-    hit = vb.compare(t, node.constant(np.arange(c).reshape(classes), "i64"), predicate="eq")
+    return vb.reshape(gather(node, values, 1, t), list(shape(target)))
+
+
+def _nll_and_total(node: Node, picked, target, weight, reduction: int, ignore_index: int):
+    """The loss of the targets' log-probabilities `picked` and nll_loss_forward's total_weight
+    (the counted targets' weights, which the backward of the mean divides by; 0 for an
+    unreduced batch, as PyTorch's)."""
+    t = as_tensor(node, target, "i64")
     keep = vb.compare(t, node.constant(ignore_index, "i64"), predicate="ne")
-    w = node.constant(np.ones(classes)) if weight is None else vb.reshape(weight, classes)
-    chosen = vb.select(vb.logical_and(hit, keep), vb.broadcast_to(w, list(shape(logp))), node.constant(0.0))
-    losses = vb.neg(vb.reduce_sum(vb.mul(logp, chosen), axes=[1]))
-    if reduction == 0 and rank(logp) > 1:
-        return losses, node.constant(0.0, element(logp))
+    zero = node.constant(0.0, element(picked))
+    w = node.constant(1.0, element(picked)) if weight is None else vb.gather(weight, t, axis=0)
+    chosen = vb.select(keep, vb.broadcast_to(w, list(shape(t))) if weight is None else w, zero)
+    losses = vb.select(keep, vb.neg(vb.mul(picked, chosen)), zero)  # never an ignored -inf · 0
+    if reduction == 0 and rank(t) > 0:
+        return losses, node.constant(0.0, element(picked))
     total_weight = vb.reduce_sum(chosen, axes=list(range(rank(chosen))))
     if reduction == 0:
         return losses, total_weight
@@ -54,17 +61,41 @@ def nll_loss(node: Node, logp, target, weight=None, reduction=1, ignore_index=-1
 
 @rule("torch.aten.nll_loss_forward", "torch.aten.nll_loss2d_forward")
 def nll_loss_forward(node: Node, logp, target, weight=None, reduction=1, ignore_index=-100):
-    return list(_nll_and_total(node, logp, target, weight, reduction, ignore_index))
+    return list(_nll_and_total(node, _picked(node, logp, target), target, weight, reduction, ignore_index))
+
+
+@rule("torch.aten.nll_loss_backward", "torch.aten.nll_loss2d_backward")
+def nll_loss_backward(node: Node, grad, logp, target, weight, reduction: int, ignore_index: int, total):
+    """d loss / d logp: -grad · weight[t] at each target's class (the gradient is C wide, so here
+    the one-hot select is the output itself), 0 elsewhere and at ignored targets; the mean
+    divides by total_weight. (torch-mlir lowers the 1-d form, not the 2-d one.)"""
+    c = shape(logp)[1]
+    classes = [1] * rank(logp)
+    classes[1] = c
+    t = vb.reshape(as_tensor(node, target, "i64"), [shape(target)[0], 1, *shape(target)[1:]])
+    hit = vb.compare(t, node.constant(np.arange(c).reshape(classes), "i64"), predicate="eq")
+    hit = vb.logical_and(hit, vb.compare(t, node.constant(ignore_index, "i64"), predicate="ne"))
+    scale = vb.neg(grad if reduction != 1 else vb.div(grad, total))
+    if reduction == 0:
+        scale = vb.reshape(scale, list(shape(t)))
+    if weight is not None:
+        scale = vb.mul(scale, vb.reshape(weight, classes))
+    zero = node.constant(0.0, element(logp))
+    return vb.select(hit, vb.broadcast_to(scale, list(shape(logp))), zero)
 
 
 @rule("torch.aten.cross_entropy_loss")
 def cross_entropy(node: Node, x, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     if is_float(element(target)):
         return _cross_entropy_probabilities(node, x, target, weight, reduction, label_smoothing)
+    if not label_smoothing:  # log_softmax at the targets only: x[t] - max - log Σ exp(x - max)
+        top = vb.reduce_max(x, axes=[1], keepdims=True)
+        total = vb.reduce_sum(vb.exp(vb.sub(x, top)), axes=[1])
+        shifted = vb.sub(_picked(node, x, target), vb.reshape(top, list(shape(target))))
+        logp = vb.sub(shifted, vb.log(total))
+        return _nll_and_total(node, logp, target, weight, reduction, ignore_index)[0]
     logp = log_softmax(node, x, 1)
     loss = _nll(node, logp, target, weight, reduction, ignore_index)
-    if not label_smoothing:
-        return loss
     if weight is not None:
         raise Unsupported("cross_entropy with label_smoothing and class weights")
     keep = vb.compare(as_tensor(node, target, "i64"), node.constant(ignore_index, "i64"), predicate="ne")
