@@ -13,7 +13,8 @@ import versa
 from opaque_ops import HALVES, REVERSE, halves, reverse
 from torch_helpers import Wrap, versa_warnings
 from versa.diagnostics import CompileError
-from versa.frontends.torch import api, partition
+from versa.frontends.torch import api, convert, partition
+from versa.frontends.torch.convert import Refused
 
 
 class ReverseMiddle(torch.nn.Module):
@@ -190,10 +191,19 @@ class Bags(torch.nn.Module):
         return self.fc2(torch.relu(self.fc1(self.bag(indices, offsets))))
 
 
-def test_embedding_bag_training_runs_only_the_bag_eagerly():
-    """The forward graph returns _embedding_bag's offset2bag, bag sizes and argmax for its
-    backward; Versa does not compute them, so that op alone runs eagerly (its refusal names it,
-    not the function's return), and the linear layers compile."""
+def test_an_op_whose_extra_results_are_refused_runs_alone_eagerly(monkeypatch):
+    """A rule that leaves results only the backward reads uncomputed (`Refused`; here
+    _embedding_bag's offset2bag, bag sizes and argmax, which rules/bags.py does compute): in
+    a training graph that returns them, that op alone runs eagerly (its refusal names it, not
+    the function's return), and the linear layers compile."""
+    original = convert.RULES["torch.aten._embedding_bag"]
+
+    def without_extras(node, *args):
+        extra = Refused("offset2bag, bag sizes and argmax (only its backward reads them)")
+        return [original(node, *args)[0], extra, extra, extra]
+
+    monkeypatch.setitem(convert.RULES, "torch.aten._embedding_bag", without_extras)
+    monkeypatch.delitem(convert.RULES, "torch.aten._embedding_bag_backward")
     torch.manual_seed(0)
     model = Bags()
     twin = copy.deepcopy(model)
