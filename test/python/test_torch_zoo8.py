@@ -83,3 +83,106 @@ def test_right_shift_by_a_number_under_torch_compile():
     fn = lambda a: torch.bitwise_right_shift(a, 2) + 1  # noqa: E731
     got, want, _ = torch_compile_with_gradients(fn, [a], grad=False)
     assert torch.equal(got, want)
+
+
+# ----------------------------------------------------------------------------- reductions, layout
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.std_mean(x, 1, correction=1),
+        lambda x: torch.std_mean(x, [0, 2], correction=0, keepdim=True),
+        lambda x: torch.std_mean(x, 1, unbiased=False),
+        lambda x: torch.std_mean(x),
+        lambda x: torch.var_mean(x, 2, unbiased=True, keepdim=True),
+    ],
+    ids=["correction", "dims-keepdim", "unbiased", "all", "var_mean-unbiased"],
+)
+def test_std_mean_converts(fn):
+    x = torch.randn(3, 8, 5) + 4.0
+    for got, want in zip(compiled_quietly(fn, x), fn(x), strict=True):
+        torch.testing.assert_close(got, want, **TOL)
+
+
+def test_std_mean_trains_with_nothing_eager():
+    def fn(x):
+        s, m = torch.std_mean(x, 1, correction=1)
+        return s * 2 + m
+
+    got, want, grads = torch_compile_with_gradients(fn, [torch.randn(4, 8)])
+    torch.testing.assert_close(got, want, **TOL)
+    torch.testing.assert_close(*grads[0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.roll(x, 5),
+        lambda x: torch.roll(x, -7),
+        lambda x: torch.roll(x, 25),
+        lambda x: torch.roll(x, 1, 1),
+        lambda x: torch.roll(x, (2, -1), (2, 0)),
+    ],
+    ids=["flat", "flat-negative", "flat-wraps", "dim", "two-dims"],
+)
+def test_roll_converts(fn):
+    x = torch.randn(2, 3, 4)
+    assert torch.equal(compiled_quietly(fn, x), fn(x))
+
+
+def test_roll_without_dims_trains_with_nothing_eager():
+    got, want, grads = torch_compile_with_gradients(lambda x: torch.roll(x, 5) * 2, [torch.randn(2, 3, 4)])
+    assert torch.equal(got, want)
+    assert torch.equal(*grads[0])
+
+
+# ----------------------------------------------------------------------------- copysign, distances
+
+SIGNED = torch.tensor([1.5, -2.0, 0.0, -0.0, 3.0, -4.0, float("inf"), -float("inf"), 7.0, -0.0])
+SIGNS = torch.tensor([-0.0, 0.0, -1.0, 2.0, float("-inf"), float("inf"), -3.0, 0.0, float("nan"), -5.0])
+
+
+def _same_bits(got, want):
+    """Equal values and equal sign bits (-0.0 is not 0.0 here)."""
+    assert torch.equal(got, want) and torch.equal(torch.signbit(got), torch.signbit(want))
+
+
+def test_copysign_takes_the_sign_bit_of_zeros_and_infinities():
+    """|a| with b's sign bit: b = -0.0 gives a negative result. A NaN b counts as positive
+    (versa cannot read a NaN's sign bit): here a positive NaN, as float("nan") is."""
+    fn = lambda a, b: torch.copysign(a, b)  # noqa: E731
+    _same_bits(compiled_quietly(fn, SIGNED, SIGNS), fn(SIGNED, SIGNS))
+    _same_bits(compiled_quietly(torch.signbit, SIGNS[:8]), torch.signbit(SIGNS[:8]))
+
+
+@pytest.mark.parametrize("b", [-0.0, 0.0, -2.5, 3.0])
+def test_copysign_by_a_number(b):
+    a = torch.cat([SIGNED, torch.arange(-3, 4).float()])
+    fn = lambda a: torch.copysign(a, b)  # noqa: E731
+    _same_bits(compiled_quietly(fn, a), fn(a))
+
+
+def test_copysign_of_integers_is_float():
+    a, b = torch.randint(-9, 9, (3, 4)), torch.randint(-9, 9, (3, 4))
+    _same_bits(compiled_quietly(torch.copysign, a, b), torch.copysign(a, b))
+
+
+def test_copysign_under_torch_compile_with_gradients():
+    torch.manual_seed(3)
+    got, want, grads = torch_compile_with_gradients(
+        lambda a, b: torch.copysign(a, b) + 1, [torch.randn(2, 8), torch.randn(2, 8)]
+    )
+    assert torch.equal(got, want)
+    for grad, eager in grads:
+        torch.testing.assert_close(grad, eager, **TOL)
+
+
+@pytest.mark.parametrize("p", [1.0, 3.0, 0.5, float("inf"), float("-inf"), 0.0, 2.0])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_pairwise_distance_of_any_order(p, keepdim):
+    torch.manual_seed(4)
+    a, b = torch.randn(5, 8), torch.randn(5, 8)
+    b[0, :3] = a[0, :3]  # zero differences (p = 0 counts them out: eps moves them off 0)
+    fn = lambda a, b: torch.nn.functional.pairwise_distance(a, b, p=p, keepdim=keepdim)  # noqa: E731
+    torch.testing.assert_close(compiled_quietly(fn, a, b), fn(a, b), rtol=1e-5, atol=1e-5)
