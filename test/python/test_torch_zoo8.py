@@ -6,6 +6,7 @@ that failed to compile at all."""
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch_helpers import compiled_quietly, torch_compile_with_gradients
 
 TOL = {"rtol": 1e-5, "atol": 1e-6}
@@ -186,3 +187,24 @@ def test_pairwise_distance_of_any_order(p, keepdim):
     b[0, :3] = a[0, :3]  # zero differences (p = 0 counts them out: eps moves them off 0)
     fn = lambda a, b: torch.nn.functional.pairwise_distance(a, b, p=p, keepdim=keepdim)  # noqa: E731
     torch.testing.assert_close(compiled_quietly(fn, a, b), fn(a, b), rtol=1e-5, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------- pooling
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_max_pool_of_kernel_1_compiles_under_torch_compile(grad):
+    """Under torch.compile kernel 1 is max_pool2d_with_indices: its one window's positions were
+    [OH, OW], never broadcast to [N, C, OH, OW] (an internal error sent the op eagerly)."""
+    x = torch.randn(2, 3, 5, 4)
+    got, want, grads = torch_compile_with_gradients(lambda x: F.max_pool2d(x * 2, 1), [x], grad=grad)
+    assert torch.equal(got, want)
+    for g, eager in grads:
+        assert torch.equal(g, eager)
+
+
+def test_max_pool_of_kernel_1_returns_indices():
+    x = torch.randn(2, 3, 5, 4)
+    fn = lambda x: F.max_pool2d(x, 1, stride=2, return_indices=True)  # noqa: E731
+    for got, want in zip(compiled_quietly(fn, x), fn(x), strict=True):
+        assert torch.equal(got, want)
