@@ -7,7 +7,7 @@ that failed to compile at all."""
 import pytest
 import torch
 import torch.nn.functional as F
-from torch_helpers import compiled_quietly, torch_compile_with_gradients
+from torch_helpers import compiled_quietly, torch_compile_with_gradients, versa_warnings
 
 TOL = {"rtol": 1e-5, "atol": 1e-6}
 
@@ -208,3 +208,41 @@ def test_max_pool_of_kernel_1_returns_indices():
     fn = lambda x: F.max_pool2d(x, 1, stride=2, return_indices=True)  # noqa: E731
     for got, want in zip(compiled_quietly(fn, x), fn(x), strict=True):
         assert torch.equal(got, want)
+
+
+# ----------------------------------------------------------------------------- partitions in training
+
+
+class _NanAndEagerOp(torch.nn.Module):
+    """A tensor constant Dynamo lifts (`bad[:, 0] = nan`) and an op Versa leaves to PyTorch."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(8))
+
+    def forward(self, x, lo):
+        bad = x.clone()
+        bad[:, 0] = float("nan")
+        return torch.nan_to_num(bad), torch.cummax(x * lo, 1).values, x * self.w
+
+
+def test_training_partitions_take_lifted_constants_outside_fake_mode():
+    """The partitioner moved the constant into its partition with `.detach()` inside
+    AOTAutograd's FakeTensorMode, which refuses real tensors (BackendCompilerFailed)."""
+    torch.manual_seed(5)
+    model = _NanAndEagerOp()
+    twin = _NanAndEagerOp()
+    twin.load_state_dict(model.state_dict())
+    x, lo = torch.randn(4, 8, requires_grad=True), torch.randn(4, 8)
+    x2 = x.detach().clone().requires_grad_()
+    torch._dynamo.reset()
+    with versa_warnings() as messages:
+        out = torch.compile(model, backend="versa")(x, lo)
+        sum((o**2).mean() for o in out).backward()
+    want = twin(x2, lo)
+    sum((o**2).mean() for o in want).backward()
+    assert messages and all(m.startswith("versa: 1 op(s) ran eagerly") and "cummax" in m for m in messages)
+    for got, eager in zip(out, want, strict=True):
+        torch.testing.assert_close(got, eager, **TOL)
+    torch.testing.assert_close(x.grad, x2.grad, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(model.w.grad, twin.w.grad, rtol=1e-4, atol=1e-5)
