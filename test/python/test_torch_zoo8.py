@@ -7,7 +7,8 @@ that failed to compile at all."""
 import pytest
 import torch
 import torch.nn.functional as F
-from torch_helpers import compiled_quietly, torch_compile_with_gradients, versa_warnings
+import versa
+from torch_helpers import Wrap, compiled_quietly, torch_compile_with_gradients, versa_warnings
 
 TOL = {"rtol": 1e-5, "atol": 1e-6}
 
@@ -246,3 +247,47 @@ def test_training_partitions_take_lifted_constants_outside_fake_mode():
         torch.testing.assert_close(got, eager, **TOL)
     torch.testing.assert_close(x.grad, x2.grad, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(model.w.grad, twin.w.grad, rtol=1e-4, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------- uint8 at the boundary
+
+
+def _to_bytes(x):
+    y = torch.tanh(x @ x.T) * 3 + 1
+    return y, (x * 50).clamp(0, 255).to(torch.uint8)
+
+
+def _from_bytes(image):
+    return torch.tanh(image.float() / 255.0 - 0.5) * 2
+
+
+def _eager_ops(messages):
+    """The ops the versa warnings name as run eagerly."""
+    named = [m.split(": ", 1)[1].split(";")[0] for m in messages if "ran eagerly" in m]
+    return sorted({part.split("x ", 1)[1] for line in named for part in line.split(", ") if "x " in part})
+
+
+@pytest.mark.parametrize("how", ["versa.compile", "torch.compile"])
+@pytest.mark.parametrize("fn", [_to_bytes, _from_bytes], ids=["uint8-result", "uint8-input"])
+def test_uint8_at_the_boundary_leaves_only_the_cast_eager(fn, how):
+    """Versa has no ui8 type: a uint8 result failed the whole function ("function signature"),
+    and every op ran eagerly. The refusal now names the op at the boundary (the cast), so only
+    it runs eagerly (a view to uint8 is no compute: 0 ops are named then)."""
+    torch.manual_seed(6)
+    x = torch.randn(2, 8) if fn is _to_bytes else torch.randint(0, 256, (2, 3, 4, 4), dtype=torch.uint8)
+    torch._dynamo.reset()
+    with versa_warnings() as messages, torch.no_grad():
+        if how == "versa.compile":
+            got = versa.compile(Wrap(fn), (x,))(x)
+        else:
+            got = torch.compile(Wrap(fn), backend="versa")(x)
+    want = fn(x)
+    assert messages and all("1 compiled partition(s)" in m for m in messages)
+    casts = {"torch.aten._to_copy", "torch.aten.to.dtype", "torch.aten._assert_tensor_metadata"}
+    assert set(_eager_ops(messages)) <= casts  # the export's dtype check reads the uint8 input
+    pairs = zip(
+        got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True
+    )
+    for g, w in pairs:
+        assert g.dtype == w.dtype
+        torch.testing.assert_close(g, w, **TOL)
