@@ -33,6 +33,25 @@ class Conversion:
         dtype, rank = (tensors[0].element, len(tensors[0].shape)) if tensors else ("-", 0)
         self.paths[(name, dtype, rank, path)] += 1
 
+    def refuse_boundary(self, values: list[ir.Value], reason: str, signature: ir.Location) -> None:
+        """Refuse the ops that make (or read) tensors of a type Versa cannot pass in or out (a
+        uint8 result), each at its own place, so that partitioning leaves those ops alone to
+        PyTorch and compiles the rest; a value that is both an argument and a result refuses the
+        signature."""
+        for value in values:
+            if isinstance(value, ir.OpResult):
+                ops = [value.owner]
+            else:
+                ops = [use.owner for use in value.uses if use.owner.name != "func.return"] or [None]
+            for op in ops:
+                if op is None:
+                    self.refuse("function signature", reason, signature)
+                    continue
+                name = op.name
+                if name == "torch.operator":
+                    name = ir.StringAttr(op.attributes["name"]).value
+                self.refuse(name, reason, op.location)
+
     def retag(self, name: str, old: str, new: str) -> None:
         """One op `name` recorded with path `old` takes path `new` (a fallback that failed)."""
         for key in list(self.paths):

@@ -176,11 +176,19 @@ def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversio
     kept = [a for a in source.arguments if not (str(a.type) in _SCALARS and _unused(a))]
     arg_types = [types.parse_tensor_type(a.type) for a in kept]
     result_types = [types.parse_tensor_type(t) for t in source.type.results if not is_none(t)]
-    for t in (*arg_types, *result_types):
-        if t is None or t.element not in types.SUPPORTED:
-            loc = source.location
-            conversion.refuse("function signature", f"tensor type {t or 'dynamic'} is not supported", loc)
-            return
+    returned = [v for v in _returned(source) if not is_none(v.type)]
+    foreign = [
+        (v, t)
+        for v, t in (*zip(kept, arg_types, strict=True), *zip(returned, result_types, strict=True))
+        if _foreign(t)
+    ]
+    if any(t is None for _, t in foreign):
+        conversion.refuse("function signature", "tensor type dynamic is not supported", source.location)
+    for value, t in foreign:  # by the ops at the boundary: partitioning leaves just those eager
+        if t is not None:
+            conversion.refuse_boundary([value], f"tensor type {t} at the boundary", source.location)
+    if foreign:
+        return
     with ir.InsertionPoint(out.body), source.location:
         fn = func.FuncOp(
             source.name.value,
@@ -199,6 +207,14 @@ def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversio
     for op in source.regions[0].blocks[0].operations:
         with ir.InsertionPoint(block), op.location:
             _convert_op(op, env, conversion)
+
+
+def _foreign(t: TensorType | None) -> bool:
+    return t is None or t.element not in types.SUPPORTED
+
+
+def _returned(source: func.FuncOp) -> list[ir.Value]:
+    return list(source.regions[0].blocks[0].operations[-1].operands)
 
 
 _SCALARS = ("!torch.float", "!torch.int", "!torch.bool", "!torch.str", "!torch.none")

@@ -51,6 +51,16 @@ UNSAFE = frozenset(
 )
 
 
+# ops torch-mlir lowers under another name (the operator spellings `a << b` of shifts by a
+# tensor): name -> (the name it lowers as, operand positions of a number to make a 0-d tensor)
+ALIASES = {
+    "torch.aten.__lshift__.Tensor": ("torch.aten.bitwise_left_shift.Tensor", ()),
+    "torch.aten.__rshift__.Tensor": ("torch.aten.bitwise_right_shift.Tensor", ()),
+    "torch.aten.bitwise_left_shift.Scalar_Tensor": ("torch.aten.bitwise_left_shift.Tensor", (0,)),
+    "torch.aten.bitwise_right_shift.Scalar_Tensor": ("torch.aten.bitwise_right_shift.Tensor", (0,)),
+}
+
+
 class CannotCopy(Exception):
     """The op cannot be handed to torch-mlir (a region, a non-tensor result, an unknown operand)."""
 
@@ -72,14 +82,18 @@ class Fallback:
         if any(t is None or t.element not in types.SUPPORTED for t in results):
             raise CannotCopy("a result that is not a static tensor of a supported type")
         operands = [self._torch_value(v, env) for v in op.operands]
+        name, attributes = op.operation.name, _attributes(op.operation)
+        if name == "torch.operator" and ir.StringAttr(attributes["name"]).value in ALIASES:
+            name, numbers = ALIASES[ir.StringAttr(attributes.pop("name")).value]
+            operands = [_as_tensor(v) if i in numbers else v for i, v in enumerate(operands)]
         copy = ir.Operation.create(
-            op.operation.name,
+            name,
             results=[r.type for r in op.results],
             operands=operands,
-            attributes=_attributes(op.operation),
+            attributes=attributes,
             loc=op.location,
         )
-        self.copied.append(op.operation.name)
+        self.copied.append(name)
         return [
             _cast("torch_c.to_builtin_tensor", r, t.mlir())
             for r, t in zip(copy.results, results, strict=True)
@@ -122,6 +136,15 @@ def placeholder(t: types.TensorType) -> ir.Value:
     if t.element not in types.SUPPORTED:
         raise CannotCopy(f"an operand of type {t}")
     return tensor.EmptyOp(list(t.shape), types.element_type(t.element)).result
+
+
+def _as_tensor(number: ir.Value) -> ir.Value:
+    """A torch number as a 0-d tensor (`prim.NumToTensor`), which broadcasts like the number."""
+    element = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}.get(str(number.type))
+    if element is None:
+        raise CannotCopy(f"an operand of type {number.type}")
+    result = ir.Type.parse(f"!torch.vtensor<[],{element}>")
+    return ir.Operation.create("torch.prim.NumToTensor.Scalar", results=[result], operands=[number]).result
 
 
 def _cast(name: str, value: ir.Value, to: ir.Type) -> ir.Value:

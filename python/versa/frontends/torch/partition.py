@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 
 import torch
+from torch._subclasses.fake_tensor import unset_fake_temporarily
 from torch.fx import Graph, GraphModule, Node
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
@@ -255,7 +256,10 @@ def _take_attributes(module: GraphModule, name: str, mutated: set[str]) -> None:
             kept.append(argument)
             continue
         inner = argument.target.replace(".", "_")
-        submodule.register_buffer(inner, value.detach(), persistent=False)
+        # AOTAutograd calls its compilers inside its FakeTensorMode: a real tensor (a constant
+        # Dynamo lifted from `x[:, 0] = nan`) is detached outside it, or the mode refuses it
+        with unset_fake_temporarily():
+            submodule.register_buffer(inner, value.detach(), persistent=False)
         with submodule.graph.inserting_before(placeholder):
             attribute = submodule.graph.get_attr(inner)
         attribute.meta = dict(placeholder.meta)

@@ -12,6 +12,7 @@ nn           linear/matmul, softmax, attention, embedding, gather, prelu
 norm         batch/layer/group/instance norm (mixed-type autocast forms in f32)
 einsum       einsum of any number of operands, pairwise into matmuls
 bags         embedding_bag (sum, mean, max over offsets)
+bitwise      and/or/xor/not of bools and integers, shifts
 pool         pooling and resampling (adaptive average 1-d/2-d and its gradient, linear, bilinear)
 pool3d       3-d max/avg/adaptive-average pools as 2-d pools over H, W and over depth
 pool_backward  max-pool gradients as one scatter (dilated, 3-d, adaptive), avg_pool3d's gradient
@@ -34,6 +35,7 @@ from . import (
     activations,
     backward,
     bags,
+    bitwise,
     cells,
     conv,
     conv3d,
@@ -65,6 +67,7 @@ __all__ = [
     "activations",
     "backward",
     "bags",
+    "bitwise",
     "cells",
     "conv",
     "conv3d",

@@ -47,7 +47,8 @@ def max_pool2d_indices(node: Node, x, kernel, stride, pads, out_hw):
     for k, (offset, _) in enumerate(windows[1:], start=1):
         chosen = vb.compare(which, node.constant(k, "i64"), predicate="eq")
         indices = vb.select(chosen, _flat_positions(node, offset, stride, pads, out_hw, shape(x)[3]), indices)
-    return indices
+    # one window (kernel 1): no select broadcast the [OH, OW] positions to [N, C, OH, OW]
+    return indices if shape(indices) == shape(which) else vb.broadcast_to(indices, list(shape(which)))
 
 
 @rule("torch.aten.max_pool2d_with_indices")

@@ -233,21 +233,6 @@ def masked_fill(node: Node, x, mask, value):
     return vb.select(as_tensor(node, mask, "i1"), *promoted(node, value, x))
 
 
-@rule("torch.aten.logical_not", "torch.aten.bitwise_not")
-def logical_not(node: Node, x):
-    return vb.logical_not(as_tensor(node, x, node.out.element))
-
-
-@rule("torch.aten.logical_and", "torch.aten.bitwise_and.Tensor", "torch.aten.__and__.Tensor")
-def logical_and(node: Node, a, b):
-    return vb.logical_and(*promoted(node, a, b))
-
-
-@rule("torch.aten.logical_or", "torch.aten.bitwise_or.Tensor", "torch.aten.__or__.Tensor")
-def logical_or(node: Node, a, b):
-    return vb.logical_or(*promoted(node, a, b))
-
-
 # ----------------------------------------------------------------------------- casts and identities
 # The result type torch declares carries the dtype: returning the input lets the converter
 # insert the one `versa.cast` (or none when the types already agree).

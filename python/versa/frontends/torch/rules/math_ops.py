@@ -1,4 +1,4 @@
-"""Trigonometry, log1p/expm1, rounding and sign, and the rounding divisions built on them:
+"""Trigonometry, log1p/expm1, rounding, sign and copysign, and the rounding divisions built on them:
 floor_divide, div with rounding_mode "floor" / "trunc", remainder (float and integer tensors).
 
 Each unary op is one versa op (`dialects/ops_math.py`); floor, ceil, round and trunc of an
@@ -13,6 +13,8 @@ rounded as written is 1e-3 off there). As torch: b = +-inf gives the remainder a
 = inf) and the quotient 0 or -1; b = 0 gives a / b and NaN; a = +-inf gives NaN for both. f16
 and bf16 compute in f32 and round once (as torch's kernels).
 """
+
+import math
 
 from versa.dialects import builders as vb
 from versa.mlir import ir
@@ -47,6 +49,37 @@ for _name, _build in {
     unary_rule(_name, _build, integer=_same)
 unary_rule("sign", vb.sign, integer=vb.sign)
 unary_rule("sgn", vb.sign, integer=vb.sign)  # real tensors: sgn is sign
+
+
+def _negative(node: Node, b: ir.Value) -> ir.Value:
+    """b's sign bit as far as versa ops can see it: b < 0, or b = -0.0 (1 / b = -inf). Versa
+    has no bitcast, so a NaN counts as positive (x86's 0 / 0 is a NaN with the sign bit set)."""
+    zero = node.constant(0.0, element(b))
+    minus_zero = vb.logical_and(
+        vb.compare(b, zero, predicate="eq"),
+        vb.compare(vb.div(node.constant(1.0, element(b)), b), zero, predicate="lt"),
+    )
+    return vb.logical_or(vb.compare(b, zero, predicate="lt"), minus_zero)
+
+
+@rule("torch.aten.copysign.Tensor", "torch.aten.copysign.Scalar")
+def copysign(node: Node, a, b):
+    """|a| with b's sign, -0.0 included (a NaN b counts as positive: `_negative`)."""
+    if not types.is_float(node.out.element):
+        raise Unsupported(f"copysign to {node.out.element}")
+    size = vb.abs(promoted(node, a)[0])
+    if not isinstance(b, ir.Value):  # a number: its sign is known now
+        return vb.neg(size) if math.copysign(1.0, b) < 0 else size
+    (b,) = promoted(node, b)
+    return vb.select(_negative(node, b), vb.neg(size), size)
+
+
+@rule("torch.aten.signbit")
+def signbit(node: Node, x):
+    """True where x < 0 or x = -0.0 (a NaN: False, see `_negative`); integers: x < 0."""
+    if not types.is_float(element(x)):
+        return vb.compare(x, node.constant(0, element(x)), predicate="lt")
+    return _negative(node, x)
 
 
 @rule("torch.aten.round.decimals")

@@ -3,8 +3,9 @@ matrix norms."""
 
 from versa.dialects import builders as vb
 
+from .. import types
 from ..convert import Node, Unsupported, rule
-from .common import axes, axis, promoted, rank, require_float, shape
+from .common import axes, axis, element, promoted, rank, require_float, shape
 
 
 def _sum_or_mean(build):
@@ -108,6 +109,23 @@ def var_mean(node: Node, x, dims=None, correction=None, keepdim=False):
     return [variance, mean]
 
 
+@rule("torch.aten.var_mean.dim")
+def var_mean_dim(node: Node, x, dims=None, unbiased=True, keepdim=False):
+    return var_mean(node, x, dims, 1 if unbiased else 0, keepdim)
+
+
+@rule("torch.aten.std_mean.correction")
+def std_mean(node: Node, x, dims=None, correction=None, keepdim=False):
+    """var_mean's two results (its shifted mean too), the first under a square root."""
+    variance, mean = var_mean(node, x, dims, correction, keepdim)
+    return [vb.sqrt(variance), mean]
+
+
+@rule("torch.aten.std_mean.dim")
+def std_mean_dim(node: Node, x, dims=None, unbiased=True, keepdim=False):
+    return std_mean(node, x, dims, 1 if unbiased else 0, keepdim)
+
+
 @rule("torch.aten.std.correction")
 def std(node: Node, x, dims=None, correction=None, keepdim=False):
     return vb.sqrt(_variance(node, x, dims, correction, keepdim))
@@ -178,7 +196,23 @@ def cumsum(node: Node, x, dim, dtype=None):
 
 @rule("torch.aten.pairwise_distance")
 def pairwise_distance(node: Node, a, b, p=2.0, eps=1e-6, keepdim=False):
-    if p != 2.0:
-        raise Unsupported(f"pairwise_distance with p={p}")
+    """The p-norm of a - b + eps over the last dim, as torch: p = inf / -inf the largest /
+    smallest |difference|, p = 0 the count of nonzero ones, else (sum |d|^p)^(1/p)."""
     diff = vb.add(vb.sub(a, b), node.constant(eps))
-    return vb.sqrt(vb.reduce_sum(vb.mul(diff, diff), axes=[rank(diff) - 1], keepdims=keepdim))
+    last = [rank(diff) - 1]
+    if p == 2.0:
+        return vb.sqrt(vb.reduce_sum(vb.mul(diff, diff), axes=last, keepdims=keepdim))
+    size = vb.abs(diff)
+    if p == 1.0:
+        return vb.reduce_sum(size, axes=last, keepdims=keepdim)
+    if p == float("inf"):
+        return vb.reduce_max(size, axes=last, keepdims=keepdim)
+    if p == float("-inf"):
+        return vb.neg(vb.reduce_max(vb.neg(size), axes=last, keepdims=keepdim))
+    if p == 0.0:
+        nonzero = vb.cast(
+            vb.compare(size, node.constant(0.0), predicate="ne"), types.element_type(element(size))
+        )
+        return vb.reduce_sum(nonzero, axes=last, keepdims=keepdim)
+    total = vb.reduce_sum(vb.pow(size, node.constant(float(p))), axes=last, keepdims=keepdim)
+    return vb.pow(total, node.constant(1.0 / p))

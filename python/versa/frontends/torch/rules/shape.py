@@ -223,6 +223,27 @@ def flip(node: Node, x, dims):
     return x
 
 
+@rule("torch.aten.roll")
+def roll(node: Node, x, shifts, dims=()):
+    """Per dim, the last `shift` elements then the rest (two slices, one concat); without dims
+    the flattened tensor rolls and takes x's shape back, as torch."""
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims or ())
+    if not dims:
+        if len(shifts) != 1:
+            raise Unsupported("roll without dims of more than one shift")
+        flat = vb.reshape(x, [int(np.prod(shape(x)))])
+        return vb.reshape(roll(node, flat, shifts, [0]), list(shape(x)))
+    for shift, dim in zip(shifts, dims, strict=True):
+        d = axis(dim, x)
+        n = shape(x)[d]
+        k = shift % n if n else 0
+        if k:
+            tail, head = _split(x, d, [n - k, k])
+            x = vb.concat([head, tail], axis=d)
+    return x
+
+
 @rule("torch.aten.broadcast_tensors")
 def broadcast_tensors(node: Node, tensors):
     """One list result (F.mse_loss and l1_loss broadcast their operands first)."""
