@@ -14,7 +14,8 @@ register level is conv.py's, applied to the row tile; the epilogue's row is vect
 its contiguous dim (F for NHWC, OW for NCHW), a ragged end split off at its own width.
 """
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from versa.mlir import ir
 from versa.targets import Target
@@ -40,7 +41,12 @@ class ConvEpilogueStrategy(Strategy):
         conv = ConvStrategy.for_op(op, target, threads)
         if conv is None or conv.extents[0] * conv.extents[conv.dims.index("oh")] == 1:
             return None  # one output row: no row loop to fuse into (versa-vectorize takes it)
-        return ConvEpilogueStrategy(conv, target.lanes(32))
+        output = math.prod(ir.ShapedType(op.results[0].type).shape) * 4
+        if conv.pack_filters and output <= target.l2 // 2:
+            # Packed filters cannot be copied inside the row loop (once per row): conv.py takes
+            # the conv, and versa-vectorize the epilogue, a second pass over an output in L2
+            return None
+        return ConvEpilogueStrategy(replace(conv, pack_filters=False), target.lanes(32))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         conv, out = self.conv, self.conv.output_dims

@@ -162,8 +162,14 @@ func.func @negative_elementwise(%a: tensor<64xf32>) -> tensor<64xf32> {
 //       CHECK:         scf.for {{.*}} -> (vector<1x{{[0-9]+}}x{{[0-9]+}}xf32>)
 //       CHECK:           vector.fma {{.*}} : vector<{{[0-9]+}}xf32>
 //   CHECK-NOT:   linalg.conv
+// One thread has 128 register tiles of output pixels to feed (>= conv.PACK_REUSE): the filters
+// are first packed into [F / 32, 3, 3, C, 32] panels (a nofold pad per panel, in a loop of its
+// own before the conv's), which the tiles then read contiguously.
 // SERIAL-LABEL: func.func @conv_nhwc
 //   SERIAL-NOT:   scf.forall
+//       SERIAL:   tensor.empty() : tensor<2x3x3x32x32xf32>
+//       SERIAL:   scf.for {{.*}} -> (tensor<2x3x3x32x32xf32>)
+//       SERIAL:     tensor.pad {{.*}} nofold
 //       SERIAL:   vector.fma
 func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x32x32x64xf32> {
   %c = arith.constant 0.0 : f32
@@ -208,6 +214,7 @@ func.func @conv_nchw(%x: tensor<1x32x34x66xf32>, %w: tensor<64x32x3x3xf32>) -> t
 // op is split into pieces that tile evenly (leftover vectors in powers of two, never a
 // vector<24xf32>); every piece is vector code, nothing stays a linalg.conv.
 // CHECK-LABEL: func.func @conv_ragged
+//   CHECK-NOT:   nofold
 //       CHECK:   scf.forall (%{{.+}}) in (2)
 //       CHECK:     vector.fma
 //   CHECK-NOT:   linalg.conv
