@@ -61,12 +61,12 @@ REDUCTION = {"NHWC": ("kh", "kw", "c"), "NCHW": ("kh", "kw", "c"), "DEPTHWISE_NH
 ROLES = {"NHWC": ("ow", "f"), "NCHW": ("f", "ow"), "DEPTHWISE_NHWC": ("ow", "c")}
 
 
-# Register tiles (rows of output pixels) that read a filter panel before packing the filters
-# pays for the copy. Read in place, a panel's rows lie F·4 bytes apart (1 KB for F = 256): a
-# 3x3 256->256 conv at 14x14 (28 tiles) ran 4.3 ms, packed 3.0 ms; at 7x7 (7 tiles) the copy
-# costs more than it saves (7.4 -> 8.5 ms). Measured gains only for stride 1 and windows
-# larger than 1x1 (a 3x3/2 and a 1x1 ran 5-25% slower packed), so only those pack.
-PACK_REUSE = 16
+# Filters are packed when they outgrow half of L2 (read in place, a panel's rows lie F·4 bytes
+# apart: 1 KB for F = 256) and at least PACK_REUSE register tiles (rows of output pixels) per
+# thread read each panel. 3x3 256->256 at 14x14: 4.1-4.4 -> 2.9-3.3 ms on one thread, 2.8 ->
+# 2.55 on two; at 7x7 (7 tiles) the copy costs more than it saves (7.4 -> 8.5 ms); smaller
+# filters (128 channels) and strided or 1x1 convs gained nothing or lost up to 25%.
+PACK_REUSE = 8
 
 
 def _divisor_or_max(most: int, extent: int) -> int:
@@ -130,7 +130,7 @@ class ConvStrategy(Strategy):
         filters = math.prod(w_shape) * element
         strides = op.attributes["strides"] if "strides" in op.attributes else None
         unit = strides is None or all(v == 1 for v in ir.DenseIntElementsAttr(strides))
-        pack = layout == "NHWC" and tiles >= PACK_REUSE and filters > target.l1 and unit and kh * kw > 1
+        pack = layout == "NHWC" and tiles >= PACK_REUSE and filters > target.l2 // 2 and unit and kh * kw > 1
         zero = f"0.0 : {ir.ShapedType(op.operands[1].type).element_type}"
         tile = (rows, vec, cr)
         return ConvStrategy(layout, tuple(extents), threads, thread_dim, thread_tile, tile, pack, zero)

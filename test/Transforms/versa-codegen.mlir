@@ -162,14 +162,9 @@ func.func @negative_elementwise(%a: tensor<64xf32>) -> tensor<64xf32> {
 //       CHECK:         scf.for {{.*}} -> (vector<1x{{[0-9]+}}x{{[0-9]+}}xf32>)
 //       CHECK:           vector.fma {{.*}} : vector<{{[0-9]+}}xf32>
 //   CHECK-NOT:   linalg.conv
-// One thread has 128 register tiles of output pixels to feed (>= conv.PACK_REUSE): the filters
-// are first packed into [F / 32, 3, 3, C, 32] panels (a nofold pad per panel, in a loop of its
-// own before the conv's), which the tiles then read contiguously.
 // SERIAL-LABEL: func.func @conv_nhwc
 //   SERIAL-NOT:   scf.forall
-//       SERIAL:   tensor.empty() : tensor<2x3x3x32x32xf32>
-//       SERIAL:   scf.for {{.*}} -> (tensor<2x3x3x32x32xf32>)
-//       SERIAL:     tensor.pad {{.*}} nofold
+//   SERIAL-NOT:   nofold
 //       SERIAL:   vector.fma
 func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x32x32x64xf32> {
   %c = arith.constant 0.0 : f32
@@ -177,6 +172,26 @@ func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> t
   %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x34x34x32xf32>, tensor<3x3x32x64xf32>) outs(%z : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
   return %0 : tensor<1x32x32x64xf32>
+}
+
+// -----
+
+// Filters larger than half of L2 (2.4 MB), read by at least conv.PACK_REUSE register tiles of
+// output pixels: first packed into [F / 32, 3, 3, C, 32] panels (a nofold pad per panel, in a
+// loop of its own before the conv's), which the tiles then read contiguously (in place, a
+// panel's rows lie 1 KB apart).
+// SERIAL-LABEL: func.func @conv_nhwc_packed
+//   SERIAL-NOT:   scf.forall
+//       SERIAL:   tensor.empty() : tensor<8x3x3x256x32xf32>
+//       SERIAL:   scf.for {{.*}} -> (tensor<8x3x3x256x32xf32>)
+//       SERIAL:     tensor.pad {{.*}} nofold
+//       SERIAL:   vector.fma
+func.func @conv_nhwc_packed(%x: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256xf32>) -> tensor<1x14x14x256xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x256xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x16x16x256xf32>, tensor<3x3x256x256xf32>) outs(%z : tensor<1x14x14x256xf32>) -> tensor<1x14x14x256xf32>
+  return %0 : tensor<1x14x14x256xf32>
 }
 
 // -----
