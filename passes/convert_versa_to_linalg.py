@@ -41,6 +41,7 @@ from . import window_builders as windows
 from .base import Pass, PassError
 from .decompose_norms import lower_layer_norm, lower_softmax
 from .lower_fused import lower_fused, reduce_generic
+from .matching import result_of, versa_attrs
 from .pool_regions import pool2d
 from .rewrite import Pattern, apply_greedily
 from .scalar_emitters import SCALAR, batch_norm_scalar
@@ -52,21 +53,12 @@ def _name(op: ir.OpView) -> str:
     return op.operation.name.removeprefix("versa.")
 
 
-def _attrs(op: ir.OpView) -> dict[str, Any]:
-    return dialect.OPS[op.operation.name].attrs(op)
-
-
-def _result(op: ir.OpView) -> tuple[build.Shape, ir.Type]:
-    t = ir.RankedTensorType(op.results[0].type)
-    return tuple(t.shape), t.element_type
-
-
 # ----------------------------------------------------------------------------- elementwise
 
 
 def lower_elementwise(op: ir.OpView, rewriter: Any) -> bool:
     """add(a, b) → linalg.generic{addf(a, b)} with broadcast maps; likewise every SCALAR op."""
-    (shape, element), emit, attrs = _result(op), SCALAR[_name(op)], _attrs(op)
+    (shape, element), emit, attrs = result_of(op), SCALAR[_name(op)], versa_attrs(op)
     y = build.elementwise(list(op.operands), shape, [element], lambda *xs: [emit(xs, element, attrs)])
     rewriter.replace_op(op, y)
     return True
@@ -79,7 +71,7 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
     """matmul → linalg.matmul (2-D, and [..., M, K] x [K, N] with the rows folded), one
     linalg.batch_matmul (equal batch dims of any rank folded into one: attention's
     [B, H, S, D]) or a generic (batch dims that broadcast)."""
-    (shape, element), (a, b) = _result(op), op.operands
+    (shape, element), (a, b) = result_of(op), op.operands
     acc = build.accumulator(element)  # f16/bf16 sum in f32, rounded once
     batch = shape[:-2]
     if len(shape) == 2:
@@ -106,7 +98,7 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
     """conv2d → pad + linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf; depthwise (one filter per
     channel) → linalg.depthwise_conv_2d_*; other groups > 1 → one generic, or a named
     convolution per group where there are at most `split_groups`."""
-    attrs, (shape, element), (x, w) = _attrs(op), _result(op), op.operands
+    attrs, (shape, element), (x, w) = versa_attrs(op), result_of(op), op.operands
     xp = windows.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
     xp = windows.crop_spatial(xp, shape, attrs, window)
@@ -128,7 +120,7 @@ def lower_pool2d(op: ir.OpView, rewriter: Any, views: bool = False) -> bool:
     """max_pool2d → linalg.pooling_*_max (padding -inf); avg_pool2d → pooling_*_sum (padding 0)
     / count; blocks of windows that overlap the padding are pooled apart, and with `views` the
     interior as reductions over reshaped views of the input (`pool_regions`)."""
-    attrs, (shape, element), is_max = _attrs(op), _result(op), _name(op) == "max_pool2d"
+    attrs, (shape, element), is_max = versa_attrs(op), result_of(op), _name(op) == "max_pool2d"
     init = build.lowest(element) if is_max else build.scalar(element, 0.0)
     y = pool2d(op.operands[0], shape, attrs, "max" if is_max else "sum", init, views)
     if not is_max:
@@ -153,7 +145,7 @@ def lower_reduce(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_batch_norm(op: ir.OpView, rewriter: Any) -> bool:
     """batch_norm → linalg.generic{(x - mean) / sqrt(var + eps) * scale + bias}, params on C."""
-    attrs, (shape, element) = _attrs(op), _result(op)
+    attrs, (shape, element) = versa_attrs(op), result_of(op)
     channel = shapes.spatial_dims(attrs["layout"])[0]
     identity = ir.AffineMap.get_identity(4)
     maps = [identity, *[build.dims_map(4, [channel])] * 4, identity]

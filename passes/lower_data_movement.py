@@ -18,21 +18,13 @@ from versa.dialects import versa as dialect
 from versa.mlir import ir, linalg, tensor
 
 from . import linalg_builders as build
+from .matching import result_of, versa_attrs
 from .rewrite import Pattern
-
-
-def _attrs(op: ir.OpView) -> dict[str, Any]:
-    return dialect.OPS[op.operation.name].attrs(op)
-
-
-def _result(op: ir.OpView) -> tuple[build.Shape, ir.Type]:
-    t = ir.RankedTensorType(op.results[0].type)
-    return tuple(t.shape), t.element_type
 
 
 def lower_transpose(op: ir.OpView, rewriter: Any) -> bool:
     """transpose(x) → linalg.transpose."""
-    (shape, element), perm = _result(op), _attrs(op)["perm"]
+    (shape, element), perm = result_of(op), versa_attrs(op)["perm"]
     y = linalg.transpose(op.operands[0], outs=[build.empty(shape, element)], permutation=perm)
     rewriter.replace_op(op, [y.results[0]])
     return True
@@ -40,7 +32,7 @@ def lower_transpose(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_reshape(op: ir.OpView, rewriter: Any) -> bool:
     """reshape(x) → tensor.collapse_shape to 1-D + tensor.expand_shape."""
-    rewriter.replace_op(op, [build.reshape(op.operands[0], _result(op)[0])])
+    rewriter.replace_op(op, [build.reshape(op.operands[0], result_of(op)[0])])
     return True
 
 
@@ -53,7 +45,7 @@ def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
     per later link of the chain (quadratic in DenseNet's feature concatenations)."""
     if _inner_link(op) is not None:
         return False
-    (shape, element), axis = _result(op), _axis(op)
+    (shape, element), axis = result_of(op), _axis(op)
     y, offset = build.empty(shape, element), 0
     links = []
     for x in _chain_operands(op, axis, links):
@@ -66,7 +58,7 @@ def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
 
 
 def _axis(op: ir.OpView) -> int:
-    return _attrs(op)["axis"] % len(_result(op)[0])
+    return versa_attrs(op)["axis"] % len(result_of(op)[0])
 
 
 def _inner_link(op: ir.OpView) -> ir.OpView | None:
@@ -102,7 +94,7 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
     an extract_slice whose offset is not inside its dim (any offset into a dim of size 0, or a
     start at the end of a dim), and there is nothing to copy.
     """
-    attrs, (shape, element) = _attrs(op), _result(op)
+    attrs, (shape, element) = versa_attrs(op), result_of(op)
     if 0 in shape:
         rewriter.replace_op(op, [build.empty(shape, element)])
         return True
@@ -115,7 +107,7 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_pad(op: ir.OpView, rewriter: Any) -> bool:
     """pad(x) → linalg.fill(value) + an insert_slice of x into its interior."""
-    attrs, (_, element) = _attrs(op), _result(op)
+    attrs, (_, element) = versa_attrs(op), result_of(op)
     value = build.scalar(element, attrs["value"])
     rewriter.replace_op(op, [build.pad(op.operands[0], attrs["low"], attrs["high"], value)])
     return True

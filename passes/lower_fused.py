@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 from versa.dialects import shapes
-from versa.dialects import versa as dialect
 from versa.mlir import arith, ir
 
 from . import linalg_builders as build
 from .base import PassError
+from .matching import versa_attrs
 from .scalar_emitters import SCALAR, batch_norm_scalar
 
 REDUCES = ("versa.reduce_sum", "versa.reduce_max", "versa.reduce_mean")
@@ -30,10 +30,6 @@ REDUCES = ("versa.reduce_sum", "versa.reduce_max", "versa.reduce_mean")
 
 def _name(op: ir.OpView) -> str:
     return op.operation.name.removeprefix("versa.")
-
-
-def _attrs(op: ir.OpView) -> dict[str, Any]:
-    return dialect.OPS[op.operation.name].attrs(op)
 
 
 def _pointwise(op: ir.OpView) -> bool:
@@ -77,16 +73,16 @@ class _Nest:
             if name == "constant":
                 value = build.scalar(element, op.attributes["value"].get_splat_value().value)
             elif name == "batch_norm":
-                value = batch_norm_scalar(args, element, _attrs(op)["epsilon"])
+                value = batch_norm_scalar(args, element, versa_attrs(op)["epsilon"])
             else:
-                value = SCALAR[name](args, element, _attrs(op))
+                value = SCALAR[name](args, element, versa_attrs(op))
             env[op.results[0]] = value
         return env
 
 
 def _per_channel(op: ir.OpView, index: int) -> bool:
     """A batch_norm parameter in NCHW: read as [C, 1, 1] so that broadcasting puts it on C."""
-    return _name(op) == "batch_norm" and index > 0 and _attrs(op)["layout"] == "NCHW"
+    return _name(op) == "batch_norm" and index > 0 and versa_attrs(op)["layout"] == "NCHW"
 
 
 def _check(op: ir.OpView, shape: build.Shape) -> None:
@@ -136,7 +132,7 @@ def _run_generic(
 def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:
     """reduce_*(run) as one reducing generic that evaluates `ops` (maybe none) per input point;
     a mean divides the sums in place (no second buffer)."""
-    attrs, x = _attrs(reduce), reduce.operands[0]
+    attrs, x = versa_attrs(reduce), reduce.operands[0]
     source, element = build.shape_of(x), build.element_of(reduce.results[0])
     for op in ops:
         _check(op, source)
@@ -183,7 +179,7 @@ def _clone(op: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:
 def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
     """`versa.fused` → its runs as generics and its anchors as themselves (module docstring)."""
     *body, terminator = op.regions[0].blocks[0].operations
-    if _attrs(op)["kind"] == "elementwise":
+    if versa_attrs(op)["kind"] == "elementwise":
         for inner in body:
             if not _pointwise(inner) or _name(inner) == "batch_norm":
                 message = f"'versa.fused' of kind \"elementwise\" cannot hold '{inner.name}'"
@@ -201,7 +197,7 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
             reduce_generic(run, inner, rename)
         else:
             if run:
-                _flush(run, escaping, rename, anchor if _attrs(op)["kind"] == "epilogue" else None)
+                _flush(run, escaping, rename, anchor if versa_attrs(op)["kind"] == "epilogue" else None)
             if inner is not None:
                 _clone(inner, rename)
                 anchor = rename[inner.results[0]] if len(inner.results) == 1 else None

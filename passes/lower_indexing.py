@@ -33,18 +33,10 @@ from versa.mlir import arith, ir, linalg, tensor
 
 from . import linalg_builders as build
 from . import lower_conv_transpose, lower_scatter
+from .matching import result_of, versa_attrs
 from .rewrite import Pattern
 
 PARALLEL, REDUCTION = build.PARALLEL, build.REDUCTION
-
-
-def _attrs(op: ir.OpView) -> dict[str, Any]:
-    return dialect.OPS[op.operation.name].attrs(op)
-
-
-def _result(op: ir.OpView) -> tuple[build.Shape, ir.Type]:
-    t = ir.RankedTensorType(op.results[0].type)
-    return tuple(t.shape), t.element_type
 
 
 def _index(value: int) -> ir.Value:
@@ -72,9 +64,9 @@ def lower_gather(op: ir.OpView, rewriter: Any) -> bool:
 
     A negative index wraps once (i + n); an index still outside [0, n) is clamped into it, so
     the loads stay in bounds whatever the indices hold (the reference clamps the same way)."""
-    (shape, element), (x, indices) = _result(op), op.operands
+    (shape, element), (x, indices) = result_of(op), op.operands
     source = build.shape_of(x)
-    axis, count = _attrs(op)["axis"] % len(source), len(build.shape_of(indices))
+    axis, count = versa_attrs(op)["axis"] % len(source), len(build.shape_of(indices))
     n = source[axis]
 
     def body(_: ir.Value) -> list[ir.Value]:
@@ -105,8 +97,8 @@ def index_to(i: ir.Value, element: ir.Type) -> ir.Value:
 
 def lower_iota(op: ir.OpView, rewriter: Any) -> bool:
     """iota → generic with no inputs yielding `linalg.index axis` converted to the element type."""
-    shape, element = _result(op)
-    axis = _attrs(op)["axis"] % len(shape)
+    shape, element = result_of(op)
+    axis = versa_attrs(op)["axis"] % len(shape)
     maps, iterators = [ir.AffineMap.get_identity(len(shape))], [PARALLEL] * len(shape)
     outputs = [build.empty(shape, element)]
     ramp = build.generic([], outputs, maps, iterators, lambda _: [index_to(_loop(axis), element)])
@@ -126,7 +118,7 @@ def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
     the row-reduction strategy vectorizes and threads (`maximumf`/`maxsi`, then `minsi` over
     `select(x == m, index, n)`); one generic with two outputs (running maximum and its index)
     could be neither."""
-    attrs, (shape, i64), x = _attrs(op), _result(op), op.operands[0]
+    attrs, (shape, i64), x = versa_attrs(op), result_of(op), op.operands[0]
     source, element = build.shape_of(x), build.element_of(x)
     rank, axis = len(source), attrs["axis"] % len(source)
     kept = tuple(d for i, d in enumerate(source) if i != axis)
@@ -164,8 +156,8 @@ def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
 def lower_cumsum(op: ir.OpView, rewriter: Any) -> bool:
     """cumsum → generic with outputs (running sum, result), the axis innermost: each step adds
     x to the running sum and stores it. f16/bf16 accumulate in f32 and round each output."""
-    (shape, element), x = _result(op), op.operands[0]
-    rank, axis = len(shape), _attrs(op)["axis"] % len(shape)
+    (shape, element), x = result_of(op), op.operands[0]
+    rank, axis = len(shape), versa_attrs(op)["axis"] % len(shape)
     kept = tuple(d for i, d in enumerate(shape) if i != axis)
     accumulator = ir.F32Type.get() if build.is_float(element) else element
     full, reduced = _reduced_last(rank, axis)

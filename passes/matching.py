@@ -1,15 +1,28 @@
-"""What rewrite patterns ask about values: which op made it, is it a constant, who else uses it.
+"""What rewrite patterns ask about values and ops: which op made it, is it a constant, who else
+uses it, an op's attributes and result type.
 
-Shared by versa-canonicalize's pattern modules (canonicalize, algebra, fold_batch_norm), so each
+Shared by versa-canonicalize's pattern modules (canonicalize, algebra, fold_batch_norm) and the
+lowerings (convert_versa_to_linalg, lower_data_movement, lower_indexing, lower_fused), so each
 asks the question the same way.
 """
 
 import numpy as np
 from versa.diagnostics import CompileError
 from versa.dialects.attributes import elements_to_numpy
-from versa.dialects.versa import ConstantOp
+from versa.dialects.versa import OPS, ConstantOp
 from versa.mlir import ir
 from versa.reference import numpy_dtype
+
+
+def versa_attrs(op: ir.OpView) -> dict:
+    """A versa op's attributes as Python values (defaults filled in)."""
+    return OPS[op.operation.name].attrs(op)
+
+
+def result_of(op: ir.OpView) -> tuple[tuple[int, ...], ir.Type]:
+    """The shape and element type of `op`'s first (tensor) result."""
+    t = ir.RankedTensorType(op.results[0].type)
+    return tuple(t.shape), t.element_type
 
 
 def producer(value: ir.Value, name: str) -> ir.OpView | None:
