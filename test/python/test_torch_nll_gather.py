@@ -1,5 +1,5 @@
-"""NLL and cross-entropy pick each target's log-probability with a gather (rules/loss.py), not
-a one-hot product over the classes: masked logits (-inf) of other classes must not make the
+"""NLL and cross-entropy (batched, segmentation-shaped and unbatched) pick each target's
+log-probability with a gather (rules/loss.py), not a one-hot product over the classes: masked logits (-inf) of other classes must not make the
 loss NaN, ignored targets count nothing, and class weights and every reduction match eager.
 Tolerance: f32, rtol 1e-5, atol 1e-6 (the loss), rtol 1e-4, atol 1e-5 (gradients)."""
 
@@ -75,6 +75,23 @@ def test_training_gradients_match_eager(name, dims):
     x, t = logits_and_targets(*dims)
     fn = CASES[name]
     got, want, grads = torch_compile_with_gradients(lambda x: fn(x, t), [x])
+    torch.testing.assert_close(got, want, **TOL)
+    for grad, eager in grads:
+        torch.testing.assert_close(grad, eager, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_unbatched_sample(reduction):
+    """logp of shape [C] and a 0-d target (an IndexError escaped the rule before)."""
+    x, t = torch.randn(7, generator=torch.Generator().manual_seed(4)), torch.tensor(3)
+    for fn in (
+        lambda x, t: F.nll_loss(F.log_softmax(x, 0), t, reduction=reduction),
+        lambda x, t: F.cross_entropy(x, t, reduction=reduction),
+        lambda x, t: F.cross_entropy(x, t, reduction=reduction, label_smoothing=0.2),
+        lambda x, t: F.cross_entropy(x, x.flip(0).softmax(0), reduction=reduction, weight=torch.ones(7) * 2),
+    ):
+        torch.testing.assert_close(compiled_quietly(fn, x, t), fn(x, t), **TOL)
+    got, want, grads = torch_compile_with_gradients(lambda x: F.nll_loss(F.log_softmax(x, 0), t), [x])
     torch.testing.assert_close(got, want, **TOL)
     for grad, eager in grads:
         torch.testing.assert_close(grad, eager, rtol=1e-4, atol=1e-5)

@@ -31,6 +31,9 @@ def _nll(node: Node, logp, target, weight, reduction: int, ignore_index: int):
 def _picked(node: Node, values, target):
     """values[n, target[n], d1, ...]: the class axis (1) taken at each target (clamped into it:
     an ignore_index reads some class, whose value the caller discards)."""
+    if rank(values) == 1:  # one unbatched sample: values [C], a 0-d target
+        picked = gather(node, values, 0, vb.reshape(as_tensor(node, target, "i64"), [1]))
+        return vb.reshape(picked, [])
     t = vb.reshape(as_tensor(node, target, "i64"), [shape(target)[0], 1, *shape(target)[1:]])
     return vb.reshape(gather(node, values, 1, t), list(shape(target)))
 
@@ -69,10 +72,12 @@ def nll_loss_backward(node: Node, grad, logp, target, weight, reduction: int, ig
     """d loss / d logp: -grad · weight[t] at each target's class (the gradient is C wide, so here
     the one-hot select is the output itself), 0 elsewhere and at ignored targets; the mean
     divides by total_weight. (torch-mlir lowers the 1-d form, not the 2-d one.)"""
-    c = shape(logp)[1]
+    axis = 0 if rank(logp) == 1 else 1  # an unbatched sample: logp [C], a 0-d target
+    c = shape(logp)[axis]
     classes = [1] * rank(logp)
-    classes[1] = c
-    t = vb.reshape(as_tensor(node, target, "i64"), [shape(target)[0], 1, *shape(target)[1:]])
+    classes[axis] = c
+    t = as_tensor(node, target, "i64")
+    t = vb.reshape(t, [1] if axis == 0 else [shape(target)[0], 1, *shape(target)[1:]])
     hit = vb.compare(t, node.constant(np.arange(c).reshape(classes), "i64"), predicate="eq")
     hit = vb.logical_and(hit, vb.compare(t, node.constant(ignore_index, "i64"), predicate="ne"))
     scale = vb.neg(grad if reduction != 1 else vb.div(grad, total))
@@ -88,25 +93,26 @@ def nll_loss_backward(node: Node, grad, logp, target, weight, reduction: int, ig
 def cross_entropy(node: Node, x, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     if is_float(element(target)):
         return _cross_entropy_probabilities(node, x, target, weight, reduction, label_smoothing)
+    d = 0 if rank(x) == 1 else 1  # the class axis (an unbatched sample has only it)
     if not label_smoothing:  # log_softmax at the targets only: x[t] - max - log Σ exp(x - max)
-        top = vb.reduce_max(x, axes=[1], keepdims=True)
-        total = vb.reduce_sum(vb.exp(vb.sub(x, top)), axes=[1])
+        top = vb.reduce_max(x, axes=[d], keepdims=True)
+        total = vb.reduce_sum(vb.exp(vb.sub(x, top)), axes=[d])
         shifted = vb.sub(_picked(node, x, target), vb.reshape(top, list(shape(target))))
         logp = vb.sub(shifted, vb.log(total))
         return _nll_and_total(node, logp, target, weight, reduction, ignore_index)[0]
-    logp = log_softmax(node, x, 1)
+    logp = log_softmax(node, x, d)
     loss = _nll(node, logp, target, weight, reduction, ignore_index)
     if weight is not None:
         raise Unsupported("cross_entropy with label_smoothing and class weights")
     keep = vb.compare(as_tensor(node, target, "i64"), node.constant(ignore_index, "i64"), predicate="ne")
-    smooth = vb.select(keep, vb.neg(vb.reduce_sum(logp, axes=[1])), node.constant(0.0))
+    smooth = vb.select(keep, vb.neg(vb.reduce_sum(logp, axes=[d])), node.constant(0.0))
     every = list(range(rank(smooth)))
     if reduction == 1:
         count = vb.reduce_sum(vb.cast(keep, logp.type.element_type), axes=every)
         smooth = vb.div(vb.reduce_sum(smooth, axes=every), count)
     elif reduction == 2:
         smooth = vb.reduce_sum(smooth, axes=every)
-    c = shape(x)[1]
+    c = shape(x)[d]
     return vb.add(
         vb.mul(loss, node.constant(1.0 - label_smoothing)), vb.mul(smooth, node.constant(label_smoothing / c))
     )
@@ -115,8 +121,9 @@ def cross_entropy(node: Node, x, target, weight=None, reduction=1, ignore_index=
 def _cross_entropy_probabilities(node: Node, x, target, weight, reduction: int, label_smoothing: float):
     """-Σ_c w_c · t_c · log_softmax(x)_c, t smoothed towards 1/C; the mean is over the batch
     (every element but the class axis), not over the weights."""
-    c = shape(x)[1]
-    logp = log_softmax(node, x, 1)
+    d = 0 if rank(x) == 1 else 1  # the class axis (an unbatched sample has only it)
+    c = shape(x)[d]
+    logp = log_softmax(node, x, d)
     if label_smoothing:
         target = vb.add(
             vb.mul(target, node.constant(1.0 - label_smoothing)), node.constant(label_smoothing / c)
@@ -124,9 +131,9 @@ def _cross_entropy_probabilities(node: Node, x, target, weight, reduction: int, 
     terms = vb.mul(logp, target)
     if weight is not None:
         classes = [1] * rank(x)
-        classes[1] = c
+        classes[d] = c
         terms = vb.mul(terms, vb.reshape(weight, classes))
-    losses = vb.neg(vb.reduce_sum(terms, axes=[1]))
+    losses = vb.neg(vb.reduce_sum(terms, axes=[d]))
     if reduction == 1:
         every = list(range(rank(losses)))
         return vb.div(vb.reduce_sum(losses, axes=every), node.constant(float(np.prod(shape(losses)))))
