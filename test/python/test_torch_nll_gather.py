@@ -1,7 +1,8 @@
 """NLL and cross-entropy (batched, segmentation-shaped and unbatched) pick each target's
-log-probability with a gather (rules/loss.py), not a one-hot product over the classes: masked logits (-inf) of other classes must not make the
-loss NaN, ignored targets count nothing, and class weights and every reduction match eager.
-Tolerance: f32, rtol 1e-5, atol 1e-6 (the loss), rtol 1e-4, atol 1e-5 (gradients)."""
+log-probability with a gather (rules/loss.py), not a one-hot product over the classes: masked
+logits (-inf) of other classes must not make the loss NaN, ignored targets count nothing, and
+class weights and every reduction match eager. Tolerance: f32, rtol 1e-5, atol 1e-6 (the
+loss), rtol 1e-4, atol 1e-5 (gradients)."""
 
 import pytest
 import torch
