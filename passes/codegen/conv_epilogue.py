@@ -46,7 +46,7 @@ class ConvEpilogueStrategy(Strategy):
             # Packed filters cannot be copied inside the row loop (once per row): conv.py takes
             # the conv, and versa-vectorize the epilogue, a second pass over an output in L2
             return None
-        return ConvEpilogueStrategy(replace(conv, pack_filters=False), target.lanes(32))
+        return ConvEpilogueStrategy(replace(conv, pack_filters=False, f_block=0), target.lanes(32))
 
     def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
         conv, out = self.conv, self.conv.output_dims
