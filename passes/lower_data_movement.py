@@ -48,7 +48,7 @@ def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
     (shape, element), axis = result_of(op), _axis(op)
     y, offset = build.empty(shape, element), 0
     links = []
-    for x in _chain_operands(op, axis, links):
+    for x in _chain_operands(op, links):
         y = build.copy_into(x, y, [offset if d == axis else 0 for d in range(len(shape))])
         offset += build.shape_of(x)[axis]
     rewriter.replace_op(op, [y])
@@ -72,7 +72,7 @@ def _inner_link(op: ir.OpView) -> ir.OpView | None:
     return user if user.operation.block == op.operation.block and _axis(user) == _axis(op) else None
 
 
-def _chain_operands(op: ir.OpView, axis: int, links: list) -> list[ir.Value]:
+def _chain_operands(op: ir.OpView, links: list) -> list[ir.Value]:
     """`op`'s operands with each inner link of its chain replaced by that link's operands."""
     operands = []
     for x in op.operands:
@@ -80,7 +80,7 @@ def _chain_operands(op: ir.OpView, axis: int, links: list) -> list[ir.Value]:
         link = isinstance(owner, ir.OpView) and owner.operation.name == "versa.concat"
         if link and _inner_link(owner) is not None:
             links.append(owner)
-            operands += _chain_operands(owner, axis, links)
+            operands += _chain_operands(owner, links)
         else:
             operands.append(x)
     return operands

@@ -15,6 +15,7 @@ Trailing dims that are contiguous in both memrefs are collapsed first: inserting
 elements (which LLVM turns into memcpy or long vector loops), not 1122 rows of 33.
 """
 
+import math
 from dataclasses import dataclass
 
 from versa.mlir import ir, linalg, memref
@@ -72,7 +73,7 @@ def _collapsed(value: ir.Value, groups: list[list[int]]) -> ir.Value:
     """`value` with each group of dims merged (memref.collapse_shape, strides kept)."""
     t = ir.MemRefType(value.type)
     strides, offset = t.get_strides_and_offset()
-    shape = [_product(t.shape[d] for d in g) for g in groups]
+    shape = [math.prod(t.shape[d] for d in g) for g in groups]
     merged = [strides[g[-1]] for g in groups]
     layout = None if identity_layout(t) else ir.StridedLayoutAttr.get(offset, merged)
     result = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
@@ -81,10 +82,3 @@ def _collapsed(value: ir.Value, groups: list[list[int]]) -> ir.Value:
 
 def _indices(group: list[int]) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d) for d in group])
-
-
-def _product(values) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
