@@ -18,6 +18,7 @@ from .gpu_matmul import VersaGpuMatmul
 from .gpu_mma import VersaGpuMma
 from .gpu_reduce import VersaGpuReduce
 from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
+from .gpu_wgmma import VersaGpuWgmma
 from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
@@ -62,6 +63,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaGpuMatmul,
         VersaGpuConv,
         VersaGpuMma,
+        VersaGpuWgmma,
         VersaGpuReduce,
         VersaGpuOutlineRows,
         VersaGpuRows,

@@ -3,12 +3,15 @@
 After `convert-linalg-to-parallel-loops`, every linalg op is one `scf.parallel` over its
 parallel dimensions (reductions stay `scf.for` loops inside). Each becomes one `gpu.launch`
 over a flattened 1-D index space: thread `t` of block `b` takes element `b * block + t`,
-delinearized row-major, so neighbouring threads touch neighbouring elements of the innermost
-dimension (coalesced accesses) whatever the rank, and a guard drops the tail. Upstream's
-`gpu-map-parallel-loops` maps each dimension to one hardware id instead, which leaves loops of
-rank > 3 partly serial and untiled loops on the host. What is neither a loop nor a host op
-(a 0-d reduction's `scf.for`, a scalar store) runs in a single-thread launch: host code must not
-touch device memory.
+delinearized row-major in the order its stores lay the loop dimensions out in memory (the
+stored buffer's strides, largest first), so neighbouring threads write neighbouring elements
+(coalesced accesses) whatever the rank, and a guard drops the tail. The order matters for
+named ops whose loops do not follow their output's layout: `linalg.depthwise_conv_2d_nchw_chw`
+iterates (n, oh, ow, c) over an NCHW output, and in loop order neighbouring threads would
+write (and read) a whole channel plane apart. Upstream's `gpu-map-parallel-loops` maps each
+dimension to one hardware id instead, which leaves loops of rank > 3 partly serial and untiled
+loops on the host. What is neither a loop nor a host op (a 0-d reduction's `scf.for`, a scalar
+store) runs in a single-thread launch: host code must not touch device memory.
 
     scf.parallel (%i, %j) = (0, 0) to (64, 100) step (1, 1) { body(%i, %j) }
   → gpu.launch blocks(25) threads(256) { %l = bx * 256 + tx; scf.if %l < 6400 { body(%l / 100, %l % 100) } }
@@ -56,6 +59,53 @@ def delinearize(linear: ir.Value, trips: list[int]) -> list[ir.Value]:
         if dim:
             rest = arith.divui(rest, index(trips[dim]))
     return indices[::-1]
+
+
+def _loop_dim(value: ir.Value, body: ir.Block) -> int | None:
+    """The loop dimension `value` is, if it is one of the loop's induction variables."""
+    if isinstance(value, ir.BlockArgument) and value.owner == body:
+        return value.arg_number
+    return None
+
+
+def _stores(op: ir.Operation) -> list[ir.Operation]:
+    found = []
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner = inner.operation
+                if inner.name == "memref.store":
+                    found.append(inner)
+                found.extend(_stores(inner))
+    return found
+
+
+def _store_order(store: ir.Operation, body: ir.Block, rank: int) -> tuple[int, ...] | None:
+    """The loop dims outermost first as `store` lays them out (strides decreasing, ties in
+    index order), if it indexes the buffer with each induction variable once, else None."""
+    memref = ir.MemRefType(store.operands[1].type)
+    strides, _ = memref.get_strides_and_offset()
+    if ir.ShapedType.get_dynamic_stride_or_offset() in strides:
+        return None
+    dims = {}  # loop dim -> (stride, position) of the buffer dim it indexes
+    for position, value in enumerate(list(store.operands)[2:]):
+        dim = _loop_dim(value, body)
+        if dim is not None:
+            if dim in dims:
+                return None
+            dims[dim] = (strides[position], position)
+    if len(dims) != rank:
+        return None
+    return tuple(sorted(dims, key=lambda d: (-dims[d][0], dims[d][1])))
+
+
+def thread_order(loop: ir.Operation) -> tuple[int, ...]:
+    """The order of `loop`'s dims (outermost first) for the thread index to delinearize in:
+    the one all its stores that index with every induction variable agree on, else the loop's."""
+    body = loop.regions[0].blocks[0]
+    rank = len(body.arguments)
+    orders = {_store_order(s, body, rank) for s in _stores(loop)} - {None}
+    return orders.pop() if len(orders) == 1 else tuple(range(rank))
 
 
 def launch(grid: int, block: int) -> tuple[gpu.LaunchOp, ir.Block]:
@@ -125,7 +175,7 @@ class VersaGpuMap(Pass):
         if total == 0:
             loop.erase()
             return
-        block = min(self.block, total)
+        block, order = min(self.block, total), thread_order(loop)
         with ir.InsertionPoint(loop), loop.location:
             _, body = launch(-(-total // block), block)
         with ir.InsertionPoint.at_block_begin(body), loop.location:
@@ -137,9 +187,12 @@ class VersaGpuMap(Pass):
         with ir.InsertionPoint(then), loop.location:
             yield_op = scf.YieldOp([])
         with ir.InsertionPoint(yield_op), loop.location:
+            at: list[ir.Value] = [linear] * len(trips)  # each dim's index, in the stores' order
+            for dim, i in zip(order, delinearize(linear, [trips[d] for d in order]), strict=True):
+                at[dim] = i
             ivs = [
                 arith.addi(arith.muli(i, index(step)), index(low))
-                for i, step, low in zip(delinearize(linear, trips), steps, lows, strict=True)
+                for i, step, low in zip(at, steps, lows, strict=True)
             ]
         loop_body = loop.regions[0].blocks[0]
         for old, new in zip(loop_body.arguments, ivs, strict=True):

@@ -3,28 +3,30 @@
 The CUDA-core kernel (`versa-gpu-matmul`) reaches about 30 TFLOP/s on an H200, where the
 tensor cores do TF32 at several times that. TF32 keeps f32's range but 10 mantissa bits, so,
 as in PyTorch (`torch.set_float32_matmul_precision("high")`), it is a choice the user makes:
-`lower-to-nvvm{matmul-precision=high}`.
+`lower-to-nvvm{matmul-precision=high}`. This is the kernel for sm_80; Hopper takes
+`versa-gpu-wgmma`.
 
 A block of WM x WN warps (sizes from the target) computes a BM x BN tile of C; each warp a
-(BM/WM) x (BN/WN) tile as m16n8k8 fragments of `nvvm.mma.sync`. Per stage of BK columns of A
-(rows of B), each thread loads four-float vectors of A and B from global memory (coalesced,
-16-byte loads), rounds them to TF32 (`cvt.rna`) and stores them in shared memory, padded so that the
-fragment loads of a warp hit 32 different banks (rows of A: BK + 4 words; rows of B: BN + 8).
-The next stage's global loads are issued before this stage's MMAs (carried in registers), so
-their latency hides behind the arithmetic. Fragment layouts are PTX's for m16n8k8 .tf32:
-lane = 4g + q holds A[g][q], A[g+8][q], A[g][q+4], A[g+8][q+4]; B[q][g], B[q+4][g]; and
-C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]. Edges load zeros and skip stores; rows must
-be whole vectors (K and N multiples of 4), else the op is left to `versa-gpu-matmul`.
+(BM/WM) x (BN/WN) tile as m16n8k8 fragments of `nvvm.mma.sync`. Tiles of BK columns of A (rows
+of B) are copied with 16-byte `cp.async` (zeros past the edges) into a ring of `stages` tiles
+in dynamic shared memory, `stages - 1` ahead of the one computed, one barrier per tile. Rows
+are padded so that a warp's fragment loads hit 32 banks (A: BK + 8 words, B: BN + 4). Fragment
+layouts are PTX's for m16n8k8 .tf32: lane = 4g + q holds A[g][q], A[g+8][q], A[g][q+4],
+A[g+8][q+4]; B[q][g], B[q+4][g]; and C[g][2q], C[g][2q+1], C[g+8][2q], C[g+8][2q+1]. K is
+permuted within each 8 (slots q and q+4 hold columns 2q and 2q+1, in A and B alike), so a
+thread's two A values of a row are one 8-byte load. Operands are rounded to TF32 (cvt.rna)
+after they are loaded. Edges load zeros and skip stores; rows must be whole vectors (K and N
+multiples of 4), else the op is left to `versa-gpu-matmul`.
 """
 
 import re
 from dataclasses import dataclass
 
-from versa.mlir import func, ir
+from versa.mlir import ir
 
 from .base import Pass, PassError, collect
 from .gpu_matmul import plain_f32_matmul
-from .kernel_text import define
+from .kernel_text import splice
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,12 @@ class Tiles:
     k_step: int = 32
     warps_m: int = 2
     warps_n: int = 4
+    stages: int = 3  # shared-memory stages in flight (asynchronous copies)
+    round_inputs: bool = True  # cvt.rna to TF32, as cuBLAS; False: the tensor cores truncate
+
+    @property
+    def shared_bytes(self) -> int:
+        return 4 * self.stages * (self.block_m * (self.k_step + A_PAD) + self.k_step * (self.block_n + B_PAD))
 
     @property
     def threads(self) -> int:
@@ -48,12 +56,18 @@ class Tiles:
             return "a warp's tile must be whole m16n8 fragments"
         if self.k_step % 8:
             return "the K step must be a multiple of 8"
+        if self.block_n % 32:
+            return "block_n must be a multiple of 32 (conflict-free fragment loads of B)"
+        if self.stages < 2:
+            return "the pipeline needs at least two stages"
         for rows, cols in ((self.block_m, self.k_step), (self.k_step, self.block_n)):
             if self.threads % (cols // 4) or (rows * cols // 4) % self.threads:
                 return "the threads must copy whole rows of four-float vectors"
         return None
 
 
+A_PAD = 8  # words after each row of A's tile: a half warp's pairs (g, 2q) hit 32 banks
+B_PAD = 4  # and after each row of B's: rows 2q of a warp's loads fall 8 banks apart
 _ACC = "!llvm.struct<(f32, f32, f32, f32)>"
 _MMA_ATTRS = (
     "{layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, "
@@ -83,17 +97,22 @@ class _Kernel:
 
 def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> str:
     """C[b] += A[b] @ B[b] (batch 0: a plain matmul) on TF32 tensor cores, static sizes."""
-    bm, bn, k_step, threads = tiles.block_m, tiles.block_n, tiles.k_step, tiles.threads
+    bm, bn, k_step, threads, stages = tiles.block_m, tiles.block_n, tiles.k_step, tiles.threads, tiles.stages
     wm, wn = bm // tiles.warps_m, bn // tiles.warps_n  # a warp's tile
     mt, nt = wm // 16, wn // 8  # its m16n8 fragments
+    lda, ldb = k_step + A_PAD, bn + B_PAD
+    k_tiles = -(-k // k_step)
     lead = f"{batch}x" if batch else ""
     a, b, c = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n)))
     at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
-    a_smem = f"memref<{bm}x{k_step + 4}xi32, #gpu.address_space<workgroup>>"
-    b_smem = f"memref<{k_step}x{bn + 8}xi32, #gpu.address_space<workgroup>>"
+    space = "#gpu.address_space<workgroup>"
+    a_smem = f"memref<{stages}x{bm}x{lda}xf32, {space}>"
+    b_smem = f"memref<{stages}x{k_step}x{ldb}xf32, {space}>"
     w = _Kernel()
+    w(f"%smem = gpu.dynamic_shared_memory : memref<?xi8, {space}>")
+    w(f"%As = memref.view %smem[%c0][] : memref<?xi8, {space}> to {a_smem}")
+    w(f"%Bs = memref.view %smem[%c{4 * stages * bm * lda}][] : memref<?xi8, {space}> to {b_smem}")
     w("%zero = arith.constant 0.0 : f32")
-    w("%zero4 = arith.constant dense<0.0> : vector<4xf32>")
     w(f"%row0 = arith.muli %by, %c{bm} : index")
     w(f"%col0 = arith.muli %bx, %c{bn} : index")
     w("%warp = arith.divui %tx, %c32 : index")
@@ -102,12 +121,13 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
     w(f"%wx = arith.remui %warp, %c{tiles.warps_n} : index")
     w("%g = arith.divui %lane, %c4 : index")
     w("%q = arith.remui %lane, %c4 : index")
+    w("%q2 = arith.muli %q, %c2 : index")
     w(f"%wrow = arith.muli %wy, %c{wm} : index")
     w(f"%wcol = arith.muli %wx, %c{wn} : index")
 
     # Which four-float vectors of the A and B tiles this thread copies: (row, column) in the tile.
-    a_vectors = [divmod(e * threads, k_step // 4) for e in range(bm * k_step // 4 // threads)]
-    b_vectors = [divmod(e * threads, bn // 4) for e in range(k_step * bn // 4 // threads)]
+    a_rows = [e * threads // (k_step // 4) for e in range(bm * k_step // 4 // threads)]
+    b_rows = [e * threads // (bn // 4) for e in range(k_step * bn // 4 // threads)]
     w(f"%ar = arith.divui %tx, %c{k_step // 4} : index")
     w(f"%ac0 = arith.remui %tx, %c{k_step // 4} : index")
     w("%ac = arith.muli %ac0, %c4 : index")
@@ -115,79 +135,78 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
     w(f"%bc0 = arith.remui %tx, %c{bn // 4} : index")
     w("%bc = arith.muli %bc0, %c4 : index")
 
-    def load(tag: str, matrix: str, type_: str, row: str, col: str, rows: int, cols: int) -> str:
+    def copy(tag, matrix, type_, row, col, rows, cols, smem, smem_type, stage, srow, scol) -> None:
+        """One 16-byte asynchronous copy into shared memory; zeros past the matrix's edge (the
+        clamped source address is then not read)."""
         w(f"%{tag}ok1 = arith.cmpi ult, {row}, %c{rows} : index")
         w(f"%{tag}ok2 = arith.cmpi ult, {col}, %c{cols} : index")
         w(f"%{tag}ok = arith.andi %{tag}ok1, %{tag}ok2 : i1")
-        w(f"%{tag} = scf.if %{tag}ok -> (vector<4xf32>) {{")
-        w(f"  %{tag}v = vector.load {matrix}[{at(row, col)}] {{alignment = 16}} : {type_}, vector<4xf32>")
-        w(f"  scf.yield %{tag}v : vector<4xf32>")
-        w("} else {")
-        w("  scf.yield %zero4 : vector<4xf32>")
-        w("}")
-        return f"%{tag}"
+        w(f"%{tag}n = arith.select %{tag}ok, %c4, %c0 : index")
+        w(f"%{tag}r = arith.select %{tag}ok, {row}, %c0 : index")
+        w(f"%{tag}c = arith.select %{tag}ok, {col}, %c0 : index")
+        w(
+            f"%{tag}t = nvgpu.device_async_copy {matrix}[{at(f'%{tag}r', f'%{tag}c')}], "
+            f"{smem}[{stage}, {srow}, {scol}], 4, %{tag}n {{bypassL1}} : {type_} to {smem_type}"
+        )
 
-    def stage_loads(k0: str, prefix: str) -> list[str]:
-        names = []
-        for e, (r, _) in enumerate(a_vectors):
-            w(f"%{prefix}ar{e} = arith.addi %ar, %c{r} : index")
-            w(f"%{prefix}agr{e} = arith.addi %row0, %{prefix}ar{e} : index")
-            w(f"%{prefix}agk{e} = arith.addi {k0}, %ac : index")
-            names.append(load(f"{prefix}a{e}", "%A", a, f"%{prefix}agr{e}", f"%{prefix}agk{e}", m, k))
-        for e, (r, _) in enumerate(b_vectors):
-            w(f"%{prefix}br{e} = arith.addi %br, %c{r} : index")
-            w(f"%{prefix}bgk{e} = arith.addi {k0}, %{prefix}br{e} : index")
-            w(f"%{prefix}bgc{e} = arith.addi %col0, %bc : index")
-            names.append(load(f"{prefix}b{e}", "%B", b, f"%{prefix}bgk{e}", f"%{prefix}bgc{e}", k, n))
-        return names
+    def stage_copies(tile: str, stage: str, p: str) -> None:
+        """Tile `tile` (an index) of A's columns and B's rows into shared-memory stage `stage`."""
+        w(f"%{p}k0 = arith.muli {tile}, %c{k_step} : index")
+        for e, r in enumerate(a_rows):
+            w(f"%{p}ar{e} = arith.addi %ar, %c{r} : index")
+            w(f"%{p}agr{e} = arith.addi %row0, %{p}ar{e} : index")
+            w(f"%{p}agk{e} = arith.addi %{p}k0, %ac : index")
+            copy(f"{p}a{e}", "%A", a, f"%{p}agr{e}", f"%{p}agk{e}", m, k,
+                 "%As", a_smem, stage, f"%{p}ar{e}", "%ac")  # fmt: skip
+        for e, r in enumerate(b_rows):
+            w(f"%{p}br{e} = arith.addi %br, %c{r} : index")
+            w(f"%{p}bgk{e} = arith.addi %{p}k0, %{p}br{e} : index")
+            w(f"%{p}bgc{e} = arith.addi %col0, %bc : index")
+            copy(f"{p}b{e}", "%B", b, f"%{p}bgk{e}", f"%{p}bgc{e}", k, n,
+                 "%Bs", b_smem, stage, f"%{p}br{e}", "%bc")  # fmt: skip
 
-    first = stage_loads("%c0", "p")
+    for s in range(stages - 1):  # the prologue: the first stages in flight
+        if s < k_tiles:
+            stage_copies(f"%c{s}", f"%c{s}", f"p{s}_")
+        w("nvvm.cp.async.commit.group")
     accs = [f"%acc{i}_{j}_{x}" for i in range(mt) for j in range(nt) for x in range(4)]
-    staged = [f"%s{x}" for x in range(len(first))]
-    carried = ", ".join(
-        [f"{v} = %zero" for v in accs] + [f"{s} = {f}" for s, f in zip(staged, first, strict=True)]
-    )
-    types = ", ".join(["f32"] * len(accs) + ["vector<4xf32>"] * len(first))
-    loop = f"scf.for %k0 = %c0 to %c{k} step %c{k_step}"
-    w(f"%out:{len(accs) + len(first)} = {loop} iter_args({carried}) -> ({types}) {{")
-    for x, s in enumerate(staged):  # this stage, rounded to TF32, into shared memory
-        if x < len(a_vectors):
-            smem, smem_type, row, col = "%As", a_smem, f"%par{x}", "%ac"
-        else:
-            smem, smem_type, row, col = "%Bs", b_smem, f"%pbr{x - len(a_vectors)}", "%bc"
-        for lane in range(4):
-            w(f"  %e{x}_{lane} = vector.extract {s}[{lane}] : f32 from vector<4xf32>")
-            w(
-                f'  %t{x}_{lane} = "nvvm.convert.float.to.tf32"(%e{x}_{lane}) '
-                "{rnd = #nvvm.fp_rnd_mode<rna>} : (f32) -> i32"
-            )
-            w(f"  %col{x}_{lane} = arith.addi {col}, %c{lane} : index")
-            w(f"  memref.store %t{x}_{lane}, {smem}[{row}, %col{x}_{lane}] : {smem_type}")
-    w("  gpu.barrier")
-    w(f"  %k1 = arith.addi %k0, %c{k_step} : index")
-    following = stage_loads("%k1", "n")
+    carried = ", ".join(f"{v} = %zero" for v in accs)
+    types = ", ".join(["f32"] * len(accs))
+    w(f"%out:{len(accs)} = scf.for %t = %c0 to %c{k_tiles} step %c1 iter_args({carried}) -> ({types}) {{")
+    w(f"  nvvm.cp.async.wait.group {stages - 2}")  # this tile has landed (this thread's copies) ...
+    w("  gpu.barrier")  # ... everyone's, and every warp is done with the stage refilled next
+    w(f"  %tn = arith.addi %t, %c{stages - 1} : index")
+    w(f"  %more = arith.cmpi ult, %tn, %c{k_tiles} : index")
+    w("  scf.if %more {")
+    w(f"    %sn = arith.remui %tn, %c{stages} : index")
+    stage_copies("%tn", "%sn", "n")
+    w("  }")
+    w("  nvvm.cp.async.commit.group")
+    w(f"  %st = arith.remui %t, %c{stages} : index")
     values = {name: name for name in accs}
     for step in range(k_step // 8):
-        kk = step * 8
+        # Fragments with K permuted inside each 8: a thread's K slots q and q + 4 hold columns
+        # 2q and 2q + 1 of A and B alike (the sum over K is the same), so A's pair is one load.
+        w(f"  %kk{step} = arith.addi %q2, %c{step * 8} : index")
+        w(f"  %kl{step} = arith.addi %kk{step}, %c1 : index")
         frag_a = []
         for i in range(mt):
-            regs = []
-            for x, (dr, dk) in enumerate(((0, 0), (8, 0), (0, 4), (8, 4))):
-                w(f"  %fr{step}_{i}_{x} = arith.addi %wrow, %c{i * 16 + dr} : index")
-                w(f"  %fra{step}_{i}_{x} = arith.addi %fr{step}_{i}_{x}, %g : index")
-                w(f"  %fk{step}_{i}_{x} = arith.addi %q, %c{kk + dk} : index")
-                w(f"  %fa{step}_{i}_{x} = memref.load %As[%fra{step}_{i}_{x}, %fk{step}_{i}_{x}] : {a_smem}")
-                regs.append(f"%fa{step}_{i}_{x}")
-            frag_a.append(regs)
+            pair = []
+            for half in (0, 8):
+                tag = f"{step}_{i}_{half}"
+                w(f"  %far{tag} = arith.addi %wrow, %c{i * 16 + half} : index")
+                w(f"  %fag{tag} = arith.addi %far{tag}, %g : index")
+                w(f"  %fav{tag} = vector.load %As[%st, %fag{tag}, %kk{step}] : {a_smem}, vector<2xf32>")
+                pair.append([_operand(w, f"%fav{tag}", lane, tiles.round_inputs) for lane in (0, 1)])
+            frag_a.append([pair[0][0], pair[1][0], pair[0][1], pair[1][1]])
         frag_b = []
         for j in range(nt):
+            w(f"  %fbc{step}_{j} = arith.addi %wcol, %c{j * 8} : index")
+            w(f"  %fbg{step}_{j} = arith.addi %fbc{step}_{j}, %g : index")
             regs = []
-            for x, dk in enumerate((0, 4)):
-                w(f"  %fc{step}_{j}_{x} = arith.addi %wcol, %c{j * 8} : index")
-                w(f"  %fcb{step}_{j}_{x} = arith.addi %fc{step}_{j}_{x}, %g : index")
-                w(f"  %fbk{step}_{j}_{x} = arith.addi %q, %c{kk + dk} : index")
-                w(f"  %fb{step}_{j}_{x} = memref.load %Bs[%fbk{step}_{j}_{x}, %fcb{step}_{j}_{x}] : {b_smem}")
-                regs.append(f"%fb{step}_{j}_{x}")
+            for x, row in enumerate((f"%kk{step}", f"%kl{step}")):
+                w(f"  %fb{step}_{j}_{x} = memref.load %Bs[%st, {row}, %fbg{step}_{j}] : {b_smem}")
+                regs.append(_convert(w, f"%fb{step}_{j}_{x}", tiles.round_inputs))
             frag_b.append(regs)
         for i in range(mt):
             for j in range(nt):
@@ -198,29 +217,32 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
                 for x in range(4):
                     w(f"  {d}_{x} = llvm.extractvalue {d}[{x}] : {_ACC}")
                     values[f"%acc{i}_{j}_{x}"] = f"{d}_{x}"
-    w("  gpu.barrier")
-    w(f"  scf.yield {', '.join([values[v] for v in accs] + following)} : {types}")
+    w(f"  scf.yield {', '.join(values[v] for v in accs)} : {types}")
     w("}")
-    for i in range(mt):  # C += the accumulators, where inside C
+    w("nvvm.cp.async.wait.group 0")
+    for i in range(mt):  # C += the accumulators, two adjacent columns at a time, where inside C
         for j in range(nt):
-            for x in range(4):
-                tag = f"{i}_{j}_{x}"
-                w(f"%or{tag} = arith.addi %wrow, %c{i * 16 + (8 if x >= 2 else 0)} : index")
+            for half in (0, 1):
+                tag = f"{i}_{j}_{half}"
+                w(f"%or{tag} = arith.addi %wrow, %c{i * 16 + 8 * half} : index")
                 w(f"%gr{tag} = arith.addi %or{tag}, %g : index")
                 w(f"%gro{tag} = arith.addi %gr{tag}, %row0 : index")
-                w(f"%q2{tag} = arith.muli %q, %c2 : index")
-                w(f"%oc{tag} = arith.addi %wcol, %c{j * 8 + x % 2} : index")
-                w(f"%gc{tag} = arith.addi %oc{tag}, %q2{tag} : index")
+                w(f"%oc{tag} = arith.addi %wcol, %c{j * 8} : index")
+                w(f"%gc{tag} = arith.addi %oc{tag}, %q2 : index")
                 w(f"%gco{tag} = arith.addi %gc{tag}, %col0 : index")
                 w(f"%rok{tag} = arith.cmpi ult, %gro{tag}, %c{m} : index")
                 w(f"%cok{tag} = arith.cmpi ult, %gco{tag}, %c{n} : index")
                 w(f"%ok{tag} = arith.andi %rok{tag}, %cok{tag} : i1")
                 w(f"scf.if %ok{tag} {{")
-                w(f"  %old{tag} = memref.load %C[{at(f'%gro{tag}', f'%gco{tag}')}] : {c}")
-                w(f"  %new{tag} = arith.addf %old{tag}, %out#{accs.index(f'%acc{tag}')} : f32")
-                w(f"  memref.store %new{tag}, %C[{at(f'%gro{tag}', f'%gco{tag}')}] : {c}")
+                where = at(f"%gro{tag}", f"%gco{tag}")
+                w(f"  %old{tag} = vector.load %C[{where}] : {c}, vector<2xf32>")
+                pair = [f"%out#{accs.index(f'%acc{i}_{j}_{2 * half + x}')}" for x in (0, 1)]
+                w(f"  %acc2{tag} = vector.from_elements {pair[0]}, {pair[1]} : vector<2xf32>")
+                w(f"  %new{tag} = arith.addf %old{tag}, %acc2{tag} : vector<2xf32>")
+                w(f"  vector.store %new{tag}, %C[{where}] : {c}, vector<2xf32>")
                 w("}")
     w("gpu.terminator")
+    shared = 4 * stages * (bm * lda + k_step * ldb)
     return "\n".join(
         [
             f"func.func private @{name}(%A: {a}, %B: {b}, %C: {c}) {{",
@@ -228,16 +250,33 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
             f"  %gy = arith.constant {-(-m // bm)} : index",
             f"  %gz = arith.constant {max(batch, 1)} : index",
             f"  %threads = arith.constant {threads} : index",
+            f"  %shared = arith.constant {shared} : i32",
             "  %one = arith.constant 1 : index",
             "  gpu.launch blocks(%bx, %by, %bz) in (%x0 = %gx, %y0 = %gy, %z0 = %gz)"
             " threads(%tx, %ty, %tz) in (%x1 = %threads, %y1 = %one, %z1 = %one)"
-            f" workgroup(%As : {a_smem}, %Bs : {b_smem}) {{",
+            " dynamic_shared_memory_size %shared {",
             w.text(),
             "  }",
             "  return",
             "}",
         ]
     )
+
+
+def _convert(w: _Kernel, value: str, round_inputs: bool) -> str:
+    """An f32 as an mma operand: rounded to TF32 (cvt.rna), or its bits as they are (the tensor
+    cores then ignore the low 13 mantissa bits: truncation)."""
+    out = f"{value}i"
+    if round_inputs:
+        w(f'  {out} = "nvvm.convert.float.to.tf32"({value}) {{rnd = #nvvm.fp_rnd_mode<rna>}} : (f32) -> i32')
+    else:
+        w(f"  {out} = arith.bitcast {value} : f32 to i32")
+    return out
+
+
+def _operand(w: _Kernel, vector: str, lane: int, round_inputs: bool) -> str:
+    w(f"  {vector}_{lane} = vector.extract {vector}[{lane}] : f32 from vector<2xf32>")
+    return _convert(w, f"{vector}_{lane}", round_inputs)
 
 
 def _fits(op: ir.Operation) -> bool:
@@ -257,18 +296,22 @@ class VersaGpuMma(Pass):
     k_step: int = 32  # K per shared-memory stage
     warps_m: int = 2  # warps per block along M
     warps_n: int = 4  # and along N
+    stages: int = 3  # shared-memory stages in flight
+    round_inputs: bool = True  # round A and B to TF32 (cvt.rna); false: the tensor cores truncate
+    shared_limit: int = 227 << 10  # dynamic shared memory a block may have (the target's)
 
     def run(self, module: ir.Operation) -> None:
-        tiles = Tiles(self.block_m, self.block_n, self.k_step, self.warps_m, self.warps_n)
+        shape = (self.block_m, self.block_n, self.k_step, self.warps_m, self.warps_n)
+        tiles = Tiles(*shape, self.stages, self.round_inputs)
         if problem := tiles.check():
             raise PassError(f"'{self.name}': {problem} ({tiles})")
+        if tiles.shared_bytes > self.shared_limit:
+            raise PassError(
+                f"'{self.name}': {tiles.shared_bytes} bytes of shared memory per block, over the "
+                f"{self.shared_limit} a block may have ({tiles})"
+            )
         for count, op in enumerate(collect(module, _fits)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0
             m, k = _shape(a)[-2:]
-            name = f"versa_gpu_mma_{count}"
-            text = kernel_text(name, batch, m, _shape(b)[-1], k, tiles)
-            define(module, text)
-            with ir.InsertionPoint(op), op.location:
-                func.CallOp([], ir.FlatSymbolRefAttr.get(name), [a, b, c])
-            op.erase()
+            splice(op, kernel_text(f"versa_gpu_mma_{count}", batch, m, _shape(b)[-1], k, tiles))

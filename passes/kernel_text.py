@@ -308,3 +308,25 @@ def define(module: ir.Operation, text: str) -> None:
     for definition in list(kernel.body.operations):
         if len(definition.regions[0].blocks):
             definition.operation.move_before(body.operations[0])
+
+
+def splice(op: ir.Operation, text: str, operands: list[ir.Value] | None = None) -> None:
+    """Replace `op` by the body of the one function in `text`, its arguments bound to
+    `operands` (by default `op`'s): inlining by hand, for kernels with ops the inliner refuses
+    (nvgpu's have no inliner interface). `gpu.module`s in `text` (kernels outlined already) move into `op`'s
+    module, which becomes a GPU container module."""
+    kernel = ir.Module.parse(text, op.context)  # alive until its ops have moved out
+    module = op.parent
+    while module.name != "builtin.module":
+        module = module.parent
+    for definition in reversed(list(kernel.body.operations)):  # modules end up in text order
+        if definition.operation.name == "gpu.module":
+            module.attributes["gpu.container_module"] = ir.UnitAttr.get(op.context)
+            definition.operation.move_before(module.regions[0].blocks[0].operations[0])
+            continue
+        block = definition.regions[0].blocks[0]
+        for argument, operand in zip(block.arguments, operands or list(op.operands), strict=True):
+            argument.replace_all_uses_with(operand)
+        for inner in list(block.operations)[:-1]:  # all but the return
+            inner.move_before(op)
+    op.erase()

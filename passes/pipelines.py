@@ -26,6 +26,7 @@ from .gpu_matmul import VersaGpuMatmul
 from .gpu_mma import VersaGpuMma
 from .gpu_reduce import VersaGpuReduce
 from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
+from .gpu_wgmma import VersaGpuWgmma
 from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
 from .plan_buffers import VersaPlanBuffers
@@ -252,8 +253,10 @@ class LowerToNVVM(Pipeline):
             raise PassError(
                 f"'lower-to-nvvm' matmul-precision must be highest or high, not '{self.matmul_precision}'"
             )
-        if self.matmul_precision == "high":
-            yield VersaGpuMma(*target.gpu["mma_tile"])
+        if self.matmul_precision == "high" and "wgmma_tile" in target.gpu:  # Hopper
+            yield VersaGpuWgmma(*target.gpu["wgmma_tile"], shared_limit=target.gpu["smem_per_block"])
+        elif self.matmul_precision == "high":
+            yield VersaGpuMma(*target.gpu["mma_tile"], shared_limit=target.gpu["smem_per_block"])
         tile, k_step = target.gpu["matmul_tile"]
         yield VersaGpuMatmul(tile=tile, k_step=k_step)  # calls to kernel templates, inlined
         yield VersaGpuConv(*target.gpu["conv_tile"])
@@ -269,7 +272,8 @@ class LowerToNVVM(Pipeline):
         # LLVM intrinsics, which NVPTX selects as single instructions.
         yield (
             "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-            "convert-gpu-to-nvvm{index-bitwidth=64},convert-math-to-llvm,"
+            "convert-nvgpu-to-nvvm,convert-gpu-to-nvvm{index-bitwidth=64},convert-nvvm-to-llvm,"
+            "convert-math-to-llvm,"
             "canonicalize,cse,reconcile-unrealized-casts)"
         )
         yield "canonicalize"  # the host: one constant per grid and block size

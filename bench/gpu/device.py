@@ -66,6 +66,29 @@ def median_ms(fn, repeat: int) -> float:
     return float(np.median(times))
 
 
+def _bench_row(bench: dict, plan, driver, gen, repeat: int, copy_gbs: float) -> str:
+    """One benchmark kernel: checked against torch, then timed against it."""
+    import torch  # noqa: PLC0415
+
+    program = plan.Program.from_json(json.dumps(bench["program"]))
+    function = driver.GpuFunction(program)
+    xs = [torch.randn(t.shape, device="cuda", generator=gen) for t in program.inputs]
+    torch.backends.cuda.matmul.allow_tf32 = bench.get("tf32", False)  # torch's side of the row
+    torch.backends.cudnn.allow_tf32 = bench.get("tf32", False)  # cuDNN's default is TF32
+    env = {f"x{i}": x for i, x in enumerate(xs)} | {"torch": torch}
+    want = eval(bench["torch"], env)  # noqa: S307  (an expression of our own export)
+    (got,) = function(*xs)
+    error = ((got - want).abs().max() / want.abs().max().clamp_min(1e-30)).item()
+    versa_ms = float(np.median(function.time(xs, repeat))) * 1e3
+    torch_ms = median_ms(lambda e=bench["torch"], env=env: eval(e, env), repeat)  # noqa: S307
+    gbs = bench["bytes"] / versa_ms / 1e6
+    tflops = bench["flops"] / versa_ms / 1e9 if bench["flops"] else 0
+    return (
+        f"| {bench['name']} | {versa_ms:.3f} | {torch_ms:.3f} | {torch_ms / versa_ms:.2f}x | "
+        f"{gbs:.0f} | {100 * gbs / copy_gbs:.0f}% | {tflops:.2f} | {error:.1e} |"
+    )
+
+
 def benchmarks(folder: Path, plan, driver, repeat: int) -> list[str]:
     import torch  # noqa: PLC0415
 
@@ -80,23 +103,10 @@ def benchmarks(folder: Path, plan, driver, repeat: int) -> list[str]:
         "|---|---|---|---|---|---|---|---|",
     ]
     for bench in json.loads((folder / "bench.json").read_text()):
-        program = plan.Program.from_json(json.dumps(bench["program"]))
-        function = driver.GpuFunction(program)
-        xs = [torch.randn(t.shape, device="cuda", generator=gen) for t in program.inputs]
-        torch.backends.cuda.matmul.allow_tf32 = bench.get("tf32", False)  # torch's side of the row
-        torch.backends.cudnn.allow_tf32 = bench.get("tf32", False)  # cuDNN's default is TF32
-        env = {f"x{i}": x for i, x in enumerate(xs)} | {"torch": torch}
-        want = eval(bench["torch"], env)  # noqa: S307  (an expression of our own export)
-        (got,) = function(*xs)
-        error = ((got - want).abs().max() / want.abs().max().clamp_min(1e-30)).item()
-        versa_ms = float(np.median(function.time(xs, repeat))) * 1e3
-        torch_ms = median_ms(lambda e=bench["torch"], env=env: eval(e, env), repeat)  # noqa: S307
-        gbs = bench["bytes"] / versa_ms / 1e6
-        tflops = bench["flops"] / versa_ms / 1e9 if bench["flops"] else 0
-        rows.append(
-            f"| {bench['name']} | {versa_ms:.3f} | {torch_ms:.3f} | {torch_ms / versa_ms:.2f}x | "
-            f"{gbs:.0f} | {100 * gbs / copy_gbs:.0f}% | {tflops:.2f} | {error:.1e} |"
-        )
+        try:
+            rows.append(_bench_row(bench, plan, driver, gen, repeat, copy_gbs))
+        except Exception as err:  # report the failing kernel, time the others
+            rows.append(f"| {bench['name']} | failed: {type(err).__name__}: {str(err)[:200]} |")
     a = torch.randn(4096, 4096, device="cuda")
     for label, setting in (("fp32", False), ("tf32", True)):
         torch.backends.cuda.matmul.allow_tf32 = setting

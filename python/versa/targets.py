@@ -136,13 +136,14 @@ def _cross_targets() -> dict[str, Target]:
         # shapes) it came within 10% of the best of five tilings on each, at 16-20 TFLOP/s.
         "nvptx-sm80": Target(
             "nvptx-sm80", "nvptx64-nvidia-cuda", "sm_80", ("+ptx78",), chip="sm_80",
-            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, sms=108, matmul_tile=(128, 8),
-                    mma_tile=(128, 128, 32, 2, 4), conv_tile=(128, 64, 8)), **_SM,
+            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, smem_per_block=163 << 10, sms=108,
+                     matmul_tile=(128, 8), mma_tile=(128, 128, 32, 2, 2, 3), conv_tile=(128, 64, 8)), **_SM,
         ),
         "nvptx-sm90": Target(
-            "nvptx-sm90", "nvptx64-nvidia-cuda", "sm_90", ("+ptx78",), chip="sm_90",
-            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, sms=132, matmul_tile=(128, 8),
-                    mma_tile=(128, 128, 32, 2, 4), conv_tile=(128, 64, 8)), **_SM,
+            "nvptx-sm90", "nvptx64-nvidia-cuda", "sm_90a", ("+ptx80",), chip="sm_90",
+            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, smem_per_block=227 << 10, sms=132,
+                     matmul_tile=(128, 8), mma_tile=(128, 128, 32, 2, 2, 3), wgmma_tile=(128, 256, 4),
+                     conv_tile=(128, 64, 8)), **_SM,
         ),
     }  # fmt: skip
 

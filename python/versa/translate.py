@@ -217,7 +217,8 @@ def emit_ptx(kernels: str | llvm.ModuleRef, target: Target, opt: int = 3) -> str
 
 
 def assemble_ptx(ptx: str, target: Target) -> bytes:
-    """A cubin for `target.chip` from PTX, by the CUDA wheel's `ptxas` (no GPU needed)."""
+    """A cubin from PTX for the architecture it targets (`target.cpu`: sm_90a, whose wgmma plain
+    sm_90 lacks), by the CUDA wheel's `ptxas` (no GPU needed)."""
     toolkit = cuda_toolkit()
     if toolkit is None:
         raise CompileError([Diagnostic("error", "assembling PTX needs the 'nvidia-cuda-nvcc-cu12' wheel")])
@@ -225,7 +226,7 @@ def assemble_ptx(ptx: str, target: Target) -> bytes:
         source, cubin = Path(tmp, "kernels.ptx"), Path(tmp, "kernels.cubin")
         source.write_text(ptx)
         done = subprocess.run(
-            [str(toolkit / "bin/ptxas"), f"-arch={target.chip}", str(source), "-o", str(cubin)],
+            [str(toolkit / "bin/ptxas"), f"-arch={target.cpu}", str(source), "-o", str(cubin)],
             capture_output=True,
             text=True,
         )

@@ -37,6 +37,39 @@ func.func @exp(%x: memref<3x5x7xf32>, %y: memref<3x5x7xf32>) {
 
 // -----
 
+// Threads follow the stored buffer's layout, not the loop order: a depthwise conv loops over
+// (n, oh, ow, c) but writes NCHW, so the fastest thread index (the first remainder) is the
+// column, then the row, then the channel, and neighbouring threads write neighbouring outputs.
+// CHECK-LABEL: func.func @nchw_store
+//       CHECK:   gpu.launch
+//       CHECK:     %[[LIN:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+//       CHECK:     scf.if
+//       CHECK:       %[[W:.*]] = arith.remui %[[LIN]], %{{.*}}
+//       CHECK:       %[[R1:.*]] = arith.divui %[[LIN]], %{{.*}}
+//       CHECK:       %[[H:.*]] = arith.remui %[[R1]], %{{.*}}
+//       CHECK:       %[[R2:.*]] = arith.divui %[[R1]], %{{.*}}
+//       CHECK:       %[[C:.*]] = arith.remui %[[R2]], %{{.*}}
+//       CHECK:       %[[N:.*]] = arith.divui %[[R2]], %{{.*}}
+//       CHECK:       memref.load %arg0[%[[N]], %[[C]], %[[H]], %[[W]]]
+//       CHECK:       memref.store %{{.*}}, %arg1[%[[N]], %[[C]], %[[H]], %[[W]]]
+func.func @nchw_store(%x: memref<2x16x4x8xf32>, %y: memref<2x16x4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%n, %h, %w, %c) = (%c0, %c0, %c0, %c0) to (%c2, %c4, %c8, %c16) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%n, %c, %h, %w] : memref<2x16x4x8xf32>
+    %e = math.exp %v : f32
+    memref.store %e, %y[%n, %c, %h, %w] : memref<2x16x4x8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A loop with no parallel dimension (a full reduction) runs in a one-thread launch, so the
 // host never touches device memory.
 // CHECK-LABEL: func.func @sum

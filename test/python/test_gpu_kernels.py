@@ -1,6 +1,11 @@
 """The hand-written GPU kernels: softmax / layer_norm as one block per row (versa-gpu-rows) and
-f32 matmul on TF32 tensor cores (versa-gpu-mma, opt-in). Their PTX must assemble for sm_80 and
-sm_90 without a GPU; with one, the results match NumPy (TF32: to the output's scale)."""
+f32 matmul on TF32 tensor cores, opt-in (versa-gpu-mma's mma.sync on sm_80, versa-gpu-wgmma's
+warpgroup MMAs on sm_90). Their PTX must assemble for sm_80 and sm_90 without a GPU; with one,
+the results match NumPy (TF32: to the output's scale)."""
+
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -45,10 +50,19 @@ def test_softmax_and_layer_norm_are_one_kernel_each(target) -> None:
 
 @needs_toolkit
 @pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
-@pytest.mark.parametrize(("m", "k", "n"), [(200, 132, 260), (1, 4, 4), (64, 40, 96)])
+@pytest.mark.parametrize(("m", "k", "n"), [(200, 132, 260), (1, 4, 4), (64, 40, 96), (300, 520, 264)])
 def test_tf32_matmul_uses_tensor_cores(m, k, n, target) -> None:
     program = compile_program(matmul(m, k, n), target, options="matmul-precision=high")
-    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in program.ptx
+    if target.chip == "sm_90":  # Hopper: warpgroup MMAs reading 128-byte-swizzled shared memory
+        assert "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32" in program.ptx
+        assert "fence.proxy.async.shared::cta" in program.ptx  # cp.async's writes, then the MMAs
+        assert re.search(r"wgmma.wait_group.sync.aligned\s+1;", program.ptx)  # a group in flight
+        kernels = [step.kernel for step in program.steps]
+        assert kernels[-3:] == ["versa_gpu_wgmma_0_bt", "versa_gpu_wgmma_0_ar", "versa_gpu_wgmma_0"]
+        assert program.steps[-1].shared_bytes > 48 << 10  # opted into by the driver
+    else:
+        assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in program.ptx
+    assert "cp.async.cg.shared.global" in program.ptx
     assert "cvt.rna.tf32.f32" in program.ptx  # rounded, not truncated
     assert translate.assemble_ptx(program.ptx, target)
     if target.chip == "sm_90" and driver.available():
@@ -65,6 +79,7 @@ def test_f32_matmul_stays_exact_unless_asked() -> None:
     assert "mma.sync" not in program.ptx
     ragged = compile_program(matmul(128, 66, 128), GPUS[-1], options="matmul-precision=high")
     assert "mma.sync" not in ragged.ptx  # rows of A are not whole 16-byte vectors: CUDA cores
+    assert "mma_async" not in ragged.ptx
 
 
 def test_matmul_precision_is_checked() -> None:
@@ -83,3 +98,29 @@ def test_misaligned_device_arguments_are_refused() -> None:
     assert driver._cuda_pointer(View(4096), spec, 0) == 4096
     with pytest.raises(ValueError, match="argument 0 must be 16-byte aligned"):
         driver._cuda_pointer(View(4100), spec, 0)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ("--versa-gpu-wgmma=block-m=96", "block_m must be"),
+        ("--versa-gpu-wgmma=block-n=260", "block_n must be"),
+        ("--versa-gpu-wgmma=stages=2", "at least two stages"),
+        ("--versa-gpu-wgmma=stages=8", "bytes of shared memory per block"),
+        ("--versa-gpu-mma=stages=1", "at least two stages"),
+        ("--versa-gpu-mma=stages=6 shared-limit=100000", "bytes of shared memory per block"),
+    ],
+)
+def test_tensor_core_tiles_are_checked(options, message, tmp_path) -> None:
+    """Tiles the kernels cannot use are refused with a located error, not miscompiled."""
+    source = tmp_path / "matmul.mlir"
+    source.write_text(
+        "func.func @f(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {\n"
+        "  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)\n"
+        "  return\n}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "versa.tools.versa_opt", str(source), options], capture_output=True, text=True
+    )
+    assert done.returncode == 1
+    assert message in done.stderr and "Traceback" not in done.stderr

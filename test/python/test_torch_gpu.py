@@ -137,3 +137,21 @@ def test_model_runs_on_the_gpu(name: str) -> None:
     assert all(g.device.type == device for g in pytree.tree_leaves(got))
     for g, w in zip(pytree.tree_leaves(got), eager(model, inputs), strict=True):
         assert_close(g.cpu(), w)
+
+
+@needs_toolkit
+@pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
+def test_tf32_follows_torchs_matmul_precision(target) -> None:
+    """torch.set_float32_matmul_precision("high") lets f32 matmuls use TF32 tensor cores, as on
+    CUDA in torch; "highest" (the default) keeps them exact. A compiled graph is cached per setting."""
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 32))
+    x = torch.randn(256, 64)
+    tensor_cores = "wgmma.mma_async" if target.chip == "sm_90" else "mma.sync"
+    before = torch.get_float32_matmul_precision()
+    try:
+        for precision, expected in (("highest", False), ("high", True), ("highest", False)):
+            torch.set_float32_matmul_precision(precision)
+            program = versa.compile(model, [x], target=target.name).program()
+            assert (tensor_cores in program.ptx) == expected, precision
+    finally:
+        torch.set_float32_matmul_precision(before)

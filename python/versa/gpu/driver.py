@@ -20,6 +20,9 @@ _CTYPES = {
 }  # fmt: skip
 
 
+_DEFAULT_SHARED = 48 << 10  # dynamic shared memory a kernel may take without opting in
+
+
 class GpuUnavailable(RuntimeError):
     """No CUDA driver or device: GPU programs cannot run here."""
 
@@ -87,6 +90,10 @@ class GpuFunction:
         names = {s.kernel for s in program.steps if isinstance(s, Launch)}
         self._module = _check(driver.cuModuleLoadData(program.ptx.encode() + b"\0")) if names else None
         self._kernels = {n: _check(driver.cuModuleGetFunction(self._module, n.encode())) for n in names}
+        for step in program.steps:  # over 48 KiB of dynamic shared memory is opt-in, per kernel
+            if isinstance(step, Launch) and step.shared_bytes > _DEFAULT_SHARED:
+                attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                _check(driver.cuFuncSetAttribute(self._kernels[step.kernel], attribute, step.shared_bytes))
         self._stream = _check(driver.cuStreamCreate(0))
         self._owned = {b: _check(driver.cuMemAlloc(n)) for b, n in program.buffer_bytes.items()}
         for buffer, data in program.constants.items():

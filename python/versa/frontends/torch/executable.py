@@ -49,19 +49,32 @@ def on_gpu(x) -> bool:
     return isinstance(x, torch.Tensor) and x.is_cuda
 
 
+def gpu_options() -> str:
+    """lower-to-nvvm's options from torch's settings: f32 matmuls on TF32 tensor cores where
+    `torch.set_float32_matmul_precision("high")` (or "medium") allows it, as on CUDA in torch."""
+    return "" if torch.get_float32_matmul_precision() == "highest" else "matmul-precision=high"
+
+
 class Executable:
     """A versa module compiled for the host CPU (JIT) or a GPU (a Program, loaded by the
     CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
     torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
 
-    def __init__(self, module: ir.Module, target: targets.Target | None, opt_level: int = DEFAULT_OPT_LEVEL):
+    def __init__(
+        self,
+        module: ir.Module,
+        target: targets.Target | None,
+        opt_level: int = DEFAULT_OPT_LEVEL,
+        options: str = "",  # lower-to-nvvm's, for a GPU target
+    ):
         self.program: Program | None = None
         self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
         if target is None:
             pipeline = DEFAULT_PIPELINE.format(opt_level=opt_level)
             self._function = runtime.JitFunction(module, pipeline=pipeline)
         else:  # the PTX is always built at -O3 (translate.emit_ptx)
-            self.program = compile_gpu(module, target, None, GPU_PIPELINE.format(target=target.name))
+            pipeline = GPU_PIPELINE.format(target=target.name)
+            self.program = compile_gpu(module, target, None, pipeline, options)
             self._function = None  # a GpuFunction once called: raises GpuUnavailable without a GPU
 
     def __call__(self, leaves: Sequence) -> list:
@@ -90,11 +103,13 @@ def executable(module: ir.Module, target: targets.Target | None, opt_level: int)
     retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
     specialization to B again (or a second `versa.compile` of one model) is then no recompile."""
     text = module.operation.get_asm(enable_debug_info=False)
-    key = (hashlib.blake2b(text.encode(), digest_size=32).digest(), target and target.name, opt_level)
+    options = gpu_options() if target else ""
+    digest = hashlib.blake2b(text.encode(), digest_size=32).digest()
+    key = (digest, target and target.name, opt_level, options)
     if key in _EXECUTABLES:
         _EXECUTABLES.move_to_end(key)
     else:
-        _EXECUTABLES[key] = Executable(module, target, opt_level)
+        _EXECUTABLES[key] = Executable(module, target, opt_level, options)
         if len(_EXECUTABLES) > EXECUTABLE_CACHE_SIZE:
             _EXECUTABLES.popitem(last=False)
     return _EXECUTABLES[key]
