@@ -279,12 +279,18 @@ def _operand(w: _Kernel, vector: str, lane: int, round_inputs: bool) -> str:
     return _convert(w, f"{vector}_{lane}", round_inputs)
 
 
+MIN_TILE = (64, 64, 16)  # M, N, K below which tensor-core tiles would be mostly padding
+
+
 def _fits(op: ir.Operation) -> bool:
-    """A plain f32 matmul whose rows of A and B are whole four-float vectors."""
+    """A plain f32 matmul whose rows of A and B are whole four-float vectors, with at least a
+    64 x 64 tile of C and 16 of K: smaller ones (a tiny model's heads, 12 x 12 x 8 each) waste
+    the tensor cores' tiles and stay on CUDA cores (`versa-gpu-matmul`)."""
     if not plain_f32_matmul(op):
         return False
     a, b, _ = op.operands
-    return _shape(a)[-1] % 4 == 0 and _shape(b)[-1] % 4 == 0
+    (m, k), n = _shape(a)[-2:], _shape(b)[-1]
+    return k % 4 == 0 and n % 4 == 0 and all(x >= low for x, low in zip((m, n, k), MIN_TILE, strict=True))
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,13 @@ rounding each stage in shared memory cost a quarter of the matmul's time on an H
 the matmul, memory-bound kernels write B transposed (N x K) and, when rounding is asked for,
 A and Bᵀ rounded to TF32 (cvt.rna, as cuBLAS): two passes over the operands, a few percent of
 a large matmul's time. The transpose goes through a padded 32 x 33 shared-memory tile so that
-both its reads and its writes are whole 128-byte rows.
+both its reads and its writes are whole 128-byte rows. A constant B (a layer's weights) is
+transposed and rounded once, here at compile time, into a constant of its own.
 """
+
+import numpy as np
+from versa.dialects.attributes import elements_to_numpy
+from versa.mlir import ir, memref
 
 TILE = 32  # the transpose's tile: 32 x 32 elements, a block of 32 x 8 threads
 ROWS_PER_THREAD = 4
@@ -141,3 +146,52 @@ def _launch(name: str, grid: tuple[int, int, int], block: tuple[int, int], args:
             f" threads in (%{name}_tx, %{name}_ty, %one) args({args})",
         ]
     )
+
+
+def round_tf32(values: np.ndarray) -> np.ndarray:
+    """f32 values rounded to TF32 as cvt.rna does: to nearest, ties away from zero (the bits are
+    sign and magnitude, so adding half of the dropped 13 bits' unit rounds the magnitude)."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    finite = np.isfinite(values)
+    rounded = np.where(finite, (bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000), bits)
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def _global(body: ir.Block, name: str) -> ir.Operation | None:
+    for op in body.operations:
+        if op.operation.name == "memref.global" and ir.StringAttr(op.attributes["sym_name"]).value == name:
+            return op.operation
+    return None
+
+
+def constant_transposed(b: ir.Value, round_inputs: bool) -> ir.Value | None:
+    """Where B is a constant (`memref.get_global` of a constant global), a new constant holding
+    Bᵀ (rounded if asked) and its `memref.get_global` before B's use; else None."""
+    owner = b.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "memref.get_global":
+        return None
+    module = owner.operation
+    while module.name != "builtin.module":
+        module = module.parent
+    body, name = module.regions[0].blocks[0], ir.FlatSymbolRefAttr(owner.attributes["name"]).value
+    source = _global(body, name)
+    if source is None or "constant" not in source.attributes:
+        return None
+    initial = source.attributes["initial_value"]
+    if not isinstance(initial, ir.DenseElementsAttr):
+        return None
+    values = np.swapaxes(elements_to_numpy(ir.DenseElementsAttr(initial)).astype(np.float32), -1, -2)
+    values = round_tf32(values) if round_inputs else np.ascontiguousarray(values)
+    buffer_type = ir.MemRefType.get(list(values.shape), ir.F32Type.get())
+    new_name = f"{name}_tf32_t" if round_inputs else f"{name}_t"
+    if _global(body, new_name) is None:  # B's first use: later ones share the constant
+        with ir.InsertionPoint(source), source.location:
+            memref.GlobalOp(
+                new_name,
+                ir.TypeAttr.get(buffer_type),
+                sym_visibility="private",
+                initial_value=ir.DenseElementsAttr.get(values),
+                constant=True,
+                alignment=64,
+            )
+    return memref.GetGlobalOp(buffer_type, new_name).result

@@ -7,7 +7,8 @@ descriptors, for a warpgroup (4 warps) at once: 64 x BN x 8 per instruction (267
 4096², 0.74x cuBLAS; bench/gpu/RESULTS.md).
 
 TF32 wgmma reads A and B only K-major and cannot round them, so kernels of `gpu_operands` first
-write B transposed (N x K) and, when asked, A and Bᵀ rounded to TF32 (cvt.rna, as cuBLAS).
+write B transposed (N x K) and, when asked, A and Bᵀ rounded to TF32 (cvt.rna, as cuBLAS); a
+constant B (weights) is transposed and rounded at compile time instead.
 Tiles of A and Bᵀ are BM (BN) rows of 32 floats: 128 bytes, one row of the 128-byte swizzle
 (16-byte chunk c of row r lies at chunk c ^ (r mod 8)), the layout the descriptor declares, so
 the tensor cores read them bank-conflict free. Each thread copies 16-byte chunks with `cp.async`
@@ -18,247 +19,29 @@ accumulator fragment is PTX's: warp v, lane 4g + q holds for each n8 block j
 D[16v + g][8j + 2q + {0,1}] and D[16v + g + 8][8j + 2q + {0,1}].
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from versa.mlir import ir, memref
 
 from .base import Pass, PassError, collect
-from .gpu_mma import _fits, _Kernel, _shape
-from .gpu_operands import round_kernel, transpose_kernel
+from .gpu_mma import _fits, _shape
+from .gpu_operands import constant_transposed, round_kernel, transpose_kernel
 from .kernel_text import splice
-
-ROW_BYTES = 128  # a tile row: 32 floats of K, one row of the 128-byte swizzle
-K_STEP = ROW_BYTES // 4
-_SPACE = "#gpu.address_space<workgroup>"
+from .wgmma_kernel import WgTiles, kernel_text
 
 
-@dataclass(frozen=True)
-class WgTiles:
-    """A block's tile of C: BM rows (64 per warpgroup) x BN columns, `stages` tiles in flight."""
-
-    block_m: int = 128
-    block_n: int = 128
-    stages: int = 4
-    round_inputs: bool = True  # by kernels before the matmul (gpu_operands)
-    depth: int = 1  # wgmma groups left in flight at the end of a stage (0 or 1)
-
-    @property
-    def threads(self) -> int:
-        return 2 * self.block_m  # a warpgroup (128 threads) per 64 rows
-
-    @property
-    def stage_bytes(self) -> int:
-        return (self.block_m + self.block_n) * ROW_BYTES
-
-    @property
-    def shared_bytes(self) -> int:
-        return self.stages * self.stage_bytes + 1024  # + room to align the ring to 1024 bytes
-
-    def check(self) -> str | None:
-        if self.block_m % 64 or not 64 <= self.block_m <= 256:
-            return "block_m must be 64, 128, 192 or 256 (64 rows per warpgroup)"
-        if self.block_n % 8 or not 8 <= self.block_n <= 256:
-            return "block_n must be a multiple of 8 up to 256 (one wgmma's N)"
-        if self.depth not in (0, 1):
-            return "depth must be 0 or 1"
-        if self.stages < 2 + self.depth:
-            return "the pipeline needs at least two stages (three with a wgmma group in flight)"
-        return None
-
-
-def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles) -> str:
-    """C[b] += A[b] @ Bt[b]ᵀ (Bt: B transposed, N x K; batch 0: a plain matmul), static sizes."""
-    bm, bn, stages, threads = tiles.block_m, tiles.block_n, tiles.stages, tiles.threads
-    k_tiles = -(-k // K_STEP)
-    lead = f"{batch}x" if batch else ""
-    a, bt, c = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (n, k), (m, n)))
-    at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
-    floats = tiles.shared_bytes // 4
-    ring = f"memref<{floats - 256}xf32, {_SPACE}>"
-    acc_type = f"!llvm.struct<({', '.join(['f32'] * (bn // 2))})>"
-    w = _Kernel()
-    # The ring of stages, 1024-byte aligned (the swizzle pattern repeats every 8 rows of 128 B).
-    w(f"%smem = gpu.dynamic_shared_memory : memref<?xi8, {_SPACE}>")
-    w(f"%base = memref.extract_aligned_pointer_as_index %smem : memref<?xi8, {_SPACE}> -> index")
-    w("%mis = arith.remui %base, %c1024 : index")
-    w("%pad0 = arith.subi %c1024, %mis : index")
-    w("%pad = arith.remui %pad0, %c1024 : index")
-    w(f"%S = memref.view %smem[%pad][] : memref<?xi8, {_SPACE}> to {ring}")
-    w("%start = arith.addi %base, %pad : index")
-    w("%zero = arith.constant 0.0 : f32")
-    w(f"%row0 = arith.muli %by, %c{bm} : index")
-    w(f"%col0 = arith.muli %bx, %c{bn} : index")
-    w("%wg = arith.divui %tx, %c128 : index")
-    w("%wt = arith.remui %tx, %c128 : index")
-    w("%warp = arith.divui %wt, %c32 : index")
-    w("%lane = arith.remui %tx, %c32 : index")
-    w("%g = arith.divui %lane, %c4 : index")
-    w("%q = arith.remui %lane, %c4 : index")
-    w("%q2 = arith.muli %q, %c2 : index")
-    # This thread's chunks: rows tx/8 + e*threads/8 of the stage (A's rows, then Bᵀ's), chunk tx%8,
-    # stored at chunk (tx%8) ^ (row%8); row%8 is the same for all of them (threads/8 % 8 == 0).
-    w("%ch = arith.remui %tx, %c8 : index")
-    w("%r0 = arith.divui %tx, %c8 : index")
-    w("%r8 = arith.remui %r0, %c8 : index")
-    w("%sw = arith.xori %ch, %r8 : index")
-    w("%kc = arith.muli %ch, %c4 : index")
-    w("%swf = arith.muli %sw, %c4 : index")
-    rows_per_pass = threads // 8
-    chunks = [(e * rows_per_pass, "A") for e in range(bm // rows_per_pass)]
-    chunks += [(e * rows_per_pass, "B") for e in range(-(-bn // rows_per_pass))]
-
-    def stage_slot(stage: str, p: str, e: int, r: int, which: str) -> str:
-        """The float index in the ring of this thread's chunk `e` of a stage."""
-        tile_row = r if which == "A" else bm + r
-        w(f"%{p}sr{e} = arith.addi %r0, %c{tile_row} : index")
-        w(f"%{p}so{e} = arith.muli %{p}sr{e}, %c{K_STEP} : index")
-        w(f"%{p}sf{e} = arith.addi %{p}so{e}, %swf : index")
-        w(f"%{p}sb{e} = arith.muli {stage}, %c{tiles.stage_bytes // 4} : index")
-        w(f"%{p}sl{e} = arith.addi %{p}sb{e}, %{p}sf{e} : index")
-        return f"%{p}sl{e}"
-
-    def stage_copies(tile: str, stage: str, p: str) -> None:
-        w(f"%{p}k0 = arith.muli {tile}, %c{K_STEP} : index")
-        w(f"%{p}gk = arith.addi %{p}k0, %kc : index")
-        w(f"%{p}kok = arith.cmpi ult, %{p}gk, %c{k} : index")
-        for e, (r, which) in enumerate(chunks):
-            if which == "B" and r >= bn:
-                continue
-            rows, origin, matrix, type_ = (m, "%row0", "%A", a) if which == "A" else (n, "%col0", "%Bt", bt)
-            w(f"%{p}lr{e} = arith.addi %r0, %c{r} : index")
-            w(f"%{p}gr{e} = arith.addi {origin}, %{p}lr{e} : index")
-            w(f"%{p}rok{e} = arith.cmpi ult, %{p}gr{e}, %c{rows} : index")
-            if which == "B" and r + rows_per_pass > bn:  # a partial pass: rows past the tile copy nothing
-                w(f"%{p}in{e} = arith.cmpi ult, %{p}lr{e}, %c{bn} : index")
-                w(f"%{p}rin{e} = arith.andi %{p}rok{e}, %{p}in{e} : i1")
-                ok_row = f"%{p}rin{e}"
-            else:
-                ok_row = f"%{p}rok{e}"
-            w(f"%{p}ok{e} = arith.andi {ok_row}, %{p}kok : i1")
-            w(f"%{p}n{e} = arith.select %{p}ok{e}, %c4, %c0 : index")
-            w(f"%{p}cr{e} = arith.select %{p}ok{e}, %{p}gr{e}, %c0 : index")
-            w(f"%{p}ck{e} = arith.select %{p}ok{e}, %{p}gk, %c0 : index")
-            slot = stage_slot(stage, p, e, r, which)
-            if which == "B" and r + rows_per_pass > bn:
-                w(f"scf.if %{p}in{e} {{")
-            w(
-                f"%{p}t{e} = nvgpu.device_async_copy {matrix}[{at(f'%{p}cr{e}', f'%{p}ck{e}')}], "
-                f"%S[{slot}], 4, %{p}n{e} {{bypassL1}} : {type_} to {ring}"
-            )
-            if which == "B" and r + rows_per_pass > bn:
-                w("}")
-
-    ahead = stages - 1 - tiles.depth  # tiles in flight ahead of the one computed
-    for s in range(ahead):  # the prologue: the first stages in flight
-        if s < k_tiles:
-            stage_copies(f"%c{s}", f"%c{s}", f"p{s}_")
-        w("nvvm.cp.async.commit.group")
-    w(f"%acc0 = llvm.mlir.undef : {acc_type}")
-    for x in range(bn // 2):
-        w(f"%acc{x + 1} = llvm.insertvalue %zero, %acc{x}[{x}] : {acc_type}")
-    # Descriptor constants: 128-byte swizzle (bit 62), 1024 bytes between 8-row groups (bits 32-45),
-    # leading offset 1 (unused for swizzled K-major); the start address (bits 0-13) is added per use.
-    layout = (1 << 62) | ((1024 >> 4) << 32) | (1 << 16)
-    w(f"%layout = arith.constant {layout} : i64")
-    w(f"%out = scf.for %t = %c0 to %c{k_tiles} step %c1 iter_args(%acc = %acc{bn // 2}) -> ({acc_type}) {{")
-    w(f"  nvvm.cp.async.wait.group {ahead - 1}")  # this thread's copies of tile t have landed
-    w(f"  %st = arith.remui %t, %c{stages} : index")
-    w("  nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}")
-    # Everyone's copies are visible to the tensor cores, and every warpgroup has finished the
-    # MMAs of tile t - 1 - depth (waited for at the end of the last stage): its stage is free.
-    w("  gpu.barrier")
-    w(f"  %tn = arith.addi %t, %c{ahead} : index")
-    w(f"  %more = arith.cmpi ult, %tn, %c{k_tiles} : index")
-    w("  scf.if %more {")
-    w(f"    %sn = arith.remui %tn, %c{stages} : index")
-    stage_copies("%tn", "%sn", "n")
-    w("  }")
-    w("  nvvm.cp.async.commit.group")
-    # Descriptors of this stage: A's 64 rows of this warpgroup, and all of Bᵀ's tile.
-    w(f"  %sbyte = arith.muli %st, %c{tiles.stage_bytes} : index")
-    w("  %sa0 = arith.addi %start, %sbyte : index")
-    w(f"  %wgoff = arith.muli %wg, %c{64 * ROW_BYTES} : index")
-    w("  %sa = arith.addi %sa0, %wgoff : index")
-    w(f"  %sb = arith.addi %sa0, %c{bm * ROW_BYTES} : index")
-    for tag in ("a", "b"):
-        w(f"  %{tag}i = arith.index_cast %s{tag} : index to i64")
-        w(f"  %{tag}m = arith.andi %{tag}i, %addr18 : i64")
-        w(f"  %{tag}s = arith.shrui %{tag}m, %shift4 : i64")
-        w(f"  %{tag}d = arith.ori %{tag}s, %layout : i64")
-    w("  nvvm.wgmma.fence.aligned")
-    value = "%acc"
-    for step in range(K_STEP // 8):  # k8 steps: 32 bytes further along each 128-byte row
-        descs = []
-        for tag in ("a", "b"):
-            if step:
-                w(f"  %{tag}d{step} = arith.addi %{tag}d, %kstep{step} : i64")
-                descs.append(f"%{tag}d{step}")
-            else:
-                descs.append(f"%{tag}d")
-        w(
-            f"  %mma{step} = nvvm.wgmma.mma_async {descs[0]}, {descs[1]}, {value}, "
-            f"#nvvm.shape<m = 64, n = {bn}, k = 8>, D[<f32>, <one>, <wrapped>], "
-            f"A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>] : {acc_type} -> {acc_type}"
-        )
-        value = f"%mma{step}"
-    w("  nvvm.wgmma.commit.group.sync.aligned")
-    w(f"  nvvm.wgmma.wait.group.sync.aligned {tiles.depth}")
-    w(f"  scf.yield {value} : {acc_type}")
-    w("}")
-    w("nvvm.wgmma.wait.group.sync.aligned 0")
-    w("nvvm.cp.async.wait.group 0")
-    w("%wrow = arith.muli %wg, %c64 : index")
-    w("%vrow = arith.muli %warp, %c16 : index")
-    w("%r1 = arith.addi %wrow, %vrow : index")
-    w("%r2 = arith.addi %r1, %g : index")
-    w("%grow = arith.addi %r2, %row0 : index")
-    for j in range(bn // 8):  # C += the accumulators, two adjacent columns at a time, inside C
-        w(f"%gc{j}a = arith.addi %q2, %c{8 * j} : index")
-        w(f"%gc{j} = arith.addi %gc{j}a, %col0 : index")
-        w(f"%cok{j} = arith.cmpi ult, %gc{j}, %c{n} : index")
-        for half in (0, 1):
-            tag = f"{j}_{half}"
-            w(f"%gr{tag} = arith.addi %grow, %c{8 * half} : index")
-            w(f"%rok{tag} = arith.cmpi ult, %gr{tag}, %c{m} : index")
-            w(f"%ok{tag} = arith.andi %rok{tag}, %cok{j} : i1")
-            w(f"scf.if %ok{tag} {{")
-            where = at(f"%gr{tag}", f"%gc{j}")
-            w(f"  %old{tag} = vector.load %C[{where}] : {c}, vector<2xf32>")
-            pair = []
-            for x in (0, 1):
-                w(f"  %v{tag}_{x} = llvm.extractvalue %out[{4 * j + 2 * half + x}] : {acc_type}")
-                pair.append(f"%v{tag}_{x}")
-            w(f"  %acc2{tag} = vector.from_elements {pair[0]}, {pair[1]} : vector<2xf32>")
-            w(f"  %new{tag} = arith.addf %old{tag}, %acc2{tag} : vector<2xf32>")
-            w(f"  vector.store %new{tag}, %C[{where}] : {c}, vector<2xf32>")
-            w("}")
-    w("gpu.return")
-    return "\n".join(
-        [
-            f"gpu.module @{name} {{",
-            f"  gpu.func @{name}(%A: {a}, %Bt: {bt}, %C: {c}) kernel"
-            f" attributes {{known_block_size = array<i32: {threads}, 1, 1>}} {{",
-            "    %bx = gpu.block_id x",
-            "    %by = gpu.block_id y",
-            "    %bz = gpu.block_id z",
-            "    %tx = gpu.thread_id x",
-            "    %addr18 = arith.constant 262143 : i64",
-            "    %shift4 = arith.constant 4 : i64",
-            *[f"    %kstep{s} = arith.constant {2 * s} : i64" for s in range(1, K_STEP // 8)],
-            w.text(),
-            "  }",
-            "}",
-        ]
-    )
-
-
-def program_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles) -> str:
-    """The kernels of C[b] += A[b] @ B[b] and a function launching them: B transposed (and A and
-    B rounded, if asked) into buffers of their own, then the matmul."""
+def program_text(
+    name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, transpose: bool, accumulate: bool
+) -> str:
+    """The kernels of C[b] += A[b] @ B[b] and a function launching them: B transposed (unless
+    Bᵀ is given: a constant) and A rounded, if asked, into buffers of their own, then the matmul."""
     lead = f"{batch}x" if batch else ""
     a, b, c, bt = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n), (n, k)))
-    transpose, launch_transpose = transpose_kernel(f"{name}_bt", batch, k, n, tiles.round_inputs)
-    parts, launches, first = [kernel_text(name, batch, m, n, k, tiles), transpose], [launch_transpose], "%A"
+    parts, launches, first = [kernel_text(name, batch, m, n, k, tiles, accumulate)], [], "%A"
+    if transpose:
+        transposing, launch_transpose = transpose_kernel(f"{name}_bt", batch, k, n, tiles.round_inputs)
+        parts.append(transposing)
+        launches.append(launch_transpose)
     if tiles.round_inputs:
         rounding, launch_round = round_kernel(f"{name}_ar", batch, m, k)
         parts.append(rounding)
@@ -295,27 +78,69 @@ class VersaGpuWgmma(Pass):
     round_inputs: bool = True  # round A and B to TF32 (cvt.rna) first; false: the tensor cores truncate
     depth: int = 1  # wgmma groups in flight across stages
     shared_limit: int = 227 << 10  # dynamic shared memory a block may have (the target's)
+    processors: int = 132  # multiprocessors to keep busy: smaller tiles when C has too few (the target's)
 
     def run(self, module: ir.Operation) -> None:
-        tiles = WgTiles(self.block_m, self.block_n, self.stages, self.round_inputs, self.depth)
-        if problem := tiles.check():
-            raise PassError(f"'{self.name}': {problem} ({tiles})")
-        if tiles.shared_bytes > self.shared_limit:
+        largest = WgTiles(self.block_m, self.block_n, self.stages, self.round_inputs, self.depth)
+        if problem := largest.check():
+            raise PassError(f"'{self.name}': {problem} ({largest})")
+        if largest.shared_bytes > self.shared_limit:
             raise PassError(
-                f"'{self.name}': {tiles.shared_bytes} bytes of shared memory per block, over the "
-                f"{self.shared_limit} a block may have ({tiles})"
+                f"'{self.name}': {largest.shared_bytes} bytes of shared memory per block, over the "
+                f"{self.shared_limit} a block may have ({largest})"
             )
         for count, op in enumerate(collect(module, _fits)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0
             m, k = _shape(a)[-2:]
             n = _shape(b)[-1]
-            lead = [batch] if batch else []
+            tiles, lead = fitted(largest, m, n, max(batch, 1), self.processors), [batch] if batch else []
+            fill = _zero_fill_of(op)
+            if fill is not None:  # the kernel stores C: no zero-filling pass, no reading C back
+                fill.erase()
             with ir.InsertionPoint(op), op.location:
                 rounded = _buffer(lead + [m, k]) if tiles.round_inputs else a
-                buffers = [_buffer(lead + [n, k]), rounded]  # Bᵀ, A rounded
-            text = program_text(f"versa_gpu_wgmma_{count}", batch, m, n, k, tiles)
-            splice(op, text, [a, b, c, *buffers])
+                constant = constant_transposed(b, tiles.round_inputs)
+                transposed = constant or _buffer(lead + [n, k])
+            name = f"versa_gpu_wgmma_{count}"
+            text = program_text(name, batch, m, n, k, tiles, constant is None, fill is None)
+            splice(op, text, [a, b, c, transposed, rounded])
+
+
+def fitted(tiles: WgTiles, m: int, n: int, batch: int, processors: int) -> WgTiles:
+    """`tiles`, or smaller ones (BN, then BM, halved down to 64) until C has a block for every
+    multiprocessor: a 2048 x 256 C in 128 x 256 tiles would keep 16 of an H200's 132 busy."""
+
+    def blocks(t: WgTiles) -> int:
+        return batch * -(-m // t.block_m) * -(-n // t.block_n)
+
+    while blocks(tiles) < processors:
+        if tiles.block_n > max(tiles.block_m, 64):
+            tiles = replace(tiles, block_n=tiles.block_n // 2)
+        elif tiles.block_m > 64:
+            tiles = replace(tiles, block_m=tiles.block_m // 2)
+        elif tiles.block_n > 64:
+            tiles = replace(tiles, block_n=tiles.block_n // 2)
+        else:
+            break
+    return tiles
+
+
+def _zero_fill_of(op: ir.Operation) -> ir.Operation | None:
+    """The `linalg.fill` of zero into the matmul's C right before it (what a matmul's init
+    becomes), if any: C's only other writer, so the kernel can store instead of add."""
+    previous = None
+    for candidate in op.block.operations:
+        if candidate.operation == op:
+            break
+        previous = candidate.operation
+    if previous is None or previous.name != "linalg.fill" or previous.operands[1] != op.operands[2]:
+        return None
+    value = previous.operands[0].owner
+    if not isinstance(value, ir.OpView) or value.operation.name != "arith.constant":
+        return None
+    zero = value.attributes["value"]
+    return previous if isinstance(zero, ir.FloatAttr) and zero.value == 0.0 else None
 
 
 def _buffer(shape: list[int]) -> ir.Value:

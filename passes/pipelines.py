@@ -254,7 +254,8 @@ class LowerToNVVM(Pipeline):
                 f"'lower-to-nvvm' matmul-precision must be highest or high, not '{self.matmul_precision}'"
             )
         if self.matmul_precision == "high" and "wgmma_tile" in target.gpu:  # Hopper
-            yield VersaGpuWgmma(*target.gpu["wgmma_tile"], shared_limit=target.gpu["smem_per_block"])
+            limits = dict(shared_limit=target.gpu["smem_per_block"], processors=target.gpu["sms"])
+            yield VersaGpuWgmma(*target.gpu["wgmma_tile"], **limits)
         elif self.matmul_precision == "high":
             yield VersaGpuMma(*target.gpu["mma_tile"], shared_limit=target.gpu["smem_per_block"])
         tile, k_step = target.gpu["matmul_tile"]

@@ -70,6 +70,25 @@ BENCH = {
         3 * 4 * 4096 * 4096,
         2 * 4096**3,
     ),
+    "matmul_8192x768x3072_tf32": (  # a transformer's FFN up-projection, 8192 tokens
+        """func.func @main(%a: tensor<8192x768xf32>, %b: tensor<768x3072xf32>) -> tensor<8192x3072xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<8192x768xf32>, tensor<768x3072xf32>) -> tensor<8192x3072xf32>
+  return %0 : tensor<8192x3072xf32>
+}""",
+        "x0 @ x1",
+        4 * (8192 * 768 + 768 * 3072 + 8192 * 3072),
+        2 * 8192 * 768 * 3072,
+    ),
+    "bmm_32x1024x64x1024_tf32": (  # attention scores: 32 heads, K = 64
+        """func.func @main(%a: tensor<32x1024x64xf32>, %b: tensor<32x64x1024xf32>)
+    -> tensor<32x1024x1024xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<32x1024x64xf32>, tensor<32x64x1024xf32>) -> tensor<32x1024x1024xf32>
+  return %0 : tensor<32x1024x1024xf32>
+}""",
+        "x0 @ x1",
+        4 * 32 * (2 * 1024 * 64 + 1024 * 1024),
+        2 * 32 * 1024 * 1024 * 64,
+    ),
     "softmax_4096x1024": (
         """func.func @main(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
   %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<4096x1024xf32>) -> tensor<4096x1024xf32>

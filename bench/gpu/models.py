@@ -13,6 +13,8 @@ and versa/gpu/{plan,driver}.py: it checks each output against the reference with
 frontend's tolerance (|got - ref| <= 1e-5 max|ref| + 1e-4 |ref|, integers exact), then prints
 a Markdown table of CUDA-event medians: Versa per call (Python, output allocation, one CUDA graph
 launch, synchronisation) and its graph replay alone, torch eager, and torch.compile (default mode).
+Each model runs twice: in FP32, and with TF32 matmuls (`torch.set_float32_matmul_precision("high")`
+when Versa compiles, `allow_tf32` for torch), checked to 1e-2 of the output's scale.
 
 Batch sizes (BATCH): the models are small, so each batch makes the largest activation 0.5-1M
 elements, a few waves of the 132 SMs x 2048 threads of an H100/H200, while inputs, references
@@ -55,10 +57,14 @@ def export(out: Path, target: str, names: list[str]) -> None:
         start = time.perf_counter()
         try:
             versa.compile(model, inputs, target=target).save(out / f"{name}.json")
+            torch.set_float32_matmul_precision("high")  # the same model with TF32 matmuls
+            versa.compile(model, inputs, target=target).save(out / f"{name}.tf32.json")
         except versa.CompileError as err:
             manifest[name] = {"batch": BATCH[name], "error": str(err)}
             print(f"{name}: compile failed: {err}")
             continue
+        finally:
+            torch.set_float32_matmul_precision("highest")
         seconds = time.perf_counter() - start
         with torch.no_grad():
             outputs = pytree.tree_leaves(model(*inputs))
@@ -73,14 +79,16 @@ def export(out: Path, target: str, names: list[str]) -> None:
     print(f"{len(manifest)} models → {out} ({size:.1f} MB)")
 
 
-def mismatch(got: np.ndarray, want: np.ndarray) -> str | None:
-    """None when `got` is within the tolerance of `want`, else the worst error."""
+def mismatch(got: np.ndarray, want: np.ndarray, tf32: bool = False) -> str | None:
+    """None when `got` is within the tolerance of `want`, else the worst error. TF32 matmuls
+    keep 10 mantissa bits of their inputs: then 1e-2 of the output's scale."""
     if got.shape != want.shape or got.dtype != want.dtype:
         return f"got {got.dtype}{list(got.shape)}, want {want.dtype}{list(want.shape)}"
     if not np.issubdtype(want.dtype, np.floating):
         return None if np.array_equal(got, want) else "integers differ"
     error = np.abs(got.astype(np.float64) - want)
-    bound = 1e-5 * np.abs(want).max(initial=0.0) + 1e-4 * np.abs(want)
+    scale = np.abs(want).max(initial=0.0)
+    bound = 1e-2 * scale if tf32 else 1e-5 * scale + 1e-4 * np.abs(want)
     return None if (error <= bound).all() else f"max |got - ref| {error.max():.3g}"
 
 
@@ -102,7 +110,7 @@ def eager_call(torch, model, xs):
 
 def run(folder: Path, repeat: int) -> int:
     import torch  # noqa: PLC0415
-    from device import load_gpu_package, median_ms  # noqa: PLC0415  (bench/gpu/device.py)
+    from device import load_gpu_package  # noqa: PLC0415  (bench/gpu/device.py)
 
     plan, driver = load_gpu_package()
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -120,38 +128,50 @@ def run(folder: Path, repeat: int) -> int:
             failures += 1
             rows.append(f"| {name} | {entry['batch']} | | | | | | compile failed: {entry['error'][:120]} |")
             continue
-        xs = [torch.from_numpy(data[f"{name}/in{i}"]).cuda() for i in range(entry["inputs"])]
-        wants = [data[f"{name}/out{i}"] for i in range(entry["outputs"])]
-        function = driver.GpuFunction(plan.Program.from_json((folder / f"{name}.json").read_text()))
-        got = function(*xs)
-        problems = [p for g, w in zip(got, wants, strict=True) if (p := mismatch(g.cpu().numpy(), w))]
-        failures += bool(problems)
-        graph_ms = float(np.median(function.time(xs, repeat))) * 1e3
-        versa_ms = median_ms(lambda f=function, xs=xs: f(*xs), repeat)
-        model, _ = models.build(name, entry["batch"])
-        prefix = f"{name}/state/"
-        state = {
-            k.removeprefix(prefix): torch.from_numpy(data[k]) for k in data.files if k.startswith(prefix)
-        }
-        model.load_state_dict(state)
-        model.cuda()
-        with torch.no_grad():
-            eager, note = eager_call(torch, model, xs)
-            eager_ms = median_ms(eager, repeat)
-            try:
-                torch._dynamo.reset()
-                compiled, _ = eager_call(torch, torch.compile(model), xs)
-                inductor = f"{median_ms(compiled, repeat):.3f}"
-            except Exception as err:  # report, keep benchmarking the others
-                reason = (str(err).strip().splitlines() or [""])[0][:100].replace("|", "/")
-                inductor = f"failed: {type(err).__name__}: {reason}"
-        check = "; ".join(problems) or "OK"
-        rows.append(
-            f"| {name} | {entry['batch']} | {versa_ms:.3f} | {graph_ms:.3f} | {eager_ms:.3f}{note} | "
-            f"{inductor} | {eager_ms / versa_ms:.2f}x | {check} |"
-        )
+        for tf32 in (False, True):
+            row, failed = _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, tf32)
+            rows.append(row)
+            failures += failed
     print("\n".join(rows))
     return 1 if failures else 0
+
+
+def _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, tf32) -> tuple[str, bool]:
+    """Check and time one model, FP32 or with TF32 matmuls (Versa and torch alike)."""
+    from device import median_ms  # noqa: PLC0415  (bench/gpu/device.py)
+
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    xs = [torch.from_numpy(data[f"{name}/in{i}"]).cuda() for i in range(entry["inputs"])]
+    wants = [data[f"{name}/out{i}"] for i in range(entry["outputs"])]
+    program = plan.Program.from_json((folder / f"{name}{'.tf32' if tf32 else ''}.json").read_text())
+    function = driver.GpuFunction(program)
+    got = function(*xs)
+    problems = [p for g, w in zip(got, wants, strict=True) if (p := mismatch(g.cpu().numpy(), w, tf32))]
+    graph_ms = float(np.median(function.time(xs, repeat))) * 1e3
+    versa_ms = median_ms(lambda f=function, xs=xs: f(*xs), repeat)
+    model, _ = models.build(name, entry["batch"])
+    prefix = f"{name}/state/"
+    state = {k.removeprefix(prefix): torch.from_numpy(data[k]) for k in data.files if k.startswith(prefix)}
+    model.load_state_dict(state)
+    model.cuda()
+    with torch.no_grad():
+        eager, note = eager_call(torch, model, xs)
+        eager_ms = median_ms(eager, repeat)
+        try:
+            torch._dynamo.reset()
+            compiled, _ = eager_call(torch, torch.compile(model), xs)
+            inductor = f"{median_ms(compiled, repeat):.3f}"
+        except Exception as err:  # report, keep benchmarking the others
+            reason = (str(err).strip().splitlines() or [""])[0][:100].replace("|", "/")
+            inductor = f"failed: {type(err).__name__}: {reason}"
+    check = "; ".join(problems) or "OK"
+    label = f"{name} (TF32)" if tf32 else name
+    row = (
+        f"| {label} | {entry['batch']} | {versa_ms:.3f} | {graph_ms:.3f} | {eager_ms:.3f}{note} | "
+        f"{inductor} | {eager_ms / versa_ms:.2f}x | {check} |"
+    )
+    return row, bool(problems)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-// RUN: versa-opt %s --split-input-file --versa-gpu-wgmma | FileCheck %s
+// RUN: versa-opt %s --split-input-file "--versa-gpu-wgmma=processors=1 block-n=128" | FileCheck %s
+// RUN: versa-opt %s --split-input-file --versa-gpu-wgmma | FileCheck %s --check-prefix=FIT
 
 // A TF32 matmul on Hopper's warpgroup MMAs: B transposed (and A and Bᵀ rounded to TF32) by
 // kernels of their own into new buffers, then a block of two warpgroups per 128x128 tile of C,
@@ -53,5 +54,44 @@ func.func @batched(%a: memref<3x64x40xf32>, %b: memref<3x40x96xf32>, %c: memref<
 //       CHECK:   linalg.matmul
 func.func @ragged_k(%a: memref<128x66xf32>, %b: memref<66x128xf32>, %c: memref<128x128xf32>) {
   linalg.matmul ins(%a, %b : memref<128x66xf32>, memref<66x128xf32>) outs(%c : memref<128x128xf32>)
+  return
+}
+
+// -----
+
+// A constant B (a layer's weights) is transposed and rounded to TF32 at compile time, into a
+// constant of its own: no transpose kernel runs. 1 + 2^-11 is half of TF32's unit at 1: it
+// rounds away from zero, to 1 + 2^-10.
+//       CHECK: memref.global "private" constant @weights_tf32_t : memref<64x16xf32> = dense<1.00097656> {alignment = 64 : i64}
+// CHECK-LABEL: func.func @constant_b
+//       CHECK:   memref.get_global @weights_tf32_t : memref<64x16xf32>
+//   CHECK-NOT:   @versa_gpu_wgmma_0_bt
+//       CHECK:   gpu.launch_func  @versa_gpu_wgmma_0_ar::@versa_gpu_wgmma_0_ar
+//       CHECK:   gpu.launch_func  @versa_gpu_wgmma_0::@versa_gpu_wgmma_0
+memref.global "private" constant @weights : memref<16x64xf32> = dense<1.00048828125>
+func.func @constant_b(%a: memref<64x16xf32>, %c: memref<64x64xf32>) {
+  %b = memref.get_global @weights : memref<16x64xf32>
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// C zero-filled right before the matmul (a matmul's init): the fill goes, and the kernel stores
+// its results instead of adding them to C. With 132 multiprocessors to fill (an H200's), a
+// 512 x 512 C takes 64 x 64 tiles (64 blocks), not 128 x 256 ones (8 blocks).
+// CHECK-LABEL: func.func @zero_init
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   gpu.launch_func  @versa_gpu_wgmma_0::@versa_gpu_wgmma_0
+// FIT-LABEL: gpu.func @versa_gpu_wgmma_0(%{{.*}}: memref<512x64xf32>
+//   FIT-NOT:   vector.load %arg2
+//       FIT:   vector.store %{{.*}}, %arg2
+// FIT-LABEL: func.func @zero_init
+//   FIT-NOT:   linalg.fill
+//       FIT:   gpu.launch_func  @versa_gpu_wgmma_0::@versa_gpu_wgmma_0 blocks in (%c8, %{{.*}}, %{{.*}}) threads in (%c128,
+func.func @zero_init(%a: memref<512x64xf32>, %b: memref<64x512xf32>, %c: memref<512x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<512x512xf32>)
+  linalg.matmul ins(%a, %b : memref<512x64xf32>, memref<64x512xf32>) outs(%c : memref<512x512xf32>)
   return
 }

@@ -50,11 +50,11 @@ def test_softmax_and_layer_norm_are_one_kernel_each(target) -> None:
 
 @needs_toolkit
 @pytest.mark.parametrize("target", GPUS, ids=lambda t: t.name)
-@pytest.mark.parametrize(("m", "k", "n"), [(200, 132, 260), (1, 4, 4), (64, 40, 96), (300, 520, 264)])
+@pytest.mark.parametrize(("m", "k", "n"), [(200, 132, 260), (64, 40, 96), (300, 520, 264), (4096, 64, 64)])
 def test_tf32_matmul_uses_tensor_cores(m, k, n, target) -> None:
     program = compile_program(matmul(m, k, n), target, options="matmul-precision=high")
     if target.chip == "sm_90":  # Hopper: warpgroup MMAs reading 128-byte-swizzled shared memory
-        assert "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32" in program.ptx
+        assert re.search(r"wgmma.mma_async.sync.aligned.m64n(64|128|256)k8.f32.tf32.tf32", program.ptx)
         assert "fence.proxy.async.shared::cta" in program.ptx  # cp.async's writes, then the MMAs
         assert re.search(r"wgmma.wait_group.sync.aligned\s+1;", program.ptx)  # a group in flight
         kernels = [step.kernel for step in program.steps]
@@ -80,6 +80,9 @@ def test_f32_matmul_stays_exact_unless_asked() -> None:
     ragged = compile_program(matmul(128, 66, 128), GPUS[-1], options="matmul-precision=high")
     assert "mma.sync" not in ragged.ptx  # rows of A are not whole 16-byte vectors: CUDA cores
     assert "mma_async" not in ragged.ptx
+    for m, k, n in ((1, 4, 4), (12, 8, 12), (4096, 8, 64), (4096, 64, 32)):  # tiles mostly padding
+        small = compile_program(matmul(m, k, n), GPUS[-1], options="matmul-precision=high")
+        assert "mma_async" not in small.ptx, (m, k, n)
 
 
 def test_matmul_precision_is_checked() -> None:
@@ -124,3 +127,40 @@ def test_tensor_core_tiles_are_checked(options, message, tmp_path) -> None:
     )
     assert done.returncode == 1
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_compile_time_tf32_rounding_is_cvt_rna() -> None:
+    """Constant weights are rounded on the host as cvt.rna rounds on the device: to nearest,
+    ties away from zero; infinities and NaN stay."""
+    from versa.passes.gpu_operands import round_tf32  # noqa: PLC0415
+
+    half, quarter = 2.0**-11, 2.0**-12  # of TF32's unit (2^-10) at 1
+    values = [1 + half, -(1 + half), 1 + quarter, 1 + 3 * quarter, 0.0, -0.0, np.inf, -np.inf, np.nan]
+    got = round_tf32(np.array(values, dtype=np.float32))
+    want = [1 + 2 * half, -(1 + 2 * half), 1.0, 1 + 2 * half, 0.0, -0.0, np.inf, -np.inf, np.nan]
+    np.testing.assert_array_equal(got, np.array(want, dtype=np.float32))
+    assert np.signbit(got[5])
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(1000).astype(np.float32) * 1e3
+    assert (round_tf32(x).view(np.uint32) & 0x1FFF == 0).all()  # 10 mantissa bits left
+    assert np.abs(round_tf32(x) - x).max() <= np.abs(x).max() * 2.0**-11
+
+
+@needs_toolkit
+def test_constant_weights_are_transposed_and_rounded_once() -> None:
+    """A constant B reaches the device as Bᵀ rounded to TF32 (a constant of the Program), and
+    no transpose kernel runs."""
+    rng = np.random.default_rng(0)
+    b = rng.standard_normal((96, 128)).astype(np.float32)
+    dense = "dense<" + np.array2string(b, separator=", ", threshold=b.size, floatmode="unique") + ">"
+    text = (
+        "func.func @main(%a: tensor<256x96xf32>) -> tensor<256x128xf32> {\n"
+        f'  %b = "versa.constant"() {{value = {dense} : tensor<96x128xf32>}} : () -> tensor<96x128xf32>\n'
+        '  %0 = "versa.matmul"(%a, %b) : (tensor<256x96xf32>, tensor<96x128xf32>) -> tensor<256x128xf32>\n'
+        "  return %0 : tensor<256x128xf32>\n}"
+    )
+    program = compile_program(text, GPUS[-1], options="matmul-precision=high")
+    from versa.passes.gpu_operands import round_tf32  # noqa: PLC0415
+
+    assert round_tf32(b.T).tobytes() in program.constants.values()
+    assert not any(step.kernel.endswith("_bt") for step in program.steps)
