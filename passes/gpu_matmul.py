@@ -38,20 +38,26 @@ def _shape(value: ir.Value) -> list[int]:
     return list(ir.MemRefType(value.type).shape)
 
 
-def plain_f32_matmul(op: ir.Operation) -> bool:
+def plain_matmul(op: ir.Operation) -> tuple[str, str, str] | None:
+    """The element types of A, B and C of a matmul / batch matmul on static, contiguous buffers
+    with untransposed operands, else None."""
     if op.name not in _PLAIN_MAPS:
-        return False
+        return None
     if (
         "indexing_maps" in op.attributes
         and [str(m) for m in op.attributes["indexing_maps"]] != _PLAIN_MAPS[op.name]
     ):
-        return False  # transposed or broadcast operands
+        return None  # transposed or broadcast operands
     types = [ir.MemRefType(v.type) for v in op.operands if isinstance(v.type, ir.MemRefType)]
-    if len(types) != 3 or not all(
-        t.has_static_shape and isinstance(t.element_type, ir.F32Type) for t in types
-    ):
-        return False
-    return all(identity_layout(v.type) for v in op.operands)
+    if len(types) != 3 or not all(t.has_static_shape for t in types):
+        return None
+    if not all(identity_layout(v.type) for v in op.operands):
+        return None
+    return tuple(str(t.element_type) for t in types)
+
+
+def plain_f32_matmul(op: ir.Operation) -> bool:
+    return plain_matmul(op) == ("f32", "f32", "f32")
 
 
 Piece = Callable[[int, str, str], tuple[list[str], str]]  # (copy or register, indices) → (lines, op)

@@ -31,12 +31,14 @@ def _rounded(value: str, out: str, round_inputs: bool) -> tuple[list[str], str]:
     ], out
 
 
-def transpose_kernel(name: str, batch: int, k: int, n: int, round_inputs: bool) -> tuple[str, str]:
-    """Bt[b] = B[b]ᵀ (rounded to TF32 if asked): the gpu.module text and its launch line."""
+def transpose_kernel(
+    name: str, batch: int, k: int, n: int, round_inputs: bool, element: str = "f32"
+) -> tuple[str, str]:
+    """Bt[b] = B[b]ᵀ (f32 rounded to TF32 if asked): the gpu.module text and its launch line."""
     lead = f"{batch}x" if batch else ""
-    b, bt = f"memref<{lead}{k}x{n}xf32>", f"memref<{lead}{n}x{k}xf32>"
+    b, bt = f"memref<{lead}{k}x{n}x{element}>", f"memref<{lead}{n}x{k}x{element}>"
     at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
-    tile = f"memref<{TILE}x{TILE + 1}xf32, {_SPACE}>"
+    tile = f"memref<{TILE}x{TILE + 1}x{element}, {_SPACE}>"
     lines = [
         f"gpu.module @{name} {{",
         f"  gpu.func @{name}(%B: {b}, %Bt: {bt}) workgroup(%tile : {tile}) kernel"
@@ -69,7 +71,7 @@ def transpose_kernel(name: str, batch: int, k: int, n: int, round_inputs: bool) 
         ]
     lines.append("    gpu.barrier")
     for i in range(ROWS_PER_THREAD):  # write rows of Bt (along K: coalesced) from the tile's columns
-        rounding, result = _rounded(f"%t{i}", f"%o{i}", round_inputs)
+        rounding, result = _rounded(f"%t{i}", f"%o{i}", round_inputs and element == "f32")
         lines += [
             f"    %wn{i} = arith.addi %n0, %r{i} : index",
             f"    %wk{i} = arith.addi %k0, %tx : index",

@@ -1,10 +1,12 @@
-"""versa-gpu-wgmma: f32 matmul and batch matmul on Hopper's warpgroup tensor cores (TF32 `wgmma`).
+"""versa-gpu-wgmma: matmul and batch matmul on Hopper's warpgroup tensor cores (`wgmma`): f32
+as TF32 when allowed (`tf32`), bf16 and f16 (f32 accumulation, exact in their inputs) always.
 
 On an H200 the warp-level `mma.sync` of `versa-gpu-mma` tops out near 150 TFLOP/s (TF32): every
 operand goes through registers (shared-memory loads, fragment moves, rounding) before each MMA.
 `wgmma.mma_async` reads both operands straight from shared memory, described by 64-bit matrix
-descriptors, for a warpgroup (4 warps) at once: 64 x BN x 8 per instruction (267 TFLOP/s at
-4096², 0.74x cuBLAS; bench/gpu/RESULTS.md).
+descriptors, for a warpgroup (4 warps) at once: 64 x BN x 8 (TF32) or 16 (bf16/f16) per
+instruction (TF32 4096² at 290-296 TFLOP/s, 0.8x cuBLAS; bf16 with its casts 298, 0.67x;
+bench/gpu/RESULTS.md).
 
 TF32 wgmma reads A and B only K-major and cannot round them, so kernels of `gpu_operands` first
 write B transposed (N x K) and, when asked, A and Bᵀ rounded to TF32 (cvt.rna, as cuBLAS); a
@@ -24,25 +26,45 @@ from dataclasses import dataclass, replace
 from versa.mlir import ir, memref
 
 from .base import Pass, PassError, collect
-from .gpu_mma import _fits, _shape
+from .gpu_matmul import plain_matmul
+from .gpu_mma import MIN_TILE, _shape
 from .gpu_operands import constant_transposed, round_kernel, transpose_kernel
 from .kernel_text import splice
-from .wgmma_kernel import WgTiles, kernel_text
+from .wgmma_kernel import CHUNK, ELEMENTS, WgTiles, kernel_text
 
 
-def program_text(
-    name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, transpose: bool, accumulate: bool
-) -> str:
-    """The kernels of C[b] += A[b] @ B[b] and a function launching them: B transposed (unless
+@dataclass(frozen=True)
+class Matmul:
+    """C[batch] (f32) = A[batch] (m x k) @ B[batch] (k x n), A and B of `element`; batch 0: none."""
+
+    batch: int
+    m: int
+    n: int
+    k: int
+    element: str
+
+    def memref(self, rows: int, cols: int, element: str | None = None) -> str:
+        lead = f"{self.batch}x" if self.batch else ""
+        return f"memref<{lead}{rows}x{cols}x{element or self.element}>"
+
+    @property
+    def rounds(self) -> bool:
+        return self.element == "f32"  # TF32: the inputs are rounded (if asked); 16-bit ones are exact
+
+
+def program_text(name: str, mm: Matmul, tiles: WgTiles, transpose: bool, accumulate: bool) -> str:
+    """The kernels of C[b] (+)= A[b] @ B[b] and a function launching them: B transposed (unless
     Bᵀ is given: a constant) and A rounded, if asked, into buffers of their own, then the matmul."""
-    lead = f"{batch}x" if batch else ""
-    a, b, c, bt = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (k, n), (m, n), (n, k)))
-    parts, launches, first = [kernel_text(name, batch, m, n, k, tiles, accumulate)], [], "%A"
+    batch, m, n, k = mm.batch, mm.m, mm.n, mm.k
+    a, b, bt, c = mm.memref(m, k), mm.memref(k, n), mm.memref(n, k), mm.memref(m, n, "f32")
+    rounding = tiles.round_inputs and mm.rounds
+    parts = [kernel_text(name, batch, m, n, k, tiles, accumulate, mm.element)]
+    launches, first = [], "%A"
     if transpose:
-        transposing, launch_transpose = transpose_kernel(f"{name}_bt", batch, k, n, tiles.round_inputs)
+        transposing, launch_transpose = transpose_kernel(f"{name}_bt", batch, k, n, rounding, mm.element)
         parts.append(transposing)
         launches.append(launch_transpose)
-    if tiles.round_inputs:
+    if rounding:
         rounding, launch_round = round_kernel(f"{name}_ar", batch, m, k)
         parts.append(rounding)
         launches.append(launch_round)
@@ -79,6 +101,23 @@ class VersaGpuWgmma(Pass):
     depth: int = 1  # wgmma groups in flight across stages
     shared_limit: int = 227 << 10  # dynamic shared memory a block may have (the target's)
     processors: int = 132  # multiprocessors to keep busy: smaller tiles when C has too few (the target's)
+    tf32: bool = True  # take f32 matmuls too (as TF32); bf16 and f16 ones (f32 results) always
+
+    def _takes(self, op: ir.Operation) -> bool:
+        """A plain matmul of f32 (if TF32 is allowed), bf16 or f16 into f32, with rows of A and
+        B that are whole 16-byte chunks, big enough for the tensor cores' tiles."""
+        types = plain_matmul(op)
+        if types is None or types[2] != "f32" or types[0] != types[1] or types[0] not in ELEMENTS:
+            return False
+        if types[0] == "f32" and not self.tf32:
+            return False
+        (m, k), n = _shape(op.operands[0])[-2:], _shape(op.operands[1])[-1]
+        per_chunk = CHUNK // ELEMENTS[types[0]][1]
+        return (
+            k % per_chunk == 0
+            and n % 4 == 0
+            and all(x >= low for x, low in zip((m, n, k), MIN_TILE, strict=True))
+        )
 
     def run(self, module: ir.Operation) -> None:
         largest = WgTiles(self.block_m, self.block_n, self.stages, self.round_inputs, self.depth)
@@ -89,21 +128,21 @@ class VersaGpuWgmma(Pass):
                 f"'{self.name}': {largest.shared_bytes} bytes of shared memory per block, over the "
                 f"{self.shared_limit} a block may have ({largest})"
             )
-        for count, op in enumerate(collect(module, _fits)):
+        for count, op in enumerate(collect(module, self._takes)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0
-            m, k = _shape(a)[-2:]
-            n = _shape(b)[-1]
+            (m, k), n = _shape(a)[-2:], _shape(b)[-1]
+            mm = Matmul(batch, m, n, k, plain_matmul(op)[0])
             tiles, lead = fitted(largest, m, n, max(batch, 1), self.processors), [batch] if batch else []
             fill = _zero_fill_of(op)
             if fill is not None:  # the kernel stores C: no zero-filling pass, no reading C back
                 fill.erase()
             with ir.InsertionPoint(op), op.location:
-                rounded = _buffer(lead + [m, k]) if tiles.round_inputs else a
-                constant = constant_transposed(b, tiles.round_inputs)
-                transposed = constant or _buffer(lead + [n, k])
+                rounded = _buffer(lead + [m, k]) if tiles.round_inputs and mm.rounds else a
+                constant = constant_transposed(b, tiles.round_inputs) if mm.element == "f32" else None
+                transposed = constant or _buffer(lead + [n, k], mm.element)
             name = f"versa_gpu_wgmma_{count}"
-            text = program_text(name, batch, m, n, k, tiles, constant is None, fill is None)
+            text = program_text(name, mm, tiles, constant is None, fill is None)
             splice(op, text, [a, b, c, transposed, rounded])
 
 
@@ -143,5 +182,5 @@ def _zero_fill_of(op: ir.Operation) -> ir.Operation | None:
     return previous if isinstance(zero, ir.FloatAttr) and zero.value == 0.0 else None
 
 
-def _buffer(shape: list[int]) -> ir.Value:
-    return memref.AllocOp(ir.MemRefType.get(shape, ir.F32Type.get()), [], []).result
+def _buffer(shape: list[int], element: str = "f32") -> ir.Value:
+    return memref.AllocOp(ir.MemRefType.get(shape, ir.Type.parse(element)), [], []).result

@@ -253,10 +253,11 @@ class LowerToNVVM(Pipeline):
             raise PassError(
                 f"'lower-to-nvvm' matmul-precision must be highest or high, not '{self.matmul_precision}'"
             )
-        if self.matmul_precision == "high" and "wgmma_tile" in target.gpu:  # Hopper
+        tf32 = self.matmul_precision == "high"
+        if "wgmma_tile" in target.gpu:  # Hopper: bf16/f16 matmuls always, f32 ones as TF32 if allowed
             limits = dict(shared_limit=target.gpu["smem_per_block"], processors=target.gpu["sms"])
-            yield VersaGpuWgmma(*target.gpu["wgmma_tile"], **limits)
-        elif self.matmul_precision == "high":
+            yield VersaGpuWgmma(*target.gpu["wgmma_tile"], **limits, tf32=tf32)
+        elif tf32:
             yield VersaGpuMma(*target.gpu["mma_tile"], shared_limit=target.gpu["smem_per_block"])
         tile, k_step = target.gpu["matmul_tile"]
         yield VersaGpuMatmul(tile=tile, k_step=k_step)  # calls to kernel templates, inlined

@@ -1,14 +1,19 @@
 """The kernel of `versa-gpu-wgmma` as MLIR text: a block of warpgroups computing a tile of
-C = A @ Btᵀ from 128-byte-swizzled shared-memory stages filled by cp.async, with TF32
-`wgmma.mma_async` reading them through matrix descriptors (the layout: gpu_wgmma's docstring)."""
+C = A @ Btᵀ (f32) from 128-byte-swizzled shared-memory stages filled by cp.async, with
+`wgmma.mma_async` reading them through matrix descriptors (the layout: gpu_wgmma's docstring).
+A and Bt hold f32 (multiplied as TF32), bf16 or f16: a tile row is 128 bytes of K either way
+(32 or 64 elements), and each MMA takes 32 bytes of it (K = 8 or 16)."""
 
 from dataclasses import dataclass
 
 from .gpu_mma import _Kernel
 
-ROW_BYTES = 128  # a tile row: 32 floats of K, one row of the 128-byte swizzle
-K_STEP = ROW_BYTES // 4
+ROW_BYTES = 128  # a tile row of K: one row of the 128-byte swizzle
+CHUNK = 16  # bytes per cp.async copy, and per swizzled unit
+MMA_BYTES = 32  # of K per wgmma instruction
 _SPACE = "#gpu.address_space<workgroup>"
+# element type of A and B → (wgmma operand type, bytes per element)
+ELEMENTS = {"f32": ("tf32", 4), "bf16": ("bf16", 2), "f16": ("f16", 2)}
 
 
 @dataclass(frozen=True)
@@ -45,16 +50,21 @@ class WgTiles:
         return None
 
 
-def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, accumulate: bool) -> str:
+def kernel_text(
+    name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, accumulate: bool, element: str = "f32"
+) -> str:
     """C[b] (+)= A[b] @ Bt[b]ᵀ (Bt: B transposed, N x K; batch 0: a plain matmul), static sizes:
-    added to C, or stored over it (`accumulate` false: C was only zero-filled)."""
+    added to C, or stored over it (`accumulate` false: C was only zero-filled). A and Bt hold
+    `element`s, C f32."""
     bm, bn, stages, threads = tiles.block_m, tiles.block_n, tiles.stages, tiles.threads
-    k_tiles = -(-k // K_STEP)
+    mma_type, size = ELEMENTS[element]
+    k_step, per_chunk, mma_k = ROW_BYTES // size, CHUNK // size, MMA_BYTES // size
+    k_tiles = -(-k // k_step)
     lead = f"{batch}x" if batch else ""
-    a, bt, c = (f"memref<{lead}{r}x{s}xf32>" for r, s in ((m, k), (n, k), (m, n)))
+    a, bt = (f"memref<{lead}{r}x{s}x{element}>" for r, s in ((m, k), (n, k)))
+    c = f"memref<{lead}{m}x{n}xf32>"
     at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
-    floats = tiles.shared_bytes // 4
-    ring = f"memref<{floats - 256}xf32, {_SPACE}>"
+    ring = f"memref<{(tiles.shared_bytes - 1024) // size}x{element}, {_SPACE}>"
     acc_type = f"!llvm.struct<({', '.join(['f32'] * (bn // 2))})>"
     w = _Kernel()
     # The ring of stages, 1024-byte aligned (the swizzle pattern repeats every 8 rows of 128 B).
@@ -81,24 +91,24 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, a
     w("%r0 = arith.divui %tx, %c8 : index")
     w("%r8 = arith.remui %r0, %c8 : index")
     w("%sw = arith.xori %ch, %r8 : index")
-    w("%kc = arith.muli %ch, %c4 : index")
-    w("%swf = arith.muli %sw, %c4 : index")
+    w(f"%kc = arith.muli %ch, %c{per_chunk} : index")
+    w(f"%swf = arith.muli %sw, %c{per_chunk} : index")
     rows_per_pass = threads // 8
     chunks = [(e * rows_per_pass, "A") for e in range(bm // rows_per_pass)]
     chunks += [(e * rows_per_pass, "B") for e in range(-(-bn // rows_per_pass))]
 
     def stage_slot(stage: str, p: str, e: int, r: int, which: str) -> str:
-        """The float index in the ring of this thread's chunk `e` of a stage."""
+        """The element index in the ring of this thread's chunk `e` of a stage."""
         tile_row = r if which == "A" else bm + r
         w(f"%{p}sr{e} = arith.addi %r0, %c{tile_row} : index")
-        w(f"%{p}so{e} = arith.muli %{p}sr{e}, %c{K_STEP} : index")
+        w(f"%{p}so{e} = arith.muli %{p}sr{e}, %c{k_step} : index")
         w(f"%{p}sf{e} = arith.addi %{p}so{e}, %swf : index")
-        w(f"%{p}sb{e} = arith.muli {stage}, %c{tiles.stage_bytes // 4} : index")
+        w(f"%{p}sb{e} = arith.muli {stage}, %c{tiles.stage_bytes // size} : index")
         w(f"%{p}sl{e} = arith.addi %{p}sb{e}, %{p}sf{e} : index")
         return f"%{p}sl{e}"
 
     def stage_copies(tile: str, stage: str, p: str) -> None:
-        w(f"%{p}k0 = arith.muli {tile}, %c{K_STEP} : index")
+        w(f"%{p}k0 = arith.muli {tile}, %c{k_step} : index")
         w(f"%{p}gk = arith.addi %{p}k0, %kc : index")
         w(f"%{p}kok = arith.cmpi ult, %{p}gk, %c{k} : index")
         for e, (r, which) in enumerate(chunks):
@@ -115,7 +125,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, a
             else:
                 ok_row = f"%{p}rok{e}"
             w(f"%{p}ok{e} = arith.andi {ok_row}, %{p}kok : i1")
-            w(f"%{p}n{e} = arith.select %{p}ok{e}, %c4, %c0 : index")
+            w(f"%{p}n{e} = arith.select %{p}ok{e}, %c{per_chunk}, %c0 : index")
             w(f"%{p}cr{e} = arith.select %{p}ok{e}, %{p}gr{e}, %c0 : index")
             w(f"%{p}ck{e} = arith.select %{p}ok{e}, %{p}gk, %c0 : index")
             slot = stage_slot(stage, p, e, r, which)
@@ -123,7 +133,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, a
                 w(f"scf.if %{p}in{e} {{")
             w(
                 f"%{p}t{e} = nvgpu.device_async_copy {matrix}[{at(f'%{p}cr{e}', f'%{p}ck{e}')}], "
-                f"%S[{slot}], 4, %{p}n{e} {{bypassL1}} : {type_} to {ring}"
+                f"%S[{slot}], {per_chunk}, %{p}n{e} {{bypassL1}} : {type_} to {ring}"
             )
             if which == "B" and r + rows_per_pass > bn:
                 w("}")
@@ -167,7 +177,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, a
         w(f"  %{tag}d = arith.ori %{tag}s, %layout : i64")
     w("  nvvm.wgmma.fence.aligned")
     value = "%acc"
-    for step in range(K_STEP // 8):  # k8 steps: 32 bytes further along each 128-byte row
+    for step in range(ROW_BYTES // MMA_BYTES):  # MMAs 32 bytes further along each 128-byte row
         descs = []
         for tag in ("a", "b"):
             if step:
@@ -177,8 +187,8 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, a
                 descs.append(f"%{tag}d")
         w(
             f"  %mma{step} = nvvm.wgmma.mma_async {descs[0]}, {descs[1]}, {value}, "
-            f"#nvvm.shape<m = 64, n = {bn}, k = 8>, D[<f32>, <one>, <wrapped>], "
-            f"A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>] : {acc_type} -> {acc_type}"
+            f"#nvvm.shape<m = 64, n = {bn}, k = {mma_k}>, D[<f32>, <one>, <wrapped>], "
+            f"A[<{mma_type}>, <one>, <row>], B[<{mma_type}>, <one>, <col>] : {acc_type} -> {acc_type}"
         )
         value = f"%mma{step}"
     w("  nvvm.wgmma.commit.group.sync.aligned")
@@ -227,7 +237,10 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: WgTiles, a
             "    %tx = gpu.thread_id x",
             "    %addr18 = arith.constant 262143 : i64",
             "    %shift4 = arith.constant 4 : i64",
-            *[f"    %kstep{s} = arith.constant {2 * s} : i64" for s in range(1, K_STEP // 8)],
+            *[
+                f"    %kstep{s} = arith.constant {s * MMA_BYTES // 16} : i64"
+                for s in range(1, ROW_BYTES // MMA_BYTES)
+            ],
             w.text(),
             "  }",
             "}",

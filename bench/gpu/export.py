@@ -89,6 +89,19 @@ BENCH = {
         4 * 32 * (2 * 1024 * 64 + 1024 * 1024),
         2 * 32 * 1024 * 1024 * 64,
     ),
+    "matmul_4096_bf16": (  # bf16 inputs (cast from f32 in the program, as torch does here), f32 accumulation
+        """func.func @main(%a32: tensor<4096x4096xf32>, %b32: tensor<4096x4096xf32>)
+    -> tensor<4096x4096xf32> {
+  %a = "versa.cast"(%a32) : (tensor<4096x4096xf32>) -> tensor<4096x4096xbf16>
+  %b = "versa.cast"(%b32) : (tensor<4096x4096xf32>) -> tensor<4096x4096xbf16>
+  %0 = "versa.matmul"(%a, %b) : (tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16>
+  %1 = "versa.cast"(%0) : (tensor<4096x4096xbf16>) -> tensor<4096x4096xf32>
+  return %1 : tensor<4096x4096xf32>
+}""",
+        "(x0.bfloat16() @ x1.bfloat16()).float()",
+        3 * 4 * 4096 * 4096,
+        2 * 4096**3,
+    ),
     "softmax_4096x1024": (
         """func.func @main(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
   %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
@@ -165,6 +178,37 @@ def tf32_cases(target: targets.Target, cases: list, arrays: dict) -> None:
         cases[-1]["atol"] = float(5e-3 * np.abs(want).max())
 
 
+def bf16(x: np.ndarray) -> np.ndarray:
+    """f32 values rounded to bf16 (to nearest even), as versa.cast (arith.truncf) does."""
+    bits = x.astype(np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return rounded.view(np.float32)
+
+
+def bf16_cases(target: targets.Target, cases: list, arrays: dict) -> None:
+    """bf16 matmuls (f32 accumulation; on sm_90 warpgroup MMAs): inputs cast from f32 in the
+    program, the result rounded to bf16 and back. Checked to 1e-2 of the output's scale."""
+    rng = np.random.default_rng(RNG_SEED)
+    for batch, m, k, n in ((0, 200, 136, 260), (0, 128, 64, 128), (3, 64, 40, 96), (2, 130, 520, 68)):
+        lead = [batch] if batch else []
+        a, b = (rng.standard_normal(lead + s).astype(np.float32) for s in ([m, k], [k, n]))
+        shapes = {x: "x".join(map(str, lead + s)) for x, s in (("a", [m, k]), ("b", [k, n]), ("c", [m, n]))}
+        f32, half = ({x: f"tensor<{v}x{t}>" for x, v in shapes.items()} for t in ("f32", "bf16"))
+        text = "\n".join([
+            f"func.func @main(%a: {f32['a']}, %b: {f32['b']}) -> {f32['c']} {{",
+            f'  %ha = "versa.cast"(%a) : ({f32["a"]}) -> {half["a"]}',
+            f'  %hb = "versa.cast"(%b) : ({f32["b"]}) -> {half["b"]}',
+            f'  %0 = "versa.matmul"(%ha, %hb) : ({half["a"]}, {half["b"]}) -> {half["c"]}',
+            f'  %1 = "versa.cast"(%0) : ({half["c"]}) -> {f32["c"]}',
+            f"  return %1 : {f32['c']}",
+            "}",
+        ])  # fmt: skip
+        want = np.matmul(bf16(a).astype(np.float64), bf16(b)).astype(np.float32)
+        name = f"bf16-matmul-{'x'.join(map(str, lead + [m, k, n]))}"
+        add_case(cases, arrays, name, compile_text(text, target), [a, b], [want], 0.0)
+        cases[-1]["atol"] = float(1e-2 * np.abs(want).max())
+
+
 def suite(target: targets.Target, arrays: dict) -> list[dict]:
     cases = []
     for param in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + LONG_REDUCTIONS + CONV_CASES:
@@ -206,6 +250,7 @@ def main() -> None:
     arrays: dict[str, np.ndarray] = {}
     cases = suite(target, arrays)
     tf32_cases(target, cases, arrays)
+    bf16_cases(target, cases, arrays)
     (args.out / "cases.json").write_text(json.dumps(cases))
     np.savez(args.out / "cases.npz", **arrays)
     bench = [

@@ -95,3 +95,20 @@ func.func @zero_init(%a: memref<512x64xf32>, %b: memref<64x512xf32>, %c: memref<
   linalg.matmul ins(%a, %b : memref<512x64xf32>, memref<64x512xf32>) outs(%c : memref<512x512xf32>)
   return
 }
+
+// -----
+
+// bf16 A and B, f32 C: a tile row is 64 elements of K, copied 8 to a chunk, each MMA takes 16 of
+// K; Bᵀ is written in bf16 and nothing is rounded.
+// CHECK-LABEL: gpu.func @versa_gpu_wgmma_0(%{{.*}}: memref<128x64xbf16>, %{{.*}}: memref<128x64xbf16>, %{{.*}}: memref<128x128xf32>)
+//       CHECK:   nvgpu.device_async_copy {{.*}}, 8, {{.*}} {bypassL1} : memref<128x64xbf16> to memref<{{[0-9]+}}xbf16, #gpu.address_space<workgroup>>
+//       CHECK:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>, <wrapped>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-LABEL: gpu.func @versa_gpu_wgmma_0_bt(%{{.*}}: memref<64x128xbf16>, %{{.*}}: memref<128x64xbf16>)
+//   CHECK-NOT:   nvvm.convert.float.to.tf32
+// CHECK-LABEL: func.func @bf16
+//   CHECK-NOT:   versa_gpu_wgmma_0_ar
+//       CHECK:   gpu.launch_func  @versa_gpu_wgmma_0::@versa_gpu_wgmma_0
+func.func @bf16(%a: memref<128x64xbf16>, %b: memref<64x128xbf16>, %c: memref<128x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xf32>)
+  return
+}

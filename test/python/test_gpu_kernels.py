@@ -164,3 +164,36 @@ def test_constant_weights_are_transposed_and_rounded_once() -> None:
 
     assert round_tf32(b.T).tobytes() in program.constants.values()
     assert not any(step.kernel.endswith("_bt") for step in program.steps)
+
+
+def bf16_matmul(m: int, k: int, n: int) -> str:
+    """f32 in and out, the product of the inputs rounded to bf16 (f32 accumulation)."""
+    shapes = {"a": (m, k), "b": (k, n), "c": (m, n)}
+    f32, half = ({x: f"tensor<{r}x{c}x{t}>" for x, (r, c) in shapes.items()} for t in ("f32", "bf16"))
+    return "\n".join([
+        f"func.func @main(%a: {f32['a']}, %b: {f32['b']}) -> {f32['c']} {{",
+        f'  %ha = "versa.cast"(%a) : ({f32["a"]}) -> {half["a"]}',
+        f'  %hb = "versa.cast"(%b) : ({f32["b"]}) -> {half["b"]}',
+        f'  %0 = "versa.matmul"(%ha, %hb) : ({half["a"]}, {half["b"]}) -> {half["c"]}',
+        f'  %1 = "versa.cast"(%0) : ({half["c"]}) -> {f32["c"]}',
+        f"  return %1 : {f32['c']}",
+        "}",
+    ])  # fmt: skip
+
+
+@needs_toolkit
+@pytest.mark.parametrize(("m", "k", "n"), [(200, 136, 260), (128, 64, 128), (4096, 1024, 512)])
+def test_bf16_matmul_on_hopper_warpgroup_mmas(m, k, n) -> None:
+    """bf16 matmuls (f32 accumulation) take the warpgroup MMAs on sm_90 without being asked:
+    they are exact in bf16 inputs. bf16 buffers inside a program are sized by their width."""
+    program = compile_program(bf16_matmul(m, k, n), GPUS[-1])
+    assert re.search(r"wgmma.mma_async.sync.aligned.m64n(64|128|256)k16.f32.bf16.bf16", program.ptx)
+    assert "cvt.rna.tf32" not in program.ptx  # nothing to round
+    assert 2 * k * n in program.buffer_bytes.values()  # Bᵀ in bf16
+    assert translate.assemble_ptx(program.ptx, GPUS[-1])
+    if driver.available():
+        rng = np.random.default_rng(0)
+        a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+        (got,) = driver.GpuFunction(program)(a, b)
+        want = a.astype(np.float64) @ b
+        assert np.abs(got - want).max() <= 2e-2 * np.abs(want).max()

@@ -45,7 +45,13 @@ def _tensor(spec: TensorSpec) -> Tensor:
 
 
 def _element_bytes(memref: ir.MemRefType) -> int:
-    return max(1, numpy_dtype(memref.element_type).itemsize)
+    """Bytes per element of a device buffer: its type's width (bf16 has no NumPy dtype, and
+    may still live inside a program); booleans take a byte."""
+    element = memref.element_type
+    if isinstance(element, ir.IndexType):
+        return 8
+    kind = ir.FloatType if isinstance(element, ir.FloatType) else ir.IntegerType
+    return max(1, kind(element).width // 8)
 
 
 def _view(memref_type: ir.Type, buffer: int) -> View:
