@@ -155,3 +155,11 @@ def test_tf32_follows_torchs_matmul_precision(target) -> None:
             assert (tensor_cores in program.ptx) == expected, precision
     finally:
         torch.set_float32_matmul_precision(before)
+
+
+def test_bf16_weights_are_a_clear_error() -> None:
+    """torch-mlir imports bf16 weights as resource blobs, which the GPU host cannot read yet:
+    a CompileError naming the constant, not a traceback from the bindings."""
+    model = torch.nn.Linear(64, 64).to(torch.bfloat16)
+    with pytest.raises(versa.CompileError, match="bf16 weights are not supported"):
+        versa.compile(model, [torch.randn(8, 64, dtype=torch.bfloat16)], target="nvptx-sm90")
