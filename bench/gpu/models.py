@@ -13,8 +13,9 @@ and versa/gpu/{plan,driver}.py: it checks each output against the reference with
 frontend's tolerance (|got - ref| <= 1e-5 max|ref| + 1e-4 |ref|, integers exact), then prints
 a Markdown table of CUDA-event medians: Versa per call (Python, output allocation, one CUDA graph
 launch, synchronisation) and its graph replay alone, torch eager, and torch.compile (default mode).
-Each model runs twice: in FP32, and with TF32 matmuls (`torch.set_float32_matmul_precision("high")`
-when Versa compiles, `allow_tf32` for torch), checked to 1e-2 of the output's scale.
+Each model runs three times: in FP32, with TF32 matmuls (`torch.set_float32_matmul_precision("high")`
+when Versa compiles, `allow_tf32` for torch; checked to 1e-2 of the output's scale), and in bf16
+(weights and floating inputs; checked against CPU eager in bf16 to 5e-2 of the output's scale).
 
 Batch sizes (BATCH): the models are small, so each batch makes the largest activation 0.5-1M
 elements, a few waves of the 132 SMs x 2048 threads of an H100/H200, while inputs, references
@@ -72,6 +73,7 @@ def export(out: Path, target: str, names: list[str]) -> None:
             arrays |= {f"{name}/{kind}{i}": v.numpy() for i, v in enumerate(values)}
         arrays |= {f"{name}/state/{k}": v.numpy() for k, v in model.state_dict().items()}
         manifest[name] = {"batch": BATCH[name], "inputs": len(inputs), "outputs": len(outputs)}
+        manifest[name]["bf16"] = export_bf16(model, inputs, target, out / f"{name}.bf16.json", arrays, name)
         print(f"{name}: batch {BATCH[name]}, compiled for {target} in {seconds:.1f} s")
     np.savez(out / "data.npz", **arrays)
     (out / "manifest.json").write_text(json.dumps({"target": target, "models": manifest}, indent=1))
@@ -79,16 +81,41 @@ def export(out: Path, target: str, names: list[str]) -> None:
     print(f"{len(manifest)} models → {out} ({size:.1f} MB)")
 
 
-def mismatch(got: np.ndarray, want: np.ndarray, tf32: bool = False) -> str | None:
+def export_bf16(model, inputs, target: str, path: Path, arrays: dict, name: str) -> str:
+    """The model in bf16 (weights and floating inputs), compiled to `path`, with CPU eager's bf16
+    outputs as the reference (inputs and outputs stored as f32: exact; NumPy has no bf16).
+    "OK", or why it did not compile."""
+    import copy  # noqa: PLC0415
+
+    import torch  # noqa: PLC0415
+    import versa  # noqa: PLC0415
+    from torch.utils import _pytree as pytree  # noqa: PLC0415
+
+    half = copy.deepcopy(model).to(torch.bfloat16)
+    xs = [x.to(torch.bfloat16) if x.is_floating_point() else x for x in inputs]
+    try:
+        versa.compile(half, xs, target=target).save(path)
+    except versa.CompileError as err:
+        return f"compile failed: {str(err)[:160]}"
+    with torch.no_grad():
+        outputs = pytree.tree_leaves(half(*xs))
+    for kind, values in (("in", xs), ("out", outputs)):
+        arrays |= {f"{name}/bf16/{kind}{i}": (v.float() if v.is_floating_point() else v).numpy()
+                   for i, v in enumerate(values)}  # fmt: skip
+    return "OK"
+
+
+def mismatch(got: np.ndarray, want: np.ndarray, kind: str = "fp32") -> str | None:
     """None when `got` is within the tolerance of `want`, else the worst error. TF32 matmuls
-    keep 10 mantissa bits of their inputs: then 1e-2 of the output's scale."""
+    keep 10 mantissa bits of their inputs, bf16 models 8 bits of everything: then 1e-2 (TF32)
+    or 5e-2 (bf16) of the output's scale."""
     if got.shape != want.shape or got.dtype != want.dtype:
         return f"got {got.dtype}{list(got.shape)}, want {want.dtype}{list(want.shape)}"
     if not np.issubdtype(want.dtype, np.floating):
         return None if np.array_equal(got, want) else "integers differ"
     error = np.abs(got.astype(np.float64) - want)
     scale = np.abs(want).max(initial=0.0)
-    bound = 1e-2 * scale if tf32 else 1e-5 * scale + 1e-4 * np.abs(want)
+    bound = {"tf32": 1e-2 * scale, "bf16": 5e-2 * scale}.get(kind, 1e-5 * scale + 1e-4 * np.abs(want))
     return None if (error <= bound).all() else f"max |got - ref| {error.max():.3g}"
 
 
@@ -128,26 +155,32 @@ def run(folder: Path, repeat: int) -> int:
             failures += 1
             rows.append(f"| {name} | {entry['batch']} | | | | | | compile failed: {entry['error'][:120]} |")
             continue
-        for tf32 in (False, True):
-            row, failed = _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, tf32)
+        for variant in ("fp32", "tf32", "bf16"):
+            if variant == "bf16" and entry.get("bf16") != "OK":
+                rows.append(f"| {name} (bf16) | {entry['batch']} | | | | | | {entry.get('bf16')} |")
+                continue
+            row, failed = _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, variant)
             rows.append(row)
             failures += failed
     print("\n".join(rows))
     return 1 if failures else 0
 
 
-def _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, tf32) -> tuple[str, bool]:
-    """Check and time one model, FP32 or with TF32 matmuls (Versa and torch alike)."""
+def _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, variant) -> tuple[str, bool]:
+    """Check and time one model in FP32, with TF32 matmuls, or in bf16 (Versa and torch alike)."""
     from device import median_ms  # noqa: PLC0415  (bench/gpu/device.py)
 
+    tf32 = variant == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
-    xs = [torch.from_numpy(data[f"{name}/in{i}"]).cuda() for i in range(entry["inputs"])]
-    wants = [data[f"{name}/out{i}"] for i in range(entry["outputs"])]
-    program = plan.Program.from_json((folder / f"{name}{'.tf32' if tf32 else ''}.json").read_text())
+    key = f"{name}/bf16" if variant == "bf16" else name
+    xs = [torch.from_numpy(data[f"{key}/in{i}"]).cuda() for i in range(entry["inputs"])]
+    wants = [data[f"{key}/out{i}"] for i in range(entry["outputs"])]
+    suffix = "" if variant == "fp32" else f".{variant}"
+    program = plan.Program.from_json((folder / f"{name}{suffix}.json").read_text())
     function = driver.GpuFunction(program)
     got = function(*xs)
-    problems = [p for g, w in zip(got, wants, strict=True) if (p := mismatch(g.cpu().numpy(), w, tf32))]
+    problems = [p for g, w in zip(got, wants, strict=True) if (p := mismatch(g.cpu().numpy(), w, variant))]
     graph_ms = float(np.median(function.time(xs, repeat))) * 1e3
     versa_ms = median_ms(lambda f=function, xs=xs: f(*xs), repeat)
     model, _ = models.build(name, entry["batch"])
@@ -155,6 +188,9 @@ def _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, t
     state = {k.removeprefix(prefix): torch.from_numpy(data[k]) for k in data.files if k.startswith(prefix)}
     model.load_state_dict(state)
     model.cuda()
+    if variant == "bf16":  # torch runs the model in bf16 on bf16 inputs; Versa took them as f32
+        model.to(torch.bfloat16)
+        xs = [x.to(torch.bfloat16) if x.is_floating_point() else x for x in xs]
     with torch.no_grad():
         eager, note = eager_call(torch, model, xs)
         eager_ms = median_ms(eager, repeat)
@@ -166,7 +202,7 @@ def _model_row(torch, plan, driver, folder, data, models, name, entry, repeat, t
             reason = (str(err).strip().splitlines() or [""])[0][:100].replace("|", "/")
             inductor = f"failed: {type(err).__name__}: {reason}"
     check = "; ".join(problems) or "OK"
-    label = f"{name} (TF32)" if tf32 else name
+    label = {"fp32": name, "tf32": f"{name} (TF32)", "bf16": f"{name} (bf16)"}[variant]
     row = (
         f"| {label} | {entry['batch']} | {versa_ms:.3f} | {graph_ms:.3f} | {eager_ms:.3f}{note} | "
         f"{inductor} | {eager_ms / versa_ms:.2f}x | {check} |"

@@ -5,6 +5,9 @@ its kernel renamed after its module so that all kernels of a program share one L
 one libdevice link and one PTX text.
 """
 
+import math
+import re
+
 import llvmlite.binding as llvm
 import numpy as np
 
@@ -123,16 +126,29 @@ def _global_bytes(host: ir.Operation, name: str) -> bytes:
     for op in module.regions[0].blocks[0].operations:
         if op.operation.name == "memref.global" and op.attributes["sym_name"].value == name:
             initial = op.attributes["initial_value"]
-            if not isinstance(initial, ir.DenseElementsAttr):  # torch-mlir's bf16 weights: a blob
-                raise error_at(  # the bindings cannot read
-                    op.location,
-                    f"constant @{name} ({initial.type}) is not dense elements and cannot be copied to "
-                    "the GPU: bf16 weights are not supported there yet",
-                )
+            if not isinstance(initial, ir.DenseElementsAttr):  # torch-mlir's bf16 weights
+                return _resource_bytes(module, op.operation, initial)
             attr = ir.DenseElementsAttr(initial)
+            if isinstance(attr.type.element_type, ir.BF16Type):  # no NumPy dtype: the bits
+                values = [attr.get_splat_value()] if attr.is_splat else [attr[i] for i in range(len(attr))]
+                bits = np.array([translate.bfloat_bits(ir.FloatAttr(v).value) for v in values], np.uint16)
+                return np.broadcast_to(bits, (math.prod(attr.type.shape),)).tobytes()
             values = elements_to_numpy(attr)
             return values.astype(numpy_dtype(attr.type.element_type)).tobytes()
     raise error_at(host.location, f"no memref.global @{name}")
+
+
+def _resource_bytes(module: ir.Operation, op: ir.Operation, initial: ir.Attribute) -> bytes:
+    """The bytes of a `dense_resource<key>` constant. The bindings cannot read a resource blob,
+    but the module prints it (`{-# dialect_resources: {builtin: {key: "0x<align><data>"}} #-}`,
+    hex, a 4-byte alignment first)."""
+    key = re.match(r"dense_resource<([^>]+)>", str(initial))
+    blob = key and re.search(
+        rf'^\s*"?{re.escape(key.group(1))}"?: "0x([0-9A-Fa-f]*)"', module.get_asm(), re.M
+    )
+    if blob is None:
+        raise error_at(op.location, f"cannot read the data of {initial} to copy it to the GPU")
+    return bytes.fromhex(blob.group(1))[4:]
 
 
 def _nbytes(memref: ir.MemRefType) -> int:
