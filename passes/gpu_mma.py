@@ -175,13 +175,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
     w(f"%out:{len(accs)} = scf.for %t = %c0 to %c{k_tiles} step %c1 iter_args({carried}) -> ({types}) {{")
     w(f"  nvvm.cp.async.wait.group {stages - 2}")  # this tile has landed (this thread's copies) ...
     w("  gpu.barrier")  # ... everyone's, and every warp is done with the stage refilled next
-    w(f"  %tn = arith.addi %t, %c{stages - 1} : index")
-    w(f"  %more = arith.cmpi ult, %tn, %c{k_tiles} : index")
-    w("  scf.if %more {")
-    w(f"    %sn = arith.remui %tn, %c{stages} : index")
-    stage_copies("%tn", "%sn", "n")
-    w("  }")
-    w("  nvvm.cp.async.commit.group")
+    copy_ahead(w, stage_copies, stages - 1, stages, k_tiles)
     w(f"  %st = arith.remui %t, %c{stages} : index")
     values = {name: name for name in accs}
     for step in range(k_step // 8):
@@ -263,6 +257,19 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
     )
 
 
+def copy_ahead(w: _Kernel, stage_copies, ahead: int, stages: int, k_tiles: int) -> None:
+    """In the loop over tiles %t: the copies of tile t + `ahead` into its stage of the ring,
+    where there is such a tile, as one cp.async group (committed even when empty, so that each
+    wait.group counts the same groups)."""
+    w(f"  %tn = arith.addi %t, %c{ahead} : index")
+    w(f"  %more = arith.cmpi ult, %tn, %c{k_tiles} : index")
+    w("  scf.if %more {")
+    w(f"    %sn = arith.remui %tn, %c{stages} : index")
+    stage_copies("%tn", "%sn", "n")
+    w("  }")
+    w("  nvvm.cp.async.commit.group")
+
+
 def _convert(w: _Kernel, value: str, round_inputs: bool) -> str:
     """An f32 as an mma operand: rounded to TF32 (cvt.rna), or its bits as they are (the tensor
     cores then ignore the low 13 mantissa bits: truncation)."""
@@ -293,6 +300,18 @@ def _fits(op: ir.Operation) -> bool:
     return k % 4 == 0 and n % 4 == 0 and all(x >= low for x, low in zip((m, n, k), MIN_TILE, strict=True))
 
 
+def check_tiles(name: str, tiles: "Tiles", shared_limit: int) -> None:
+    """A PassError where a tensor-core kernel cannot use `tiles` (their `check`, or more shared
+    memory per block than `shared_limit`)."""
+    if problem := tiles.check():
+        raise PassError(f"'{name}': {problem} ({tiles})")
+    if tiles.shared_bytes > shared_limit:
+        raise PassError(
+            f"'{name}': {tiles.shared_bytes} bytes of shared memory per block, over the "
+            f"{shared_limit} a block may have ({tiles})"
+        )
+
+
 @dataclass(frozen=True)
 class VersaGpuMma(Pass):
     name = "versa-gpu-mma"
@@ -309,13 +328,7 @@ class VersaGpuMma(Pass):
     def run(self, module: ir.Operation) -> None:
         shape = (self.block_m, self.block_n, self.k_step, self.warps_m, self.warps_n)
         tiles = Tiles(*shape, self.stages, self.round_inputs)
-        if problem := tiles.check():
-            raise PassError(f"'{self.name}': {problem} ({tiles})")
-        if tiles.shared_bytes > self.shared_limit:
-            raise PassError(
-                f"'{self.name}': {tiles.shared_bytes} bytes of shared memory per block, over the "
-                f"{self.shared_limit} a block may have ({tiles})"
-            )
+        check_tiles(self.name, tiles, self.shared_limit)
         for count, op in enumerate(collect(module, _fits)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0

@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 
 from versa.mlir import ir, memref
 
-from .base import Pass, PassError, collect
+from .base import Pass, collect
 from .gpu_matmul import plain_matmul
-from .gpu_mma import MIN_TILE, _shape
+from .gpu_mma import MIN_TILE, _shape, check_tiles
 from .gpu_operands import constant_transposed, round_kernel, transpose_kernel
 from .kernel_text import splice
 from .wgmma_kernel import CHUNK, ELEMENTS, WgTiles, kernel_text
@@ -121,13 +121,7 @@ class VersaGpuWgmma(Pass):
 
     def run(self, module: ir.Operation) -> None:
         largest = WgTiles(self.block_m, self.block_n, self.stages, self.round_inputs, self.depth)
-        if problem := largest.check():
-            raise PassError(f"'{self.name}': {problem} ({largest})")
-        if largest.shared_bytes > self.shared_limit:
-            raise PassError(
-                f"'{self.name}': {largest.shared_bytes} bytes of shared memory per block, over the "
-                f"{self.shared_limit} a block may have ({largest})"
-            )
+        check_tiles(self.name, largest, self.shared_limit)
         for count, op in enumerate(collect(module, self._takes)):
             a, b, c = op.operands
             batch = _shape(a)[0] if op.name == "linalg.batch_matmul" else 0

@@ -6,7 +6,7 @@ A and Bt hold f32 (multiplied as TF32), bf16 or f16: a tile row is 128 bytes of 
 
 from dataclasses import dataclass
 
-from .gpu_mma import _Kernel
+from .gpu_mma import _Kernel, copy_ahead
 
 ROW_BYTES = 128  # a tile row of K: one row of the 128-byte swizzle
 CHUNK = 16  # bytes per cp.async copy, and per swizzled unit
@@ -157,13 +157,7 @@ def kernel_text(
     # Everyone's copies are visible to the tensor cores, and every warpgroup has finished the
     # MMAs of tile t - 1 - depth (waited for at the end of the last stage): its stage is free.
     w("  gpu.barrier")
-    w(f"  %tn = arith.addi %t, %c{ahead} : index")
-    w(f"  %more = arith.cmpi ult, %tn, %c{k_tiles} : index")
-    w("  scf.if %more {")
-    w(f"    %sn = arith.remui %tn, %c{stages} : index")
-    stage_copies("%tn", "%sn", "n")
-    w("  }")
-    w("  nvvm.cp.async.commit.group")
+    copy_ahead(w, stage_copies, ahead, stages, k_tiles)
     # Descriptors of this stage: A's 64 rows of this warpgroup, and all of Bᵀ's tile.
     w(f"  %sbyte = arith.muli %st, %c{tiles.stage_bytes} : index")
     w("  %sa0 = arith.addi %start, %sbyte : index")

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT / "test" / "python"))
 
 from test_gpu import LONG_REDUCTIONS  # noqa: E402
 from test_gpu_conv import CONV_CASES  # noqa: E402
+from test_gpu_kernels import bf16_matmul  # noqa: E402
 from test_lowering_numerics import (  # noqa: E402
     DATA_MOVEMENT,
     DTYPES,
@@ -192,17 +193,7 @@ def bf16_cases(target: targets.Target, cases: list, arrays: dict) -> None:
     for batch, m, k, n in ((0, 200, 136, 260), (0, 128, 64, 128), (3, 64, 40, 96), (2, 130, 520, 68)):
         lead = [batch] if batch else []
         a, b = (rng.standard_normal(lead + s).astype(np.float32) for s in ([m, k], [k, n]))
-        shapes = {x: "x".join(map(str, lead + s)) for x, s in (("a", [m, k]), ("b", [k, n]), ("c", [m, n]))}
-        f32, half = ({x: f"tensor<{v}x{t}>" for x, v in shapes.items()} for t in ("f32", "bf16"))
-        text = "\n".join([
-            f"func.func @main(%a: {f32['a']}, %b: {f32['b']}) -> {f32['c']} {{",
-            f'  %ha = "versa.cast"(%a) : ({f32["a"]}) -> {half["a"]}',
-            f'  %hb = "versa.cast"(%b) : ({f32["b"]}) -> {half["b"]}',
-            f'  %0 = "versa.matmul"(%ha, %hb) : ({half["a"]}, {half["b"]}) -> {half["c"]}',
-            f'  %1 = "versa.cast"(%0) : ({half["c"]}) -> {f32["c"]}',
-            f"  return %1 : {f32['c']}",
-            "}",
-        ])  # fmt: skip
+        text = bf16_matmul(m, k, n, batch)
         want = np.matmul(bf16(a).astype(np.float64), bf16(b)).astype(np.float32)
         name = f"bf16-matmul-{'x'.join(map(str, lead + [m, k, n]))}"
         add_case(cases, arrays, name, compile_text(text, target), [a, b], [want], 0.0)

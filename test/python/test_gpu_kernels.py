@@ -166,10 +166,12 @@ def test_constant_weights_are_transposed_and_rounded_once() -> None:
     assert not any(step.kernel.endswith("_bt") for step in program.steps)
 
 
-def bf16_matmul(m: int, k: int, n: int) -> str:
-    """f32 in and out, the product of the inputs rounded to bf16 (f32 accumulation)."""
-    shapes = {"a": (m, k), "b": (k, n), "c": (m, n)}
-    f32, half = ({x: f"tensor<{r}x{c}x{t}>" for x, (r, c) in shapes.items()} for t in ("f32", "bf16"))
+def bf16_matmul(m: int, k: int, n: int, batch: int = 0) -> str:
+    """f32 in and out, the product of the inputs rounded to bf16 (f32 accumulation); also the
+    GPU suite's bf16 cases (bench/gpu/export.py)."""
+    lead = [batch] if batch else []
+    shapes = {x: "x".join(map(str, lead + s)) for x, s in (("a", [m, k]), ("b", [k, n]), ("c", [m, n]))}
+    f32, half = ({x: f"tensor<{v}x{t}>" for x, v in shapes.items()} for t in ("f32", "bf16"))
     return "\n".join([
         f"func.func @main(%a: {f32['a']}, %b: {f32['b']}) -> {f32['c']} {{",
         f'  %ha = "versa.cast"(%a) : ({f32["a"]}) -> {half["a"]}',
