@@ -18,6 +18,7 @@ from .gpu_matmul import VersaGpuMatmul
 from .gpu_mma import VersaGpuMma
 from .gpu_reduce import VersaGpuReduce
 from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
+from .gpu_transpose import VersaGpuTranspose
 from .gpu_wgmma import VersaGpuWgmma
 from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
@@ -64,6 +65,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaGpuConv,
         VersaGpuMma,
         VersaGpuWgmma,
+        VersaGpuTranspose,
         VersaGpuReduce,
         VersaGpuOutlineRows,
         VersaGpuRows,

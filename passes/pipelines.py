@@ -26,6 +26,7 @@ from .gpu_matmul import VersaGpuMatmul
 from .gpu_mma import VersaGpuMma
 from .gpu_reduce import VersaGpuReduce
 from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
+from .gpu_transpose import VersaGpuTranspose
 from .gpu_wgmma import VersaGpuWgmma
 from .layout import VersaLayout
 from .lower_memref_copy import VersaLowerMemrefCopy
@@ -262,6 +263,7 @@ class LowerToNVVM(Pipeline):
         tile, k_step = target.gpu["matmul_tile"]
         yield VersaGpuMatmul(tile=tile, k_step=k_step)  # calls to kernel templates, inlined
         yield VersaGpuConv(*target.gpu["conv_tile"])
+        yield VersaGpuTranspose()  # transposes of the innermost dimension: tiled through shared memory
         yield "inline"
         yield "symbol-dce"
         yield VersaGpuReduce(block=block)

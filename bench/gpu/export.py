@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "test" / "python"))
 
 from test_gpu import LONG_REDUCTIONS  # noqa: E402
 from test_gpu_conv import CONV_CASES  # noqa: E402
-from test_gpu_kernels import bf16_matmul  # noqa: E402
+from test_gpu_kernels import NUMPY, TRANSPOSES, bf16_matmul, transpose  # noqa: E402
 from test_lowering_numerics import (  # noqa: E402
     DATA_MOVEMENT,
     DTYPES,
@@ -102,6 +102,25 @@ BENCH = {
         "(x0.bfloat16() @ x1.bfloat16()).float()",
         3 * 4 * 4096 * 4096,
         2 * 4096**3,
+    ),
+    "transpose_4096": (  # tiled through shared memory (versa-gpu-transpose)
+        """func.func @main(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %0 = "versa.transpose"(%x) {perm = array<i64: 1, 0>} : (tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %0 : tensor<4096x4096xf32>
+}""",
+        "x0.t().contiguous()",
+        2 * 4 * 4096 * 4096,
+        0,
+    ),
+    "nchw_to_nhwc_64x256x56x56": (
+        """func.func @main(%x: tensor<64x256x56x56xf32>) -> tensor<64x56x56x256xf32> {
+  %0 = "versa.transpose"(%x) {perm = array<i64: 0, 2, 3, 1>}
+      : (tensor<64x256x56x56xf32>) -> tensor<64x56x56x256xf32>
+  return %0 : tensor<64x56x56x256xf32>
+}""",
+        "x0.permute(0, 2, 3, 1).contiguous()",
+        2 * 4 * 64 * 256 * 56 * 56,
+        0,
     ),
     "softmax_4096x1024": (
         """func.func @main(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
@@ -242,6 +261,12 @@ def main() -> None:
     cases = suite(target, arrays)
     tf32_cases(target, cases, arrays)
     bf16_cases(target, cases, arrays)
+    rng = np.random.default_rng(RNG_SEED)
+    for shape, permutation, element in TRANSPOSES:  # tiled through shared memory (versa-gpu-transpose)
+        x = (rng.standard_normal(shape) * 100).astype(NUMPY[element])
+        name = f"tiled-transpose-{'x'.join(map(str, shape))}-{''.join(map(str, permutation))}-{element}"
+        program = compile_text(transpose(shape, permutation, element), target)
+        add_case(cases, arrays, name, program, [x], [np.transpose(x, permutation)], 0.0)
     (args.out / "cases.json").write_text(json.dumps(cases))
     np.savez(args.out / "cases.npz", **arrays)
     bench = [
