@@ -19,14 +19,14 @@ after they are loaded. Edges load zeros and skip stores; rows must be whole vect
 multiples of 4), else the op is left to `versa-gpu-matmul`.
 """
 
-import re
 from dataclasses import dataclass
 
 from versa.mlir import ir
 
-from .base import Pass, PassError, collect
+from .base import Pass, collect
 from .gpu_matmul import plain_f32_matmul
 from .kernel_text import splice
+from .tensor_core_text import KernelLines, big_enough, check_tiles, copy_ahead
 
 
 @dataclass(frozen=True)
@@ -80,21 +80,6 @@ def _shape(value: ir.Value) -> list[int]:
     return list(ir.MemRefType(value.type).shape)
 
 
-class _Kernel:
-    """The text of one kernel, line by line, with the index constants it uses."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def __call__(self, line: str) -> None:
-        self.lines.append("    " + line)
-
-    def text(self) -> str:
-        body = "\n".join(self.lines)
-        used = sorted({int(v) for v in re.findall(r"%c(\d+)\b", body)})
-        return "\n".join(f"    %c{v} = arith.constant {v} : index" for v in used) + "\n" + body
-
-
 def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> str:
     """C[b] += A[b] @ B[b] (batch 0: a plain matmul) on TF32 tensor cores, static sizes."""
     bm, bn, k_step, threads, stages = tiles.block_m, tiles.block_n, tiles.k_step, tiles.threads, tiles.stages
@@ -108,7 +93,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
     space = "#gpu.address_space<workgroup>"
     a_smem = f"memref<{stages}x{bm}x{lda}xf32, {space}>"
     b_smem = f"memref<{stages}x{k_step}x{ldb}xf32, {space}>"
-    w = _Kernel()
+    w = KernelLines()
     w(f"%smem = gpu.dynamic_shared_memory : memref<?xi8, {space}>")
     w(f"%As = memref.view %smem[%c0][] : memref<?xi8, {space}> to {a_smem}")
     w(f"%Bs = memref.view %smem[%c{4 * stages * bm * lda}][] : memref<?xi8, {space}> to {b_smem}")
@@ -257,20 +242,7 @@ def kernel_text(name: str, batch: int, m: int, n: int, k: int, tiles: Tiles) -> 
     )
 
 
-def copy_ahead(w: _Kernel, stage_copies, ahead: int, stages: int, k_tiles: int) -> None:
-    """In the loop over tiles %t: the copies of tile t + `ahead` into its stage of the ring,
-    where there is such a tile, as one cp.async group (committed even when empty, so that each
-    wait.group counts the same groups)."""
-    w(f"  %tn = arith.addi %t, %c{ahead} : index")
-    w(f"  %more = arith.cmpi ult, %tn, %c{k_tiles} : index")
-    w("  scf.if %more {")
-    w(f"    %sn = arith.remui %tn, %c{stages} : index")
-    stage_copies("%tn", "%sn", "n")
-    w("  }")
-    w("  nvvm.cp.async.commit.group")
-
-
-def _convert(w: _Kernel, value: str, round_inputs: bool) -> str:
+def _convert(w: KernelLines, value: str, round_inputs: bool) -> str:
     """An f32 as an mma operand: rounded to TF32 (cvt.rna), or its bits as they are (the tensor
     cores then ignore the low 13 mantissa bits: truncation)."""
     out = f"{value}i"
@@ -281,12 +253,9 @@ def _convert(w: _Kernel, value: str, round_inputs: bool) -> str:
     return out
 
 
-def _operand(w: _Kernel, vector: str, lane: int, round_inputs: bool) -> str:
+def _operand(w: KernelLines, vector: str, lane: int, round_inputs: bool) -> str:
     w(f"  {vector}_{lane} = vector.extract {vector}[{lane}] : f32 from vector<2xf32>")
     return _convert(w, f"{vector}_{lane}", round_inputs)
-
-
-MIN_TILE = (64, 64, 16)  # M, N, K below which tensor-core tiles would be mostly padding
 
 
 def _fits(op: ir.Operation) -> bool:
@@ -297,19 +266,7 @@ def _fits(op: ir.Operation) -> bool:
         return False
     a, b, _ = op.operands
     (m, k), n = _shape(a)[-2:], _shape(b)[-1]
-    return k % 4 == 0 and n % 4 == 0 and all(x >= low for x, low in zip((m, n, k), MIN_TILE, strict=True))
-
-
-def check_tiles(name: str, tiles: "Tiles", shared_limit: int) -> None:
-    """A PassError where a tensor-core kernel cannot use `tiles` (their `check`, or more shared
-    memory per block than `shared_limit`)."""
-    if problem := tiles.check():
-        raise PassError(f"'{name}': {problem} ({tiles})")
-    if tiles.shared_bytes > shared_limit:
-        raise PassError(
-            f"'{name}': {tiles.shared_bytes} bytes of shared memory per block, over the "
-            f"{shared_limit} a block may have ({tiles})"
-        )
+    return k % 4 == 0 and n % 4 == 0 and big_enough(m, n, k)
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,10 @@ from versa.mlir import ir, memref
 
 from .base import Pass, collect
 from .gpu_matmul import plain_matmul
-from .gpu_mma import MIN_TILE, _shape, check_tiles
+from .gpu_mma import _shape
 from .gpu_operands import constant_transposed, round_kernel, transpose_kernel
 from .kernel_text import splice
+from .tensor_core_text import big_enough, check_tiles
 from .wgmma_kernel import CHUNK, ELEMENTS, WgTiles, kernel_text
 
 
@@ -113,11 +114,7 @@ class VersaGpuWgmma(Pass):
             return False
         (m, k), n = _shape(op.operands[0])[-2:], _shape(op.operands[1])[-1]
         per_chunk = CHUNK // ELEMENTS[types[0]][1]
-        return (
-            k % per_chunk == 0
-            and n % 4 == 0
-            and all(x >= low for x, low in zip((m, n, k), MIN_TILE, strict=True))
-        )
+        return k % per_chunk == 0 and n % 4 == 0 and big_enough(m, n, k)
 
     def run(self, module: ir.Operation) -> None:
         largest = WgTiles(self.block_m, self.block_n, self.stages, self.round_inputs, self.depth)

@@ -6,7 +6,7 @@ A and Bt hold f32 (multiplied as TF32), bf16 or f16: a tile row is 128 bytes of 
 
 from dataclasses import dataclass
 
-from .gpu_mma import _Kernel, copy_ahead
+from .tensor_core_text import KernelLines, copy_ahead
 
 ROW_BYTES = 128  # a tile row of K: one row of the 128-byte swizzle
 CHUNK = 16  # bytes per cp.async copy, and per swizzled unit
@@ -66,7 +66,7 @@ def kernel_text(
     at = (lambda i, j: f"%bz, {i}, {j}") if batch else (lambda i, j: f"{i}, {j}")
     ring = f"memref<{(tiles.shared_bytes - 1024) // size}x{element}, {_SPACE}>"
     acc_type = f"!llvm.struct<({', '.join(['f32'] * (bn // 2))})>"
-    w = _Kernel()
+    w = KernelLines()
     # The ring of stages, 1024-byte aligned (the swizzle pattern repeats every 8 rows of 128 B).
     w(f"%smem = gpu.dynamic_shared_memory : memref<?xi8, {_SPACE}>")
     w(f"%base = memref.extract_aligned_pointer_as_index %smem : memref<?xi8, {_SPACE}> -> index")
