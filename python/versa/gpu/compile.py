@@ -5,8 +5,10 @@ its kernel renamed after its module so that all kernels of a program share one L
 one libdevice link and one PTX text.
 """
 
+import functools
 import math
 import re
+from collections.abc import Callable
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -87,6 +89,8 @@ def _read_host(host: ir.Operation, program: Program) -> None:
         buffers[argument] = _view(argument.type, index)
     arguments = len(buffers)
 
+    blobs = functools.cache(lambda: _resource_blobs(host.parent))  # printed once, if ever needed
+
     def view_of(value: ir.Value) -> View:
         if value not in buffers:
             raise error_at(value.location, "a kernel argument is not a buffer the host knows")
@@ -108,7 +112,7 @@ def _read_host(host: ir.Operation, program: Program) -> None:
             buffer = arguments + len(program.buffer_bytes)
             memref = ir.MemRefType(op.results[0].type)
             program.buffer_bytes[buffer] = _nbytes(memref)
-            program.constants[buffer] = _global_bytes(host, op.attributes["name"].value)
+            program.constants[buffer] = _global_bytes(host, op.attributes["name"].value, blobs)
             buffers[op.results[0]] = _view(memref, buffer)
         elif name == "memref.copy":
             source, dest = (view_of(v) for v in op.operands)
@@ -120,14 +124,17 @@ def _read_host(host: ir.Operation, program: Program) -> None:
             raise error_at(op.location, f"'{name}' cannot run on the host of a GPU program")
 
 
-def _global_bytes(host: ir.Operation, name: str) -> bytes:
+def _global_bytes(host: ir.Operation, name: str, blobs: Callable[[], dict[str, bytes]]) -> bytes:
     """The initial value of `memref.global @name` as raw bytes (splats expanded)."""
     module = host.parent
     for op in module.regions[0].blocks[0].operations:
         if op.operation.name == "memref.global" and op.attributes["sym_name"].value == name:
             initial = op.attributes["initial_value"]
             if not isinstance(initial, ir.DenseElementsAttr):  # torch-mlir's bf16 weights
-                return _resource_bytes(module, op.operation, initial)
+                key = re.match(r"dense_resource<([^>]+)>", str(initial))
+                if key is None or key.group(1) not in blobs():
+                    raise error_at(op.location, f"cannot read the data of {initial} to copy it to the GPU")
+                return blobs()[key.group(1)]
             attr = ir.DenseElementsAttr(initial)
             if isinstance(attr.type.element_type, ir.BF16Type):  # no NumPy dtype: the bits
                 values = [attr.get_splat_value()] if attr.is_splat else [attr[i] for i in range(len(attr))]
@@ -138,17 +145,12 @@ def _global_bytes(host: ir.Operation, name: str) -> bytes:
     raise error_at(host.location, f"no memref.global @{name}")
 
 
-def _resource_bytes(module: ir.Operation, op: ir.Operation, initial: ir.Attribute) -> bytes:
-    """The bytes of a `dense_resource<key>` constant. The bindings cannot read a resource blob,
-    but the module prints it (`{-# dialect_resources: {builtin: {key: "0x<align><data>"}} #-}`,
-    hex, a 4-byte alignment first)."""
-    key = re.match(r"dense_resource<([^>]+)>", str(initial))
-    blob = key and re.search(
-        rf'^\s*"?{re.escape(key.group(1))}"?: "0x([0-9A-Fa-f]*)"', module.get_asm(), re.M
-    )
-    if blob is None:
-        raise error_at(op.location, f"cannot read the data of {initial} to copy it to the GPU")
-    return bytes.fromhex(blob.group(1))[4:]
+def _resource_blobs(module: ir.Operation) -> dict[str, bytes]:
+    """The module's resource blobs (torch-mlir's bf16 weights) by key. The bindings cannot read
+    them, but the module prints them once: `{-# dialect_resources: {builtin: {key: "0x<align>
+    <data>"}} #-}`, hex, a 4-byte alignment first."""
+    found = re.findall(r'^\s*"?([\w.$-]+)"?: "0x([0-9A-Fa-f]*)"', module.get_asm(), re.M)
+    return {key: bytes.fromhex(data)[4:] for key, data in found}
 
 
 def _nbytes(memref: ir.MemRefType) -> int:
