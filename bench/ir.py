@@ -3,7 +3,7 @@
 Why text and not `dialects/builders.py`: the benchmark feeds the same text to Versa and (through
 `convert-versa-to-linalg`) to IREE, and a row's program is easiest to read, paste into
 `versa-opt` and reproduce as plain text. The emitter tracks result shapes itself (the formulas
-of DESIGN.md), so a wrong shape here is caught by Versa's verifier when the text is parsed.
+of docs/design.md), so a wrong shape here is caught by Versa's verifier when the text is parsed.
 """
 
 from collections.abc import Sequence

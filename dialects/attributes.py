@@ -1,7 +1,7 @@
 """Attribute specs of the versa ops: which builtin attribute each op accepts, and its default.
 
 `dialects.ext` cannot type fields as dense arrays, booleans or elements, so the ops declare
-their attributes here and the shared verifier checks them (DESIGN.md, "Gotchas").
+their attributes here and the shared verifier checks them (docs/facts.md, "dialects.ext and IRDL").
 """
 
 from collections.abc import Mapping

@@ -1,6 +1,7 @@
 """The pass registry: every Versa pass and pipeline, keyed by its CLI flag (`Pass.name`)."""
 
 from .base import Pass
+from .bf16_bits import VersaBf16Bits
 from .byte_bools import VersaByteBools
 from .canonicalize import VersaCanonicalize
 from .codegen.apply import VersaCodegen
@@ -30,6 +31,7 @@ from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
 from .streaming_stores import VersaStreamingStores
+from .target_attributes import VersaTargetAttributes
 from .unroll_hints import VersaUnrollHints
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
@@ -60,6 +62,8 @@ PASSES: dict[str, type[Pass]] = {
         VersaFlattenTransfers,
         VersaFastMath,
         VersaByteBools,
+        VersaBf16Bits,
+        VersaTargetAttributes,
         VersaGpuMap,
         VersaGpuMatmul,
         VersaGpuConv,

@@ -11,6 +11,7 @@ from typing import ClassVar
 from versa import openmp, targets
 
 from .base import Pass, PassError
+from .bf16_bits import VersaBf16Bits
 from .byte_bools import VersaByteBools
 from .codegen.apply import VersaCodegen, cpu_target, default_threads
 from .collapse_elementwise import VersaCollapseElementwise
@@ -37,6 +38,7 @@ from .reshaped_results import VersaReshapedResults
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
 from .streaming_stores import VersaStreamingStores
+from .target_attributes import VersaTargetAttributes
 from .unroll_hints import VersaUnrollHints
 from .unshare_inits import VersaUnshareInits
 from .vectorize import VersaVectorize
@@ -196,6 +198,14 @@ class LowerToLLVM(Pipeline):
         # LLVM: math with LLVM intrinsics first, the rest (erf, tanh) through libm.
         if self.opt_level >= 1:
             yield VersaFastMath()  # f32 exp/log/tanh/erf as vector polynomials, not libm calls
+        # bf16: math and arithmetic in f32, rounded after each op (as LLVM would promote them),
+        # and the rounding f32 -> bf16 as integer code on every CPU: nearest even, subnormals
+        # and NaNs kept, bit for bit PyTorch's. LLVM would call compiler-rt's __truncsfbf2,
+        # which nothing provides, where the CPU lacks AVX512-BF16, and AVX512-BF16's
+        # vcvtneps2bf16 flushes subnormals to zero, which PyTorch does not.
+        yield "func.func(math-extend-to-supported-types{extra-types=f16 target-type=f32})"
+        yield "func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32})"
+        yield "func.func(arith-expand{include-bf16=true})"
         yield "convert-math-to-llvm"
         yield "convert-math-to-libm"
         yield "convert-vector-to-llvm"
@@ -208,6 +218,8 @@ class LowerToLLVM(Pipeline):
         if threads > 1:
             yield "convert-openmp-to-llvm"
         yield "reconcile-unrealized-casts"
+        yield VersaBf16Bits()  # bf16 is only moved by now: LLVM sees its bits, never a bfloat
+        yield VersaTargetAttributes(target=self.target)  # the JIT's machine is the host's CPU
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ with `tensor.extract` (gathers: a table row read whole becomes contiguous vector
 import math
 from dataclasses import dataclass
 
-from versa import targets
 from versa.mlir import ir
 
 from .base import Pass
+from .codegen.apply import cpu_target
 from .codegen.script import run_script
 from .codegen.strategy import MIN_PARALLEL_ELEMENTS, vector_body
 
@@ -114,11 +114,12 @@ def _gathers_nothing(m: ir.AffineMap) -> bool:
 class VersaVectorize(Pass):
     name = "versa-vectorize"
     summary = "Tile elementwise linalg.generic ops to the vector width and vectorize them"
-    width: int = 0  # vector lanes; 0 = the host's f32 lanes
+    width: int = 0  # vector lanes; 0 = the target's f32 lanes
     threads: int = 1  # > 1: large loop nests split their outermost dim across threads (scf.forall)
+    target: str = "host"  # a CPU target of `versa.targets`: its vector width when `width` is 0
 
     def run(self, module: ir.Operation) -> None:
-        width = self.width or targets.host().lanes(32)
+        width = self.width or cpu_target(self.name, self.target).lanes(32)
         tilings: dict[str, _Tiling] = {}
 
         def tag(op: ir.Operation) -> ir.WalkResult:

@@ -15,6 +15,9 @@ config.excludes = ["lit.cfg.py", "python", "Inputs"]
 venv_bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([venv_bin, os.environ.get("PATH", "")])
 config.substitutions.append(("FileCheck", "filecheck"))
+# `VERSA_HOST_TARGET=x86-64-v3 lit test` runs the suite as an AVX2 host would (versa.targets).
+if "VERSA_HOST_TARGET" in os.environ:
+    config.environment["VERSA_HOST_TARGET"] = os.environ["VERSA_HOST_TARGET"]
 
 # An upstream mlir-opt (the one the torch-mlir wheel ships), to show the exported IRDL loads
 # outside Versa.

@@ -8,6 +8,7 @@ import traceback
 from collections.abc import Callable
 from typing import NoReturn
 
+from versa import targets
 from versa.diagnostics import CompileError
 
 TRACEBACK_ENV = "VERSA_TRACEBACK"
@@ -68,7 +69,7 @@ def tool_main(run: Callable[[list[str]], int]) -> None:
     prog = os.path.basename(sys.argv[0])
     try:
         code = run(sys.argv[1:])
-    except ToolError as err:
+    except (ToolError, targets.TargetError) as err:  # a target the machine or environment names
         sys.stderr.write(f"{prog}: error: {err}\n")
         code = 1
     except CompileError as err:

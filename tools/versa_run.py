@@ -43,7 +43,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--target",
         default="host",
-        help="host (the JIT) or a GPU: nvptx-sm80, nvptx-sm90 (versa-opt --list-targets)",
+        help="host (the JIT), an ISA level this CPU runs (x86-64-v3, x86-64-v4) or a GPU: "
+        "nvptx-sm80, nvptx-sm90 (versa-opt --list-targets)",
     )
     parser.add_argument(
         "-O",
@@ -192,8 +193,8 @@ def load(args: argparse.Namespace, module):
     """The compiled function: JIT code in this process, or kernels on this machine's GPU."""
     try:
         target = targets.get(args.target)
-    except KeyError:
-        raise ToolError(f"unknown target '{args.target}' (versa-opt --list-targets lists them)") from None
+    except targets.TargetError as err:
+        raise ToolError(f"{err} (versa-opt --list-targets lists them)") from None
     if target.kind == "gpu":
         from versa.gpu import compile_gpu, driver  # noqa: PLC0415  (CUDA only when asked for)
 

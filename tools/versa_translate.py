@@ -52,9 +52,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def target_named(name: str) -> targets.Target:
     try:
         return targets.get(name)
-    except KeyError:
+    except targets.UnknownTarget:
         known = ", ".join(n for n in targets.NAMES if n != "host")
         raise ToolError(f"unknown target '{name}' (known: {known}; see --list-targets)") from None
+    except targets.TargetError as err:
+        raise ToolError(str(err)) from None
 
 
 def check_paths(args: argparse.Namespace) -> None:

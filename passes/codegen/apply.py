@@ -1,11 +1,16 @@
 """versa-codegen: tile, vectorize and parallelise contractions with their strategies.
 
 Every linalg op that a strategy accepts (`codegen.select`) is tagged, its strategy writes the
-transform sequence for it, and the transform interpreter runs the whole script once, with each
-op's kernel outlined into a function of its own meanwhile (`kernels.py`: what the script's
-function-wide patterns see is one kernel, not the model). Runs on
-tensors, before bufferization (hoisting accumulators only works there). What no strategy
-takes is left for `versa-vectorize` and the loop lowering.
+transform sequence for it, and each op's kernel is outlined into a function of its own
+(`kernels.py`: what the script's function-wide patterns see is one kernel, not the model); the
+interpreter runs each kernel's sequence on its function, and those of the ops left in place as
+one script on the module. A sequence that fails to apply (a strategy that accepted an op its
+transforms cannot take: Wav2Vec2's packed positional conv once) fails nothing: its payload is
+put back from a copy taken before (a kernel's function: small; the module once for the ops in
+place) and the op is left untransformed (`strict=1`, or VERSA_CODEGEN_STRICT in the
+environment, raises instead, for tests of the strategies). Runs on tensors, before
+bufferization (hoisting accumulators only works there). What no strategy takes, or a failed
+one leaves, is left for `versa-vectorize` and the loop lowering.
 
     linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, ...)
   → scf.forall { scf.for ... { vector.fma ... : vector<32xf32> } }
@@ -19,9 +24,11 @@ from versa.mlir import ir
 
 from ..base import Pass, PassError
 from . import kernels, select
-from .script import Script, run_script
+from .script import Script, apply_script, untag
 
 _TAG = "versa.codegen"
+# set (to anything): as `strict=1`, so that a test run sees every strategy whose script fails
+STRICT_ENV = "VERSA_CODEGEN_STRICT"
 
 
 def cpu_target(pass_name: str, name: str) -> targets.Target:
@@ -47,11 +54,12 @@ class VersaCodegen(Pass):
     threads: int = 0  # 0 = VERSA_NUM_THREADS or the available cores
     target: str = "host"  # a CPU target of `versa.targets` (tile sizes come from it)
     print_script: bool = False
+    strict: bool = False  # a script that fails to apply fails the pass (tests of the strategies)
 
     def run(self, module: ir.Operation) -> None:
         target, threads = cpu_target(self.name, self.target), self.threads or default_threads()
-        script = Script()
         tagged: list[tuple[ir.Operation, bool]] = []
+        scripts: dict[str, Script] = {}
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             strategy = select(op, target, threads) if op.name.startswith("linalg.") else None
@@ -59,6 +67,7 @@ class VersaCodegen(Pass):
                 key = f"op{len(tagged)}"
                 op.attributes[_TAG] = ir.StringAttr.get(key)
                 tagged.append((op, strategy.fuses_producers()))
+                script = scripts[key] = Script()
                 strategy.emit(script, script.match_tag(_TAG, key), (_TAG, key))
             return ir.WalkResult.ADVANCE
 
@@ -66,8 +75,61 @@ class VersaCodegen(Pass):
         if not tagged:
             return
         if self.print_script:
-            print(script.text())
+            for script in scripts.values():
+                print(script.text())
         outlined = kernels.outline(tagged)
-        run_script(module, script.text(), _TAG)
+        for kernel in outlined:  # each kernel's script on its function alone, a copy at hand
+            for key in kernel.tags(_TAG):
+                self._apply(kernel.function, scripts.pop(key), kernel.restore)
+        if scripts:  # ops left in place: one script, and one by one only if that one fails
+
+            def restore(module: ir.Operation, copy: ir.Operation) -> ir.Operation:
+                _restore_module(module, copy)
+                for kernel in outlined:
+                    kernel.rebind(module)
+                return module
+
+            self._apply(module, _joined(scripts.values()), restore, retry=scripts.values())
+        untag(module, _TAG)
         for kernel in outlined:
             kernel.inline()
+
+    def _apply(self, payload: ir.Operation, script: Script, restore, retry=()) -> None:
+        """Run `script` on `payload`. Where it fails (a strategy's transform does not apply to
+        an op it accepted), `payload` is put back as it was (`restore(payload, copy)`) and its
+        ops are left to the later passes (`versa-vectorize`, plain loops): a valid op never
+        fails the module. With `retry`, the scripts `script` joins are then tried one by one.
+        The copy is taken per kernel (small) or once for the ops left in the module."""
+        payload = payload.operation
+        copy = payload.clone(ip=False)
+        try:
+            apply_script(payload, script.text())
+        except (ValueError, ir.MLIRError) as err:
+            if self.strict or os.environ.get(STRICT_ENV):
+                raise
+            payload = restore(payload, copy)
+            if self.print_script:
+                print(f"// versa-codegen: left untransformed: {str(err).splitlines()[0]}")
+            for each in retry:
+                self._apply(payload, each, restore)
+            return
+        copy.erase()
+
+
+def _joined(scripts) -> Script:
+    """One script running `scripts`' sequences one after another (fresh handle names each)."""
+    joined = Script()
+    for script in scripts:
+        joined.lines += [line.replace("%h", f"%s{len(joined.lines)}h") for line in script.lines]
+    return joined
+
+
+def _restore_module(module: ir.Operation, copy: ir.Operation) -> ir.Operation:
+    """`module`'s body replaced by that of `copy` (the module op itself cannot be swapped)."""
+    block = module.regions[0].blocks[0]
+    for op in list(block.operations):
+        op.operation.erase()
+    for op in list(copy.regions[0].blocks[0].operations):
+        block.append(op.operation)
+    copy.erase()
+    return module

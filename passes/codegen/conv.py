@@ -235,7 +235,10 @@ class ConvStrategy(Strategy):
         rows_dim, vec_dim = self._roles()
         parallel = {"n": 1, "oh": 1, rows_dim: rows, vec_dim: vec}
         op, tiles = s.tile(op, needed(self._sizes(parallel), [extents[d] for d in self.dims]))
-        if self.pack_filters:  # each vec filters' [kh, kw, c, vec] panel contiguous, once per call
+        # Each vec filters' [kh, kw, c, vec] panel contiguous, once per call. Not in a piece that
+        # is one register tile (a leftover of rows and vectors): no loop to hoist the packing
+        # above, nothing read twice (`hoist_pad ... by 0 loops` fails to apply).
+        if self.pack_filters and tiles:
             padded = s.pad(op, [self.dims.index("f")], [self.zero] * 3, [0, 1, 0])
             s.hoist_pad(s.producer(padded, 1), len(tiles))
             op = padded

@@ -91,6 +91,7 @@ class Kernel:
 
     def __init__(self, function: func.FuncOp, call: func.CallOp):
         self.function, self.call = function, call
+        self.name = ir.StringAttr(function.attributes["sym_name"]).value  # for `rebind`
 
     @staticmethod
     def outline(root: ir.Operation, name: str, tagged: set, fuses: bool) -> "Kernel | None":
@@ -172,6 +173,39 @@ class Kernel:
             func.ReturnOp([mapping.get(r, r) for r in results])
         ret.operation.erase()
         return Kernel(function, call)
+
+    def tags(self, tag: str) -> list[str]:
+        """The values of the attribute `tag` on the ops inside the kernel (its tagged root)."""
+        found: list[str] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if tag in op.attributes:
+                found.append(ir.StringAttr(op.attributes[tag]).value)
+            return ir.WalkResult.ADVANCE
+
+        self.function.operation.walk(visit)
+        return found
+
+    def restore(self, function: ir.Operation, copy: ir.Operation) -> ir.Operation:
+        """`copy` (a detached clone of the kernel's function) in place of `function`."""
+        ir.InsertionPoint(function).insert(copy)
+        function.erase()
+        self.function = copy.opview
+        return copy
+
+    def rebind(self, module: ir.Operation) -> None:
+        """The function and call of this kernel found again by name in `module` (whose body
+        was replaced by a copy: the old handles are stale, never to be read)."""
+        name = self.name
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == name:
+                self.function = op.opview
+            elif op.name == "func.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value == name:
+                self.call = op.opview
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
 
     def inline(self) -> None:
         """Put the function's body back in place of the call; drop both."""

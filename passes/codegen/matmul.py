@@ -202,7 +202,7 @@ class MatmulStrategy(Strategy):
         register = needed([*lead, *self.register_tile], extents)
         order = [b, b + 1] if self.rows_outer else [b + 1, b]
         op, loops = s.tile(op, register, [*range(b), *order, b + 2])  # n, m, k (m, n, k)
-        if self.pack_b:
+        if self.pack_b and (loops or b in cache_loops):  # some loop to hoist the packing above
             op = self._pack_b(s, op, cache_loops.get(b), len(loops))
         inward = (b + 2, *order[::-1])
         peel = [d for d in inward if d in loops and peelable(self.extent(d), self.tiles(d))]

@@ -236,16 +236,27 @@ class Script:
 def run_script(module: ir.Operation, text: str, tag: str) -> None:
     """Interpret the transform script `text` on `module` once, then drop the discardable
     attribute `tag` that marked its payload ops."""
+    apply_script(module, text)
+    untag(module, tag)
+
+
+def apply_script(payload: ir.Operation, text: str) -> None:
+    """Interpret the transform script `text` on `payload` (a module or a function); a script
+    that fails to apply raises ValueError and may leave `payload` half transformed."""
     try:
-        parsed = ir.Module.parse(text, module.context)
+        parsed = ir.Module.parse(text, payload.context)
     except ir.MLIRError as err:
         raise PassError(f"internal error: invalid transform script: {err}") from None
     entry = next(op for op in parsed.body.operations if "sym_name" in op.attributes)
-    interpreter.apply_named_sequence(module, entry, parsed)
+    interpreter.apply_named_sequence(payload, entry, parsed)
 
-    def untag(op: ir.Operation) -> ir.WalkResult:
+
+def untag(module: ir.Operation, tag: str) -> None:
+    """Drop the discardable attribute `tag` from every op in `module`."""
+
+    def drop(op: ir.Operation) -> ir.WalkResult:
         if tag in op.attributes:
             del op.attributes[tag]
         return ir.WalkResult.ADVANCE
 
-    module.walk(untag)
+    module.walk(drop)

@@ -1,13 +1,20 @@
 """Target descriptions: the hardware facts pipelines pick tile sizes and vector widths from.
 
-Hardware differences are data here, never branches inside passes. `x86-64` is this machine's
-CPU, detected at run time from LLVM's view of it (machines differ: Intel, AMD, AVX2, AVX-512),
-its caches from sysfs and its cores from the process's CPU affinity. The cross targets are
-fixed descriptions of a typical part of their family (an Arm Neoverse core, an A100 or H100).
+Hardware differences are data here, never branches inside passes. `host` (and `x86-64` on an
+x86 machine) is this machine's CPU, detected at run time from LLVM's view of it (machines
+differ: Intel, AMD, AVX2, AVX-512), its caches from sysfs and its cores from the process's CPU
+affinity. `x86-64-v3` (AVX2 + FMA + F16C) and `x86-64-v4` (AVX-512 F/BW/DQ/VL) are the psABI's
+ISA levels: portable targets, as `-march=x86-64-v3` is, with the caches of a typical part, so
+that code and tests for them are the same on every machine. The cross targets are fixed
+descriptions of a typical part of their family (an Arm Neoverse core, an A100 or H100).
+
+`VERSA_HOST_TARGET=x86-64-v3` makes `host` an ISA level this CPU can run (with this machine's
+caches and cores): the whole tool chain then behaves as it would on a CPU of that level, which
+is how an AVX-512 machine runs the test suite as an AVX2 one would.
 """
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -34,6 +41,14 @@ class Target:
     # measured on x86-64 AVX-512: 3x3 s1 1.1-1.2x, 7x7 s2 stem 7x, 1x1 about even vs NCHW.
     conv_layout: str = "NHWC"
 
+    @property
+    def isa(self) -> str:
+        """The x86-64 ISA level the features reach (`x86-64-v3`), or the CPU for other triples."""
+        if not self.triple.startswith("x86_64"):
+            return self.cpu or "generic"
+        reached = [name for name, needs in X86_LEVELS.items() if needs <= _enabled(self)]
+        return reached[-1] if reached else "x86-64"
+
     def lanes(self, element_bits: int = 32) -> int:
         """Vector lanes for an element type of `element_bits` (the minimum when scalable)."""
         return max(1, self.vector_bits // element_bits)
@@ -48,13 +63,26 @@ class Target:
 
     @property
     def is_host(self) -> bool:
-        """Code for this target runs in this process (the JIT)."""
-        return self.kind == "cpu" and self.triple == llvm.get_process_triple()
+        """Code for this target runs in this process (the JIT): this machine's triple, and every
+        feature the target uses is one this CPU has (AVX2 code runs on an AVX-512 CPU; AVX-512
+        code does not run on an AVX2 one)."""
+        return _runs_on(self, host())
 
     @property
     def llvm_features(self) -> str:
         """The features as LLVM's target machine takes them (`+avx2,+fma`)."""
         return ",".join(f if f[0] in "+-" else f"+{f}" for f in self.features)
+
+    @property
+    def is_machine(self) -> bool:
+        """This target is the machine's own CPU as LLVM detects it: a target machine for the
+        host (the JIT's, llvmlite's) already generates its code, so no function needs to name
+        a CPU or features."""
+        return self.kind == "cpu" and self.cpu == llvm.get_host_cpu_name() and self == _detected()
+
+    def has(self, feature: str) -> bool:
+        """Whether the target's CPU has `feature` (LLVM's name: `avx512bf16`, `bf16`, `f16c`)."""
+        return feature in _enabled(self)
 
     def describe(self) -> str:
         if self.kind == "gpu":
@@ -63,7 +91,11 @@ class Target:
                 f"{self.gpu['threads_per_block']} threads/block, {self.gpu['smem'] >> 10} KiB smem"
             )
         width = f"{self.vector_bits}{'+ (scalable)' if self.scalable else ''}-bit vectors"
-        return f"{self.name:14} {self.triple:24} {self.cpu or 'generic'}, {width}, {self.cores} cores"
+        level = f" ({self.isa})" if self.triple.startswith("x86_64") and self.cpu != self.isa else ""
+        return (
+            f"{self.name:14} {self.triple:24} {self.cpu or 'generic'}{level}, {width}, "
+            f"{self.vector_registers} registers, {self.cores} cores"
+        )
 
 
 def _cache_sizes() -> tuple[int, int, int]:
@@ -91,27 +123,81 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+# The x86-64 psABI's micro-architecture levels, cumulative, in LLVM's feature names; LLVM knows
+# each as a CPU of the same name. Each level's vector width and register file are those of its
+# widest vector extension.
+_V2 = frozenset("cx16 popcnt sahf sse3 sse4.1 sse4.2 ssse3".split())
+_V3 = _V2 | frozenset("avx avx2 bmi bmi2 f16c fma lzcnt movbe xsave".split())
+_V4 = _V3 | frozenset("avx512f avx512bw avx512cd avx512dq avx512vl".split())
+X86_LEVELS = {"x86-64-v2": _V2, "x86-64-v3": _V3, "x86-64-v4": _V4}
+NAMED_LEVELS = ("x86-64-v3", "x86-64-v4")  # the levels that are targets (v2 only names a CPU)
+HOST_TARGET_VARIABLE = "VERSA_HOST_TARGET"
+
+
+class TargetError(ValueError):
+    """An unknown target name, or one this machine cannot stand for."""
+
+
+def _enabled(target: Target) -> frozenset[str]:
+    return frozenset(f.lstrip("+") for f in target.features if not f.startswith("-"))
+
+
+def _runs_on(target: Target, cpu: Target) -> bool:
+    """Code for `target` runs on `cpu`: same triple, and `cpu` has every feature it uses."""
+    same = target.kind == cpu.kind == "cpu" and target.triple == cpu.triple
+    return same and _enabled(target) <= _enabled(cpu)
+
+
+def _vector_file(features: frozenset[str]) -> tuple[int, int]:
+    """Vector bits and registers of the widest extension among `features`."""
+    if "avx512f" in features:
+        return 512, 32
+    if "avx2" in features or "avx" in features:
+        return 256, 16
+    return 128, 16  # SSE2 / NEON baseline
+
+
 @cache
-def host() -> Target:
-    features = llvm.get_host_cpu_features()
-    enabled = tuple(sorted(name for name, on in features.items() if on))
-    if "avx512f" in enabled:
-        bits, registers = 512, 32
-    elif "avx2" in enabled or "avx" in enabled:
-        bits, registers = 256, 16
-    else:
-        bits, registers = 128, 16  # SSE2 / NEON baseline
+def _detected() -> Target:
+    """This machine's CPU as LLVM sees it, with its caches and cores."""
+    enabled = frozenset(name for name, on in llvm.get_host_cpu_features().items() if on)
     triple = llvm.get_process_triple()
     return Target(
         "x86-64" if triple.startswith("x86_64") else "host",
         triple,
         llvm.get_host_cpu_name(),
-        enabled,
-        bits,
-        registers,
+        tuple(sorted(enabled)),
+        *_vector_file(enabled),
         _cache_sizes(),
         available_cores(),
     )
+
+
+def _x86_level(name: str) -> Target:
+    """The ISA level `name` as a portable target: a typical part's caches (32 KiB L1d, 1 MiB L2,
+    32 MiB L3: Zen 3/4, Skylake-SP), this process's cores."""
+    features = X86_LEVELS[name]
+    return Target(
+        name, "x86_64-unknown-linux-gnu", name, tuple(sorted(features)), *_vector_file(features),
+        cores=available_cores(),
+    )  # fmt: skip
+
+
+@cache
+def host() -> Target:
+    """The CPU code runs on here: the detected one, or the ISA level `VERSA_HOST_TARGET` names
+    (which this CPU must be able to run), with this machine's caches and cores."""
+    detected = _detected()
+    level = os.environ.get(HOST_TARGET_VARIABLE, "").strip()
+    if not level or level == "host":
+        return detected
+    if level not in NAMED_LEVELS:
+        raise TargetError(f"{HOST_TARGET_VARIABLE}={level}: not one of {', '.join(NAMED_LEVELS)}")
+    pinned = _x86_level(level)
+    if not _runs_on(pinned, detected):
+        cpu = f"this CPU ({detected.isa})"
+        raise TargetError(f"{HOST_TARGET_VARIABLE}={level}: {cpu} cannot run {level} code")
+    return replace(pinned, name=detected.name, caches=detected.caches, cores=detected.cores)
 
 
 _NEOVERSE = dict(caches=(64 << 10, 1 << 20, 32 << 20), cores=1, vector_registers=32)
@@ -148,18 +234,52 @@ def _cross_targets() -> dict[str, Target]:
     }  # fmt: skip
 
 
-NAMES = ("host", "x86-64", "aarch64-neon", "aarch64-sve", "nvptx-sm80", "nvptx-sm90")
+CPU_NAMES = ("host", "x86-64", "x86-64-v3", "x86-64-v4", "aarch64-neon", "aarch64-sve")
+NAMES = (*CPU_NAMES, "nvptx-sm80", "nvptx-sm90")
+_CROSS = NAMES[4:]
+
+
+class UnknownTarget(TargetError, KeyError):
+    """A name that is no target (a KeyError too, as look-ups of targets always raised)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def get(name: str) -> Target:
-    """The target called `name` (one of NAMES); raises KeyError otherwise.
+    """The target called `name` (one of NAMES); raises TargetError (a KeyError too) otherwise.
 
     `host` and `x86-64` are this machine's CPU (`x86-64` only on an x86-64 machine)."""
     if name == "host" or (name == "x86-64" and host().name == "x86-64"):
         return host()
-    return _cross_targets()[name]
+    if name in NAMED_LEVELS:
+        return _x86_level(name)
+    if name in _CROSS:
+        return _cross_targets()[name]
+    raise UnknownTarget(f"unknown target '{name}' (known: {', '.join(NAMES)})")
+
+
+def machine_summary() -> str:
+    """One line on the machine code runs on here: the CPU's model (Linux), LLVM's name for it, its
+    ISA level and the level `host` stands for, e.g. for a CI log."""
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("model name", "Model")):
+                model = line.partition(":")[2].strip()
+                break
+    except OSError:
+        pass
+    detected, pinned = _detected(), os.environ.get(HOST_TARGET_VARIABLE, "").strip()
+    line = f"CPU: {model} ({detected.cpu}, ISA level {detected.isa}, {detected.cores} cores available)"
+    return line + (f"; host pinned to {pinned} by {HOST_TARGET_VARIABLE}" if pinned else "")
 
 
 def listing() -> str:
-    """One line per target, for `--list-targets`."""
-    return "\n".join(get(name).describe() for name in NAMES if name != "host")
+    """One line per target, for `--list-targets`; the host line says which CPU and ISA level
+    this machine is."""
+    detected = host()
+    lines = [get(name).describe() for name in NAMES if name != "host"]
+    runs = ", ".join(n for n in CPU_NAMES[2:] if get(n).is_host)
+    lines.append(f"host = {detected.name}: {detected.cpu}, ISA level {detected.isa}; runs {runs} code here")
+    return "\n".join(lines)

@@ -2,8 +2,8 @@
 // in a row, out-of-place inserts into arguments): the buffers and copies after bufferization
 // are pinned, and the lowered module calls no runtime-library copy (`memrefCopy`).
 // RUN: versa-opt %s --split-input-file --convert-versa-to-linalg --canonicalize --cse --versa-unshare-inits --versa-readonly-arguments --one-shot-bufferize='bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map' --cse --canonicalize --buffer-results-to-out-params='hoist-static-allocs modify-public-functions' --versa-lower-memref-copy | FileCheck %s --check-prefix=BUF
-// RUN: versa-opt %s --split-input-file --lower-to-llvm | FileCheck %s --check-prefix=LLVM
-// RUN: versa-opt %s --split-input-file --versa-fuse --lower-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: versa-opt %s --split-input-file --lower-to-llvm=target=x86-64-v3 | FileCheck %s --check-prefix=LLVM
+// RUN: versa-opt %s --split-input-file --versa-fuse --lower-to-llvm=target=x86-64-v3 | FileCheck %s --check-prefix=LLVM
 
 // The concat is built once, in place; its reshape is copied into the result (a memcpy).
 // BUF-LABEL: func.func @concat_reshaped_and_reused

@@ -2,7 +2,7 @@
 // (one copy of the input into the result, nothing allocated or copied per row), the row's
 // combine is vector code, and the GPU pipeline runs the serial loop in a one-thread kernel.
 // RUN: versa-opt %s --convert-versa-to-linalg --canonicalize --cse --versa-vectorize=width=8 --canonicalize --versa-unshare-inits --versa-readonly-arguments --one-shot-bufferize='bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map' --cse --canonicalize --buffer-results-to-out-params='hoist-static-allocs modify-public-functions' --versa-lower-memref-copy | FileCheck %s --check-prefix=BUF
-// RUN: versa-opt %s --lower-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: versa-opt %s --lower-to-llvm=target=x86-64-v3 | FileCheck %s --check-prefix=LLVM
 // RUN: versa-opt %s --lower-to-nvvm | FileCheck %s --check-prefix=GPU
 
 // BUF-LABEL: func.func @embedding_grad

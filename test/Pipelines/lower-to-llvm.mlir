@@ -1,7 +1,7 @@
-// RUN: versa-opt %s --split-input-file --lower-to-llvm | FileCheck %s
-// RUN: versa-opt %s --split-input-file --pass-pipeline='builtin.module(versa-fuse,func.func(canonicalize,cse),lower-to-llvm{opt-level=3 threads=1})' | FileCheck %s
-// RUN: versa-opt %s --split-input-file --lower-to-llvm='opt-level=0' | FileCheck %s --check-prefix=O0
-// RUN: versa-opt %s --split-input-file --lower-to-llvm='opt-level=3 threads=2' | FileCheck %s --check-prefix=O3
+// RUN: versa-opt %s --split-input-file --lower-to-llvm=target=x86-64-v3 | FileCheck %s
+// RUN: versa-opt %s --split-input-file --pass-pipeline='builtin.module(versa-fuse,func.func(canonicalize,cse),lower-to-llvm{opt-level=3 threads=1 target=x86-64-v3})' | FileCheck %s
+// RUN: versa-opt %s --split-input-file --lower-to-llvm='opt-level=0 target=x86-64-v3' | FileCheck %s --check-prefix=O0
+// RUN: versa-opt %s --split-input-file --lower-to-llvm='opt-level=3 threads=2 target=x86-64-v3' | FileCheck %s --check-prefix=O3
 
 // Results become out-params: the entry takes input and output memref descriptors, returns nothing.
 // CHECK-LABEL: llvm.func @bias_relu

@@ -46,7 +46,7 @@
 
 // TARGETS: aarch64-sve {{.*}}scalable
 
-// UNKNOWN: versa-translate: error: unknown target 'nope' (known: x86-64, aarch64-neon, aarch64-sve,
+// UNKNOWN: versa-translate: error: unknown target 'nope' (known: x86-64, x86-64-v3, x86-64-v4, aarch64-neon, aarch64-sve,
 
 // BAD: <stdin>:[[# @LINE + 4]]:{{[0-9]+}}: error: {{.*}}versa.nope
 

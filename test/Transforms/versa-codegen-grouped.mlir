@@ -1,5 +1,7 @@
-// RUN: versa-opt %s --split-input-file --versa-codegen='threads=2' | FileCheck %s
-// RUN: versa-opt %s --split-input-file --versa-codegen='threads=1' | FileCheck %s --check-prefix=SERIAL
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=2 target=x86-64-v4' | FileCheck %s
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=1 target=x86-64-v4' | FileCheck %s --check-prefix=SERIAL
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=2 target=x86-64-v3' | FileCheck %s --check-prefix=V3
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=1 target=x86-64-v3' | FileCheck %s --check-prefix=V3-SERIAL
 
 // A grouped conv as convert-versa-to-linalg{split-groups} builds it: one loop over (output
 // row, group) around a named conv on the group's 8 channels (codegen/grouped_conv.py). The
@@ -17,6 +19,19 @@
 //       CHECK:   } {versa.group_loop}
 // SERIAL-LABEL: func.func @grouped_loop
 //       SERIAL:   } {versa.group_loop, versa.serial}
+// AVX2: 8 output columns x one vector of the group's 8 filters (8 accumulators, half the 16
+// registers), 32 fmas per step of 4 channels.
+// V3-LABEL: func.func @grouped_loop
+//       V3:   scf.forall (%{{.+}}, %{{.+}}) in (16, 8)
+//   V3-NOT:     scf.forall
+//       V3:     scf.for {{.*}} -> (vector<1x8x8xf32>)
+//       V3:       scf.for {{.*}} -> (vector<1x8x8xf32>)
+//       V3:         scf.for {{.*}} step %c4 {{.*}} -> (vector<1x8x8xf32>)
+// V3-COUNT-32:        vector.fma {{.*}} : vector<8xf32>
+//   V3-NOT:   linalg.conv
+//       V3:   } {versa.group_loop}
+// V3-SERIAL-LABEL: func.func @grouped_loop
+//       V3-SERIAL:   } {versa.group_loop, versa.serial}
 func.func @grouped_loop(%x: tensor<1x18x34x64xf32>, %w: tensor<3x3x8x64xf32>) -> tensor<1x16x32x64xf32> {
   %c8 = arith.constant 8 : index
   %cst = arith.constant 0.000000e+00 : f32
@@ -50,6 +65,16 @@ func.func @grouped_loop(%x: tensor<1x18x34x64xf32>, %w: tensor<3x3x8x64xf32>) ->
 //       CHECK:     } {versa.serial}
 //   CHECK-NOT:   linalg.depthwise_conv
 //   CHECK-NOT:   linalg.fill
+// V3-LABEL: func.func @depthwise_rows
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.forall (%{{.+}}) in (32)
+//       V3:       vector.transfer_write %{{.+}} : vector<4x16xf32>
+//       V3:       scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:         scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:           vector.fma {{.*}} : vector<4x16xf32>
+//       V3:     } {versa.serial}
+//   V3-NOT:   linalg.depthwise_conv
+//   V3-NOT:   linalg.fill
 func.func @depthwise_rows(%x: tensor<1x66x66x256xf32>, %w: tensor<3x3x256xf32>) -> tensor<1x64x64x256xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x64x64x256xf32>
@@ -65,6 +90,10 @@ func.func @depthwise_rows(%x: tensor<1x66x66x256xf32>, %w: tensor<3x3x256xf32>) 
 // CHECK-LABEL: func.func @depthwise_border
 //   CHECK-NOT:   in (2)
 //       CHECK:   vector.fma
+// V3-LABEL: func.func @depthwise_border
+//   V3-NOT:   in (2)
+//       V3:   scf.for {{.*}} -> (vector<1x1x16xf32>)
+//       V3:     vector.fma {{.*}} : vector<16xf32>
 func.func @depthwise_border(%x: tensor<1x34x3x64xf32>, %w: tensor<3x3x64xf32>) -> tensor<1x32x1x64xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x32x1x64xf32>
@@ -80,6 +109,8 @@ func.func @depthwise_border(%x: tensor<1x34x3x64xf32>, %w: tensor<3x3x64xf32>) -
 // 4 flops each, less than a fork and join saves, so even with two threads the loop is serial.
 // CHECK-LABEL: func.func @negative_grouped_threads_little_work
 //       CHECK:   } {versa.group_loop, versa.serial}
+// V3-LABEL: func.func @negative_grouped_threads_little_work
+//       V3:   } {versa.group_loop, versa.serial}
 func.func @negative_grouped_threads_little_work(%x: tensor<1x64x64x32xf32>, %w: tensor<1x1x2x16xf32>) -> tensor<1x64x64x16xf32> {
   %c2 = arith.constant 2 : index
   %cst = arith.constant 0.000000e+00 : f32

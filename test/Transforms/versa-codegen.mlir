@@ -1,5 +1,7 @@
-// RUN: versa-opt %s --split-input-file --versa-codegen='threads=2' | FileCheck %s
-// RUN: versa-opt %s --split-input-file --versa-codegen='threads=1' | FileCheck %s --check-prefix=SERIAL
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=2 target=x86-64-v4' | FileCheck %s
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=1 target=x86-64-v4' | FileCheck %s --check-prefix=SERIAL
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=2 target=x86-64-v3' | FileCheck %s --check-prefix=V3
+// RUN: versa-opt %s --split-input-file --versa-codegen='threads=1 target=x86-64-v3' | FileCheck %s --check-prefix=V3-SERIAL
 
 // matmul: rows split across two threads, cache blocks, a register tile whose accumulators
 // live in vector registers across the k loop (hoisted), outer products as vector.fma. B's
@@ -20,6 +22,25 @@
 //   SERIAL-NOT:   scf.forall
 //       SERIAL:   tensor.empty() : tensor<{{[0-9]+}}x32x4x{{[0-9]+}}xf32>
 //       SERIAL:   vector.fma
+// AVX2 (x86-64-v3: 8 lanes, 16 registers): a 4x16 tile, 4 rows of two vectors (8 accumulators,
+// half the registers); B packed into [16 panels][32 k steps][4][16].
+// V3-LABEL: func.func @matmul
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     %[[PANELS:.+]] = tensor.empty() : tensor<16x32x4x16xf32>
+//       V3:     %[[PACKED:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[PANELS]])
+//       V3:       tensor.extract_slice %{{.+}}[%{{.+}}, %{{.+}}] [4, 16] [1, 1] : tensor<128x256xf32>
+//       V3:     scf.for %{{.+}} = %c0 to %c256 step %c16
+//       V3:       scf.for %{{.+}} = %c0 to %c128 step %c4
+//       V3:         %[[ACC:.+]] = vector.transfer_read {{.*}} : tensor<4x16xf32>, vector<4x16xf32>
+//       V3:         scf.for {{.*}} step %c4 iter_args(%{{.+}} = %[[ACC]]) -> (vector<4x16xf32>)
+//       V3:           tensor.extract_slice %[[PACKED]]
+// V3-COUNT-16:        vector.fma {{.*}} : vector<16xf32>
+//   V3-NOT:   linalg.matmul
+// V3-SERIAL-LABEL: func.func @matmul
+//   V3-SERIAL-NOT:   scf.forall
+//       V3-SERIAL:   tensor.empty() : tensor<16x32x4x16xf32>
+//       V3-SERIAL:   scf.for {{.*}} -> (vector<4x16xf32>)
+//       V3-SERIAL:     vector.fma {{.*}} : vector<16xf32>
 func.func @matmul(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
@@ -37,6 +58,15 @@ func.func @matmul(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<25
 //       CHECK:   vector.fma
 //       CHECK:   vector.{{(create|constant)}}_mask
 //   CHECK-NOT:   linalg.matmul
+// V3-LABEL: func.func @ragged
+//       V3:   scf.for %{{.+}} = %c0 to %c128 step %c16
+//       V3:     scf.for %{{.+}} = %c0 to %c36 step %c4
+//       V3:       scf.for {{.*}} -> (vector<4x16xf32>)
+// V3-COUNT-4:       vector.fma {{.*}} : vector<16xf32>
+//       V3:   vector.constant_mask [1, 16] : vector<4x16xi1>
+//       V3:   vector.constant_mask [4, 3] : vector<4x16xi1>
+//       V3:   vector.constant_mask [1, 3] : vector<4x16xi1>
+//   V3-NOT:   linalg.matmul
 func.func @ragged(%a: tensor<37x67xf32>, %b: tensor<67x131xf32>) -> tensor<37x131xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<37x131xf32>
@@ -55,6 +85,13 @@ func.func @ragged(%a: tensor<37x67xf32>, %b: tensor<67x131xf32>) -> tensor<37x13
 //       CHECK:   iter_args(%{{.+}} = %{{.+}}) -> (vector<5x{{(16|32|64)}}xf32>)
 //       CHECK:     vector.fma
 //   CHECK-NOT:   x{{(24|40|48|80|96)}}xf32>
+// AVX2 tiles have 4 rows (of two vectors): no 5-row tile, and still no 3-vector accumulator.
+// V3-LABEL: func.func @five_row_tiles
+//   V3-NOT:   x{{(24|40|48|80|96)}}xf32>
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     iter_args(%{{.+}} = %{{.+}}) -> (vector<4x16xf32>)
+//       V3:       vector.fma {{.*}} : vector<16xf32>
+//   V3-NOT:   x{{(24|40|48|80|96)}}xf32>
 func.func @five_row_tiles(%a: tensor<100x64xf32>, %b: tensor<64x256xf32>) -> tensor<100x256xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<100x256xf32>
@@ -73,6 +110,16 @@ func.func @five_row_tiles(%a: tensor<100x64xf32>, %b: tensor<64x256xf32>) -> ten
 // CHECK-LABEL: func.func @negative_pack_few_rows
 //   CHECK-NOT:   x4x{{[0-9]+}}xf32>
 //       CHECK:   vector.fma
+// V3-LABEL: func.func @negative_pack_ragged_n
+//   V3-NOT:   x4x{{[0-9]+}}xf32>
+//       V3:   scf.for {{.*}} -> (vector<4x16xf32>)
+//       V3:     vector.fma {{.*}} : vector<16xf32>
+//       V3:   vector.constant_mask [4, 8] : vector<4x16xi1>
+//   V3-NOT:   x4x{{[0-9]+}}xf32>
+// V3-LABEL: func.func @negative_pack_few_rows
+//   V3-NOT:   x4x{{[0-9]+}}xf32>
+//       V3:   scf.for {{.*}} -> (vector<4x16xf32>)
+//       V3:     vector.fma {{.*}} : vector<16xf32>
 func.func @negative_pack_ragged_n(%a: tensor<256x256xf32>, %b: tensor<256x200xf32>) -> tensor<256x200xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x200xf32>
@@ -101,6 +148,14 @@ func.func @negative_pack_few_rows(%a: tensor<16x256xf32>, %b: tensor<256x512xf32
 //       CHECK:       scf.for %{{.+}} = %{{.+}} to %c1024 step %c32
 //       CHECK:         vector.fma %{{.+}}, %{{.+}}, %[[ZERO]] : vector<32xf32>
 //   CHECK-NOT:   linalg.matmul
+// V3-LABEL: func.func @rank_update
+//   V3-NOT:   linalg.fill
+//       V3:   %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+//       V3:   scf.forall
+//       V3:     scf.for %{{.+}} = %{{.+}} to %c512 step %c4
+//       V3:       scf.for %{{.+}} = %{{.+}} to %c1024 step %c16
+//       V3:         vector.fma %{{.+}}, %{{.+}}, %[[ZERO]] : vector<16xf32>
+//   V3-NOT:   linalg.matmul
 func.func @rank_update(%a: tensor<1024x8xf32>, %b: tensor<8x1024xf32>) -> tensor<1024x1024xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1024x1024xf32>
@@ -123,6 +178,18 @@ func.func @rank_update(%a: tensor<1024x8xf32>, %b: tensor<8x1024xf32>) -> tensor
 //   CHECK-NOT:   scf.forall
 //       CHECK:   vector.fma
 //   CHECK-NOT:   scf.forall
+// V3-LABEL: func.func @batch_matmul
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     vector.transfer_write
+//       V3:     tensor.empty() : tensor<16x32x1x4x16xf32>
+//       V3:     scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:       vector.fma {{.*}} : vector<16xf32>
+//   V3-NOT:   linalg.batch_matmul
+// V3-LABEL: func.func @negative_threads_small
+//   V3-NOT:   scf.forall
+//       V3:   scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:     vector.fma {{.*}} : vector<16xf32>
+//   V3-NOT:   scf.forall
 func.func @batch_matmul(%a: tensor<4x128x128xf32>, %b: tensor<4x128x256xf32>) -> tensor<4x128x256xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x128x256xf32>
@@ -143,6 +210,8 @@ func.func @negative_threads_small(%a: tensor<4x64x32xf32>, %b: tensor<4x32x64xf3
 // Ops without a strategy are left alone (elementwise ops are versa-vectorize's).
 // CHECK-LABEL: func.func @negative_elementwise
 //       CHECK:   linalg.exp
+// V3-LABEL: func.func @negative_elementwise
+//       V3:   linalg.exp
 func.func @negative_elementwise(%a: tensor<64xf32>) -> tensor<64xf32> {
   %e = tensor.empty() : tensor<64xf32>
   %0 = linalg.exp ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
@@ -166,6 +235,21 @@ func.func @negative_elementwise(%a: tensor<64xf32>) -> tensor<64xf32> {
 //   SERIAL-NOT:   scf.forall
 //   SERIAL-NOT:   nofold
 //       SERIAL:   vector.fma
+// V3-LABEL: func.func @conv_nhwc
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for %{{.+}} = %c0 to %c32 step %c4
+//       V3:       scf.for %{{.+}} = %c0 to %c64 step %c16
+//       V3:         %[[ACC:.+]] = vector.transfer_read {{.*}} : tensor<1x4x16xf32>, vector<4x16xf32>
+//       V3:         scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:           scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:             scf.for {{.*}} step %c4 {{.*}} -> (vector<1x4x16xf32>)
+// V3-COUNT-16:            vector.fma {{.*}} : vector<16xf32>
+//   V3-NOT:   linalg.conv
+// V3-SERIAL-LABEL: func.func @conv_nhwc
+//   V3-SERIAL-NOT:   scf.forall
+//   V3-SERIAL-NOT:   nofold
+//       V3-SERIAL:   scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3-SERIAL:     vector.fma {{.*}} : vector<16xf32>
 func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor<1x32x32x64xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x32x32x64xf32>
@@ -176,17 +260,28 @@ func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> t
 
 // -----
 
-// Filters larger than half of L2 (2.4 MB), read by at least conv.PACK_REUSE register tiles of
-// output pixels: in blocks of filters (a third of L2 each: how many depends on the host's L2),
-// each block first packed into [block / 32, 3, 3, C, 32] panels (a nofold pad per panel, in a
-// loop of its own before the conv's), which the tiles then read contiguously (in place, a
-// panel's rows lie 1 KB apart).
+// Filters (2.4 MB) larger than half of L2, read by at least conv.PACK_REUSE register tiles of
+// output pixels: in blocks of filters (a third of L2 each), each block first packed into
+// [block / vector, 3, 3, C, vector] panels (a nofold pad per panel, in a loop of its own before
+// the conv's), which the tiles then read contiguously (in place, a panel's rows lie 1 KB
+// apart). The ISA levels' 1 MB L2 takes blocks of 32 filters: on AVX-512 one 32-wide panel, the
+// block's pad itself; on AVX2 two 16-wide panels.
 // SERIAL-LABEL: func.func @conv_nhwc_packed
 //   SERIAL-NOT:   scf.forall
-//       SERIAL:   tensor.empty() : tensor<{{[0-9]+}}x3x3x256x32xf32>
-//       SERIAL:   scf.for {{.*}} -> (tensor<{{[0-9]+}}x3x3x256x32xf32>)
+//       SERIAL:   scf.for %{{.+}} = %c0 to %c256 step %c32
+//       SERIAL:     tensor.extract_slice %{{.+}}[0, 0, 0, %{{.+}}] [3, 3, 256, 32] [1, 1, 1, 1] : tensor<3x3x256x256xf32> to tensor<3x3x256x32xf32>
 //       SERIAL:     tensor.pad {{.*}} nofold
-//       SERIAL:   vector.fma
+//       SERIAL:     } : tensor<3x3x256x32xf32> to tensor<3x3x256x32xf32>
+//       SERIAL:     scf.for {{.*}} -> (vector<1x7x32xf32>)
+//       SERIAL:       vector.fma
+// V3-SERIAL-LABEL: func.func @conv_nhwc_packed
+//   V3-SERIAL-NOT:   scf.forall
+//       V3-SERIAL:   scf.for %{{.+}} = %c0 to %c256 step %c32
+//       V3-SERIAL:     tensor.empty() : tensor<2x3x3x256x16xf32>
+//       V3-SERIAL:     scf.for %{{.+}} = %c0 to %c32 step %c16 {{.*}} -> (tensor<2x3x3x256x16xf32>)
+//       V3-SERIAL:       tensor.pad {{.*}} nofold
+//       V3-SERIAL:     scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3-SERIAL:       vector.fma {{.*}} : vector<16xf32>
 func.func @conv_nhwc_packed(%x: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256xf32>) -> tensor<1x14x14x256xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x14x14x256xf32>
@@ -201,6 +296,11 @@ func.func @conv_nhwc_packed(%x: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256x
 // CHECK-LABEL: func.func @negative_conv_threads_small
 //   CHECK-NOT:   scf.forall
 //       CHECK:   vector.fma
+// At 8 lanes the same conv takes twice the cycles: on AVX2 it is worth the second thread.
+// V3-LABEL: func.func @negative_conv_threads_small
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:       vector.fma {{.*}} : vector<16xf32>
 func.func @negative_conv_threads_small(%x: tensor<1x18x18x16xf32>, %w: tensor<3x3x16x32xf32>) -> tensor<1x16x16x32xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x16x16x32xf32>
@@ -216,6 +316,12 @@ func.func @negative_conv_threads_small(%x: tensor<1x18x18x16xf32>, %w: tensor<3x
 //       CHECK:   scf.forall (%{{.+}}) in (2)
 //       CHECK:     vector.fma {{.*}} : vector<{{[0-9]+}}xf32>
 //   CHECK-NOT:   linalg.conv
+// V3-LABEL: func.func @conv_nchw
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for %{{.+}} = %c0 to %c64 step %c4
+//       V3:       scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:         vector.fma {{.*}} : vector<16xf32>
+//   V3-NOT:   linalg.conv
 func.func @conv_nchw(%x: tensor<1x32x34x66xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<1x64x32x64xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x64x32x64xf32>
@@ -234,6 +340,17 @@ func.func @conv_nchw(%x: tensor<1x32x34x66xf32>, %w: tensor<64x32x3x3xf32>) -> t
 //       CHECK:   scf.forall (%{{.+}}) in (2)
 //       CHECK:     vector.fma
 //   CHECK-NOT:   linalg.conv
+// AVX2: 11 columns as 8 (two 4-row tiles) + 3, 40 filters as 32 (two 16-wide tiles) + 8.
+// V3-LABEL: func.func @conv_ragged
+//   V3-NOT:   nofold
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:       vector.fma {{.*}} : vector<16xf32>
+//       V3:     scf.for {{.*}} -> (vector<1x4x8xf32>)
+//       V3:       vector.fma {{.*}} : vector<8xf32>
+//       V3:     scf.for {{.*}} -> (vector<1x3x16xf32>)
+//       V3:     scf.for {{.*}} -> (vector<1x3x8xf32>)
+//   V3-NOT:   linalg.conv
 func.func @conv_ragged(%x: tensor<4x15x23x48xf32>, %w: tensor<3x3x48x40xf32>) -> tensor<4x7x11x40xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x7x11x40xf32>
@@ -251,6 +368,13 @@ func.func @conv_ragged(%x: tensor<4x15x23x48xf32>, %w: tensor<3x3x48x40xf32>) ->
 //       CHECK:       scf.for {{.*}} -> (vector<1x{{[0-9]+}}x{{[0-9]+}}xf32>)
 //       CHECK:         vector.fma {{.*}} : vector<8x32xf32>
 //   CHECK-NOT:   linalg.depthwise_conv
+// AVX2: 48 channels are three 16-wide tiles (no split).
+// V3-LABEL: func.func @depthwise_nhwc
+//       V3:   scf.for %{{.+}} = %c0 to %c48 step %c16
+//       V3:     scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:       scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:         vector.fma {{.*}} : vector<4x16xf32>
+//   V3-NOT:   linalg.depthwise_conv
 func.func @depthwise_nhwc(%x: tensor<1x18x18x48xf32>, %w: tensor<3x3x48xf32>) -> tensor<1x16x16x48xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x16x16x48xf32>
@@ -273,6 +397,17 @@ func.func @depthwise_nhwc(%x: tensor<1x18x18x48xf32>, %w: tensor<3x3x48xf32>) ->
 //       CHECK:   scf.forall.in_parallel
 //   CHECK-NOT:   linalg.generic
 //   CHECK-NOT:   linalg.matmul
+// V3-LABEL: func.func @matmul_epilogue
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     tensor.empty() : tensor<16x32x4x16xf32>
+//       V3:     scf.for {{.*}} -> (vector<4x16xf32>)
+//       V3:       vector.fma {{.*}} : vector<16xf32>
+//       V3:     scf.for %{{.+}} = %c0 to %c256 step %c8
+//       V3:       arith.addf {{.*}} : vector<8xf32>
+//       V3:       arith.maximumf {{.*}} : vector<8xf32>
+//       V3:   scf.forall.in_parallel
+//   V3-NOT:   linalg.generic
+//   V3-NOT:   linalg.matmul
 func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bias: tensor<256xf32>) -> tensor<256x256xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
@@ -307,6 +442,22 @@ func.func @matmul_epilogue(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>, %bi
 //       SERIAL:     vector.fma
 //       SERIAL:     arith.maximumf {{.*}} : vector<16xf32>
 //   SERIAL-NOT:   linalg.batch_matmul
+// V3-LABEL: func.func @batch_matmul_epilogue
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:       vector.fma {{.*}} : vector<16xf32>
+//       V3:     scf.for %{{.+}} = %c0 to %c256 step %c8
+//       V3:       arith.addf {{.*}} : vector<8xf32>
+//       V3:       arith.maximumf {{.*}} : vector<8xf32>
+//       V3:   scf.forall.in_parallel
+//   V3-NOT:   linalg.generic
+//   V3-NOT:   linalg.batch_matmul
+// V3-SERIAL-LABEL: func.func @batch_matmul_epilogue
+//   V3-SERIAL-NOT:   scf.forall
+//       V3-SERIAL:   scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3-SERIAL:     vector.fma
+//       V3-SERIAL:   arith.maximumf {{.*}} : vector<8xf32>
+//   V3-SERIAL-NOT:   linalg.batch_matmul
 func.func @batch_matmul_epilogue(%a: tensor<6x128x128xf32>, %b: tensor<6x128x256xf32>, %bias: tensor<256xf32>) -> tensor<6x128x256xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<6x128x256xf32>
@@ -343,6 +494,24 @@ func.func @batch_matmul_epilogue(%a: tensor<6x128x128xf32>, %b: tensor<6x128x256
 //       SERIAL:   scf.for
 //       SERIAL:     vector.fma
 //       SERIAL:     arith.maximumf {{.*}} : vector<16xf32>
+// AVX2: F = 40 is 32 (two 16-wide tiles) + 8 for the conv, five vectors for the epilogue.
+// V3-LABEL: func.func @conv_epilogue
+//       V3:   scf.forall (%{{.+}}) in (8)
+//       V3:     scf.for {{.*}} -> (vector<1x4x16xf32>)
+//       V3:       vector.fma {{.*}} : vector<16xf32>
+//       V3:     scf.for {{.*}} -> (vector<1x4x8xf32>)
+//       V3:       vector.fma {{.*}} : vector<8xf32>
+//       V3:     scf.for %{{.+}} = %c0 to %c40 step %c8
+//       V3:       arith.addf {{.*}} : vector<8xf32>
+//       V3:       arith.maximumf {{.*}} : vector<8xf32>
+//       V3:   } {versa.serial}
+//   V3-NOT:   linalg.generic
+//   V3-NOT:   linalg.conv_2d
+// V3-SERIAL-LABEL: func.func @conv_epilogue
+//       V3-SERIAL:   scf.forall (%{{.+}}) in (8)
+//       V3-SERIAL:     vector.fma
+//       V3-SERIAL:     arith.maximumf {{.*}} : vector<8xf32>
+//       V3-SERIAL:   } {versa.serial}
 func.func @conv_epilogue(%x: tensor<1x10x14x8xf32>, %w: tensor<3x3x8x40xf32>, %bias: tensor<40xf32>) -> tensor<1x8x12x40xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x8x12x40xf32>
@@ -370,6 +539,15 @@ func.func @conv_epilogue(%x: tensor<1x10x14x8xf32>, %w: tensor<3x3x8x40xf32>, %b
 //       CHECK:       vector.reduction <add>
 //       CHECK:       vector.reduction <add>
 //   CHECK-NOT:   linalg.generic
+// AVX2: two rows at a time, four vectors of 8 each (8 partial sums).
+// V3-LABEL: func.func @row_sum
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for {{.*}} step %c2
+//       V3:       scf.for {{.*}} step %c32 iter_args(%{{.+}} = %{{.+}}) -> (vector<2x32xf32>)
+//       V3:         arith.addf {{.*}} : vector<2x32xf32>
+//       V3:       vector.reduction <add>, %{{.+}} : vector<32xf32> into f32
+//       V3:       vector.reduction <add>, %{{.+}} : vector<32xf32> into f32
+//   V3-NOT:   linalg.generic
 func.func @row_sum(%x: tensor<64x256xf32>) -> tensor<64xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64xf32>
@@ -392,6 +570,11 @@ func.func @row_sum(%x: tensor<64x256xf32>) -> tensor<64xf32> {
 //       CHECK:   linalg.generic {{.+}} outs(%{{.+}} : tensor<2x37x1xf32>)
 //   CHECK-NOT:   vector.
 //       CHECK:   return
+// V3-LABEL: func.func @negative_row_sum_keepdim
+//   V3-NOT:   scf.forall
+//       V3:   linalg.generic {{.+}} outs(%{{.+}} : tensor<2x37x1xf32>)
+//   V3-NOT:   vector.
+//       V3:   return
 func.func @negative_row_sum_keepdim(%x: tensor<2x37x96xf32>) -> tensor<2x37x1xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x37x1xf32>
@@ -419,6 +602,17 @@ func.func @negative_row_sum_keepdim(%x: tensor<2x37x96xf32>) -> tensor<2x37x1xf3
 // SERIAL-LABEL: func.func @column_sum
 //   SERIAL-NOT:   scf.forall
 //       SERIAL:   vector<8x{{[0-9]+}}xf32>
+// V3-LABEL: func.func @column_sum
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for {{.*}} step %c8
+//       V3:       scf.for {{.*}} step %c32
+//       V3:         vector.transfer_read {{.*}} vector<8x32xf32>
+//       V3:         arith.addf {{.*}} : vector<32xf32>
+//   V3-NOT:   vector.multi_reduction
+//   V3-NOT:   vector.reduction
+// V3-SERIAL-LABEL: func.func @column_sum
+//   V3-SERIAL-NOT:   scf.forall
+//       V3-SERIAL:   vector<8x32xf32>
 func.func @column_sum(%x: tensor<256x1024xf32>) -> tensor<1024xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1024xf32>
@@ -440,6 +634,11 @@ func.func @column_sum(%x: tensor<256x1024xf32>) -> tensor<1024xf32> {
 //       CHECK:   vector.transfer_read %{{.+}} : tensor<16x14xf32>, vector<16x14xf32>
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   return
+// V3-LABEL: func.func @ragged_row
+//       V3:   vector.transfer_read %{{.+}} : tensor<4x16xf32>, vector<4x16xf32>
+//       V3:   vector.transfer_read %{{.+}} : tensor<4x14xf32>, vector<4x14xf32>
+//   V3-NOT:   linalg.generic
+//       V3:   return
 func.func @ragged_row(%x: tensor<64x30xf32>) -> tensor<64xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64xf32>
@@ -468,6 +667,21 @@ func.func @ragged_row(%x: tensor<64x30xf32>) -> tensor<64xf32> {
 // SERIAL-LABEL: func.func @transpose
 //   SERIAL-NOT:   scf.forall
 //       SERIAL:   vector.shuffle
+// AVX2: 8x8 tiles (a line of 8 floats each way), transposed as one shuffle of the flattened
+// tile (`shuffle_1d`), in the same 64x64 blocks.
+// V3-LABEL: func.func @transpose
+//       V3:   scf.forall
+//       V3:     scf.for {{.*}} -> (tensor<64x256xf32>)
+//       V3:       scf.for {{.*}} step %c8 {{.*}} -> (tensor<64x64xf32>)
+//       V3:         scf.for {{.*}} step %c8 {{.*}} -> (tensor<64x64xf32>)
+//       V3:           vector.transfer_read {{.*}} vector<8x8xf32>
+//       V3:           vector.shape_cast {{.*}} : vector<8x8xf32> to vector<64xf32>
+//       V3:           vector.shuffle {{.*}} [0, 8, 16, 24, 32, 40, 48, 56, 1, 9,
+//       V3:           vector.transfer_write {{.*}} : vector<8x8xf32>
+//   V3-NOT:   linalg.transpose
+// V3-SERIAL-LABEL: func.func @transpose
+//   V3-SERIAL-NOT:   scf.forall
+//       V3-SERIAL:   vector.shuffle
 func.func @transpose(%x: tensor<256x128xf32>) -> tensor<128x256xf32> {
   %e = tensor.empty() : tensor<128x256xf32>
   %0 = linalg.transpose ins(%x : tensor<256x128xf32>) outs(%e : tensor<128x256xf32>) permutation = [1, 0]
@@ -483,6 +697,11 @@ func.func @transpose(%x: tensor<256x128xf32>) -> tensor<128x256xf32> {
 //       CHECK:     linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
 // CHECK-LABEL: func.func @negative_transpose_keeps_rows
 //       CHECK:   linalg.transpose
+// V3-LABEL: func.func @max_pool
+//       V3:   scf.forall
+//       V3:     linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
+// V3-LABEL: func.func @negative_transpose_keeps_rows
+//       V3:   linalg.transpose
 func.func @max_pool(%x: tensor<8x16x64x64xf32>) -> tensor<8x16x32x32xf32> {
   %w = tensor.empty() : tensor<2x2xf32>
   %ninf = arith.constant 0xFF800000 : f32
@@ -517,6 +736,20 @@ func.func @negative_transpose_keeps_rows(%x: tensor<64x8x32xf32>) -> tensor<8x64
 // SERIAL-LABEL: func.func @window_max
 //   SERIAL-NOT:   scf.forall
 //       SERIAL:   vector.transfer_read {{.+}} vector<2x32x2xf32>
+// The same tiles on AVX2 (a row of 32 outputs: four vectors of 8).
+// V3-LABEL: func.func @window_max
+//       V3:   scf.forall (%{{.+}}) in (2)
+//       V3:     scf.for
+//       V3:       scf.for
+//       V3:         scf.for
+//       V3:           vector.transfer_read {{.+}} : tensor<1x1x1x2x32x2xf32>, vector<2x32x2xf32>
+//       V3:           vector.transpose
+//       V3:           arith.maximumf {{.+}} : vector<32xf32>
+//       V3:           vector.transfer_write {{.+}} : vector<32xf32>, tensor<1x1x1x32xf32>
+//   V3-NOT:   linalg.generic
+// V3-SERIAL-LABEL: func.func @window_max
+//   V3-SERIAL-NOT:   scf.forall
+//       V3-SERIAL:   vector.transfer_read {{.+}} vector<2x32x2xf32>
 func.func @window_max(%x: tensor<8x16x64x64xf32>) -> tensor<8x16x32x32xf32> {
   %ninf = arith.constant 0xFF800000 : f32
   %e = tensor.empty() : tensor<8x16x32x32xf32>
@@ -539,6 +772,9 @@ func.func @window_max(%x: tensor<8x16x64x64xf32>) -> tensor<8x16x32x32xf32> {
 // CHECK-LABEL: func.func @negative_window_trailing_reduce
 //   CHECK-NOT:   vector.transfer_read
 //       CHECK:   linalg.generic
+// V3-LABEL: func.func @negative_window_trailing_reduce
+//   V3-NOT:   vector.transfer_read
+//       V3:   linalg.generic
 func.func @negative_window_trailing_reduce(%x: tensor<64x4x128xf32>) -> tensor<64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64xf32>
@@ -567,6 +803,14 @@ func.func @negative_window_trailing_reduce(%x: tensor<64x4x128xf32>) -> tensor<6
 //   CHECK-NOT:   versa.codegen
 // SERIAL-LABEL: func.func @empty_iteration_spaces
 //   SERIAL-NOT:   vector.
+// V3-LABEL: func.func @empty_iteration_spaces
+//       V3:   linalg.matmul {{.*}} -> tensor<4x0xf32>
+//       V3:   linalg.matmul {{.*}} -> tensor<4x8xf32>
+//       V3:   linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<0x8x8x16xf32>
+//   V3-NOT:   scf.forall
+//   V3-NOT:   vector.
+// V3-SERIAL-LABEL: func.func @empty_iteration_spaces
+//   V3-SERIAL-NOT:   vector.
 func.func @empty_iteration_spaces(%a: tensor<4x16xf32>, %b: tensor<16x0xf32>, %ak: tensor<4x0xf32>, %bk: tensor<0x8xf32>,
                                   %x: tensor<0x10x10x16xf32>, %w: tensor<3x3x16x16xf32>)
     -> (tensor<4x0xf32>, tensor<4x8xf32>, tensor<0x8x8x16xf32>) {

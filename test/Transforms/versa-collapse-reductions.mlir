@@ -1,5 +1,6 @@
 // RUN: versa-opt %s --split-input-file --convert-versa-to-linalg --canonicalize --versa-collapse-reductions | FileCheck %s
-// RUN: versa-opt %s --split-input-file --convert-versa-to-linalg --canonicalize --versa-collapse-reductions --versa-codegen='threads=2' --canonicalize | FileCheck %s --check-prefix=CODEGEN
+// RUN: versa-opt %s --split-input-file --convert-versa-to-linalg --canonicalize --versa-collapse-reductions --versa-codegen='threads=2 target=x86-64-v4' --canonicalize | FileCheck %s --check-prefix=CODEGEN
+// RUN: versa-opt %s --split-input-file --convert-versa-to-linalg --canonicalize --versa-collapse-reductions --versa-codegen='threads=2 target=x86-64-v3' --canonicalize | FileCheck %s --check-prefix=V3-CODEGEN
 
 // Global average pool over NCHW axes (2, 3): one row reduction over [N*C, H*W], the
 // collapse free, the result expanded back; then a vector loop of 64 lanes over 3136.
@@ -10,6 +11,9 @@
 // CODEGEN-LABEL: func.func @pool
 //       CODEGEN:   scf.forall
 //       CODEGEN:   scf.for %{{.+}} = %c0 to %c3136 step %c64 iter_args(%{{.+}} = %{{.+}}) -> (vector<4x64xf32>)
+// V3-CODEGEN-LABEL: func.func @pool
+//       V3-CODEGEN:   scf.forall
+//       V3-CODEGEN:   scf.for %{{.+}} = %c0 to %c3136 step %c32 iter_args(%{{.+}} = %{{.+}}) -> (vector<2x32xf32>)
 func.func @pool(%x: tensor<8x64x56x56xf32>) -> tensor<8x64xf32> {
   %0 = "versa.reduce_mean"(%x) {axes = array<i64: 2, 3>} : (tensor<8x64x56x56xf32>) -> tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
@@ -28,6 +32,9 @@ func.func @pool(%x: tensor<8x64x56x56xf32>) -> tensor<8x64xf32> {
 //       CHECK:   linalg.generic {{.+}} iterator_types = ["reduction"]} ins(%[[TAIL]] : tensor<3xf32>) outs(%[[C]] : tensor<f32>)
 // CODEGEN-LABEL: func.func @total
 //       CODEGEN:   scf.forall (%{{.+}}) in (2)
+// V3-CODEGEN-LABEL: func.func @total
+//       V3-CODEGEN:   scf.forall (%{{.+}}) in (2)
+//       V3-CODEGEN:     scf.for %{{.+}} = %c0 to %c5000 step %c8 iter_args(%{{.+}} = %{{.+}}) -> (vector<4x8xf32>)
 func.func @total(%x: tensor<40003xf32>) -> tensor<f32> {
   %0 = "versa.reduce_sum"(%x) {axes = array<i64: 0>} : (tensor<40003xf32>) -> tensor<f32>
   return %0 : tensor<f32>
@@ -41,6 +48,12 @@ func.func @total(%x: tensor<40003xf32>) -> tensor<f32> {
 //       CODEGEN:     arith.addf %{{.+}} : vector<4x64xf32>
 //       CODEGEN:   %[[T:.+]] = vector.transfer_read %{{.+}} : tensor<4x40xf32>, vector<4x40xf32>
 //       CODEGEN:   vector.reduction <add>, %{{.+}} : vector<40xf32> into f32
+// AVX2: one vector (8) divides the row of 1000: no tail.
+// V3-CODEGEN-LABEL: func.func @ragged
+//       V3-CODEGEN:   scf.for %{{.+}} = %c0 to %c1000 step %c8 iter_args(%{{.+}} = %{{.+}}) -> (vector<8x8xf32>)
+//       V3-CODEGEN:     arith.addf %{{.+}} : vector<8x8xf32>
+//   V3-CODEGEN-NOT:   vector.transfer_read {{.*}} : tensor<8x{{[0-9]+}}xf32>
+//       V3-CODEGEN:   vector.reduction <add>, %{{.+}} : vector<8xf32> into f32
 func.func @ragged(%x: tensor<4096x1000xf32>) -> tensor<4096xf32> {
   %0 = "versa.reduce_sum"(%x) {axes = array<i64: -1>} : (tensor<4096x1000xf32>) -> tensor<4096xf32>
   return %0 : tensor<4096xf32>
@@ -57,6 +70,13 @@ func.func @ragged(%x: tensor<4096x1000xf32>) -> tensor<4096xf32> {
 //       CODEGEN:   vector.step : vector<64xindex>
 //       CODEGEN:   arith.select %{{.+}} : vector<4x64xi1>, vector<4x64xi64>
 //       CODEGEN:   arith.minsi %{{.+}} : vector<4x64xi64>
+// V3-CODEGEN-LABEL: func.func @argmax
+//       V3-CODEGEN:   arith.maximumf %{{.+}} : vector<8x8xf32>
+//       V3-CODEGEN:   arith.cmpf oeq, %{{.+}} : vector<8x8xf32>
+//       V3-CODEGEN:   arith.cmpf uno
+//       V3-CODEGEN:   vector.step : vector<8xindex>
+//       V3-CODEGEN:   arith.select %{{.+}} : vector<8x8xi1>, vector<8x8xi64>
+//       V3-CODEGEN:   arith.minsi %{{.+}} : vector<8x8xi64>
 func.func @argmax(%x: tensor<4096x1000xf32>) -> tensor<4096xi64> {
   %0 = "versa.reduce_argmax"(%x) {axis = 1 : i64} : (tensor<4096x1000xf32>) -> tensor<4096xi64>
   return %0 : tensor<4096xi64>
@@ -75,10 +95,16 @@ func.func @argmax(%x: tensor<4096x1000xf32>) -> tensor<4096xi64> {
 //       CHECK:   tensor.expand_shape %[[S]] {{\[\[}}0, 1, 2]] output_shape [2, 37, 1] : tensor<74xf32> into tensor<2x37x1xf32>
 // CODEGEN-LABEL: func.func @keepdim
 //       CODEGEN:   scf.forall (%{{.+}}) in (2)
-//       CODEGEN:   scf.for {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<1x{{[0-9]+}}xf32>)
+//       CODEGEN:   scf.for {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<1x32xf32>)
 //       CODEGEN:   vector.reduction <add>
 //   CODEGEN-NOT:   linalg.generic
 //       CODEGEN:   tensor.expand_shape
+// V3-CODEGEN-LABEL: func.func @keepdim
+//       V3-CODEGEN:   scf.forall (%{{.+}}) in (2)
+//       V3-CODEGEN:   scf.for {{.*}} iter_args(%{{.+}} = %{{.+}}) -> (vector<1x32xf32>)
+//       V3-CODEGEN:   vector.reduction <add>
+//   V3-CODEGEN-NOT:   linalg.generic
+//       V3-CODEGEN:   tensor.expand_shape
 func.func @keepdim(%x: tensor<2x37x96xf32>) -> tensor<2x37x1xf32> {
   %c = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2x37x1xf32>

@@ -1,4 +1,5 @@
-// RUN: versa-opt --versa-row-kernels="threads=2 target=x86-64" --inline --symbol-dce %s | FileCheck %s
+// RUN: versa-opt --versa-row-kernels="threads=2 target=x86-64-v4" --inline --symbol-dce %s | FileCheck %s
+// RUN: versa-opt --versa-row-kernels="threads=2 target=x86-64-v3" --inline --symbol-dce %s | FileCheck %s --check-prefix=V3
 // RUN: versa-opt --versa-row-kernels %s | FileCheck %s --check-prefix=CALL
 
 // Softmax over the last axis, rows of 1000 (five rows fit L1): software-pipelined per thread's
@@ -40,6 +41,38 @@
 // CHECK-NOT: versa.softmax
 // CALL-LABEL: func.func @softmax
 // CALL: call @versa_softmax_0(%{{.*}}) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+// AVX2: the same pipeline in vectors of 8, four a step (1000 = 31 x 32 + one vector at 992:
+// no masked tail).
+// V3-LABEL: func.func @softmax
+// V3: scf.forall (%{{.*}}) in (2)
+// V3: %[[SCRATCH:.+]] = tensor.empty() : tensor<2x1000xf32>
+// V3: scf.for {{.*}} to %c992 step %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// V3: arith.maximumf {{.*}} : vector<8xf32>
+// V3: vector.transfer_read %{{.*}}[%{{.*}}, %c992], %{{.*}} {in_bounds = [true]} : tensor<?x1000xf32>, vector<8xf32>
+// V3: vector.reduction <maximumf>
+// V3: scf.for {{.*}} iter_args({{.*}}, %{{.*}} = %[[SCRATCH]]) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, tensor<2x1000xf32>)
+// V3: math.exp
+// V3: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %{{.*}}] {in_bounds = [true]} : vector<8xf32>, tensor<2x1000xf32>
+// V3: arith.maximumf
+// V3: vector.reduction <add>, %{{.*}} fastmath<reassoc>
+// V3: vector.reduction <maximumf>
+// V3: %[[ROWS:.+]]:4 = scf.for %{{.*}} = %c1 to {{.*}} -> (tensor<?x1000xf32>, tensor<2x1000xf32>, vector<8xf32>, vector<8xf32>)
+// V3: scf.for {{.*}} to %c992 step %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, tensor<2x1000xf32>, tensor<?x1000xf32>)
+// V3: math.exp
+// V3: vector.transfer_write {{.*}} : vector<8xf32>, tensor<2x1000xf32>
+// V3: arith.maximumf
+// V3: vector.transfer_read {{.*}} : tensor<2x1000xf32>, vector<8xf32>
+// V3: arith.mulf
+// V3: vector.transfer_write {{.*}} : vector<8xf32>, tensor<?x1000xf32>
+// V3: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c992] {in_bounds = [true]} : vector<8xf32>, tensor<?x1000xf32>
+// V3: vector.reduction <add>
+// V3: scf.yield {{.*}} : tensor<?x1000xf32>, tensor<2x1000xf32>, vector<8xf32>, vector<8xf32>
+// V3: scf.for {{.*}} = %c0 to %c1000 step %c8 iter_args(%{{.*}} = %[[ROWS]]#0) -> (tensor<?x1000xf32>)
+// V3-NOT: math.exp
+// V3: arith.mulf %{{.*}}, %[[ROWS]]#3
+// V3: vector.transfer_write {{.*}} {in_bounds = [true]} : vector<8xf32>, tensor<?x1000xf32>
+// V3: tensor.parallel_insert_slice
+// V3-NOT: versa.softmax
 func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   return %0 : tensor<64x1000xf32>
@@ -91,6 +124,30 @@ func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
 // CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<16xf32>, tensor<?x4008xf32>
 // CHECK: tensor.parallel_insert_slice
 // CHECK-NOT: versa.softmax
+// AVX2: 4008 is a multiple of 8, so every row starts on a vector boundary: no head, no masks,
+// loops with constant bounds (4000 = 125 x 32, then one vector at 4000).
+// V3-LABEL: func.func @softmax_long_rows
+// V3: scf.forall (%{{.*}}) in (2)
+// V3-NOT: tensor<2x4008xf32>
+// V3-NOT: vector.create_mask
+// V3: scf.for %{{.*}} = %c0 to %{{.*}} step %c1
+// V3: scf.for %{{.*}} = %c0 to %c4000 step %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// V3: arith.maximumf {{.*}} : vector<8xf32>
+// V3: vector.transfer_read %{{.*}}[%{{.*}}, %c4000], %{{.*}} {in_bounds = [true]} : tensor<?x4008xf32>, vector<8xf32>
+// V3: vector.reduction <maximumf>
+// V3: scf.for %{{.*}} = %c0 to %c4000 step %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, tensor<?x4008xf32>)
+// V3: math.exp
+// V3: vector.transfer_write {{.*}} {in_bounds = [true]} : vector<8xf32>, tensor<?x4008xf32>
+// V3: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %c4000] {in_bounds = [true]} : vector<8xf32>, tensor<?x4008xf32>
+// V3: vector.reduction <add>, %{{.*}} fastmath<reassoc>
+// V3-NOT: math.exp
+// V3: scf.for %{{.*}} = %c0 to %c4008 step %c8 {{.*}} -> (tensor<?x4008xf32>)
+// V3-NOT: math.exp
+// V3: arith.mulf
+// V3: vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {in_bounds = [true]} : vector<8xf32>, tensor<?x4008xf32>
+// V3: tensor.parallel_insert_slice
+// V3-NOT: vector.create_mask
+// V3-NOT: versa.softmax
 func.func @softmax_long_rows(%x: tensor<65536x4008xf32>) -> tensor<65536x4008xf32> {
   %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<65536x4008xf32>) -> tensor<65536x4008xf32>
   return %0 : tensor<65536x4008xf32>
@@ -102,6 +159,11 @@ func.func @softmax_long_rows(%x: tensor<65536x4008xf32>) -> tensor<65536x4008xf3
 // CHECK: scf.for {{.*}} = %c0 to %c4096 step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NOT: vector.create_mask
 // CHECK: tensor.parallel_insert_slice
+// V3-LABEL: func.func @softmax_long_aligned_rows
+// V3-NOT: vector.create_mask
+// V3: scf.for {{.*}} = %c0 to %c4096 step %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// V3-NOT: vector.create_mask
+// V3: tensor.parallel_insert_slice
 func.func @softmax_long_aligned_rows(%x: tensor<65536x4096xf32>) -> tensor<65536x4096xf32> {
   %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<65536x4096xf32>) -> tensor<65536x4096xf32>
   return %0 : tensor<65536x4096xf32>
@@ -116,6 +178,14 @@ func.func @softmax_long_aligned_rows(%x: tensor<65536x4096xf32>) -> tensor<65536
 // CHECK: math.sqrt
 // CHECK: math.fma
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 2, 48]
+// V3-LABEL: func.func @layer_norm
+// V3: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<4x2x48xf32> into tensor<4x96xf32>
+// V3: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<2x48xf32> into tensor<96xf32>
+// V3: scf.forall (%{{.*}}) in (2)
+// V3: scf.for {{.*}} to %c96 step %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// V3: math.sqrt
+// V3: math.fma {{.*}} : vector<8xf32>
+// V3: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [4, 2, 48]
 func.func @layer_norm(%x: tensor<4x2x48xf32>, %g: tensor<2x48xf32>, %b: tensor<2x48xf32>) -> tensor<4x2x48xf32> {
   %0 = "versa.layer_norm"(%x, %g, %b) {axis = 1 : i64, epsilon = 1.0e-05 : f32}
       : (tensor<4x2x48xf32>, tensor<2x48xf32>, tensor<2x48xf32>) -> tensor<4x2x48xf32>
@@ -125,6 +195,8 @@ func.func @layer_norm(%x: tensor<4x2x48xf32>, %g: tensor<2x48xf32>, %b: tensor<2
 // Not a trailing-axis softmax: left for convert-versa-to-linalg (f16/bf16: versa-half-math.mlir).
 // CHECK-LABEL: func.func @negative_leading_axis
 // CHECK: versa.softmax
+// V3-LABEL: func.func @negative_leading_axis
+// V3: versa.softmax
 func.func @negative_leading_axis(%x: tensor<6x5xf32>) -> tensor<6x5xf32> {
   %0 = "versa.softmax"(%x) {axis = 0 : i64} : (tensor<6x5xf32>) -> tensor<6x5xf32>
   return %0 : tensor<6x5xf32>
@@ -139,6 +211,11 @@ func.func @negative_leading_axis(%x: tensor<6x5xf32>) -> tensor<6x5xf32> {
 // CHECK: versa.layer_norm
 // CALL-LABEL: func.func @negative_empty
 // CALL-NOT: call
+// V3-LABEL: func.func @negative_empty
+// V3: versa.softmax
+// V3: versa.softmax
+// V3: versa.layer_norm
+// V3: versa.layer_norm
 func.func @negative_empty(%x: tensor<2x0xf32>, %y: tensor<0x16xf32>, %g: tensor<0xf32>, %h: tensor<16xf32>)
     -> (tensor<2x0xf32>, tensor<0x16xf32>, tensor<2x0xf32>, tensor<0x16xf32>) {
   %0 = "versa.softmax"(%x) {axis = 1 : i64} : (tensor<2x0xf32>) -> tensor<2x0xf32>
@@ -167,6 +244,18 @@ func.func @negative_empty(%x: tensor<2x0xf32>, %y: tensor<0x16xf32>, %g: tensor<
 // CALL-LABEL: func.func @softmax_producers
 // CALL-NOT: versa.fused
 // CALL: call @versa_softmax_{{[0-9]+}}(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x4x128x128xf32>, tensor<f32>, tensor<128x128xf32>) -> tensor<2x4x128x128xf32>
+// V3-LABEL: func.func @softmax_producers
+// V3: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<2x4x128x128xf32> into tensor<1024x128xf32>
+// V3: %[[SCALE:.+]] = tensor.extract %{{.*}}[] : tensor<f32>
+// V3: %[[SPLAT:.+]] = vector.broadcast %[[SCALE]] : f32 to vector<8xf32>
+// V3: scf.forall
+// V3: %[[ROW:.+]] = arith.remui %{{.*}}, %c128 : index
+// V3: %[[M:.+]] = vector.transfer_read %{{.*}}[%[[ROW]], %{{.*}}]{{.*}} : tensor<128x128xf32>, vector<8xf32>
+// V3: %[[S:.+]] = arith.mulf %{{.*}}, %[[SPLAT]] : vector<8xf32>
+// V3: arith.addf %[[S]], %[[M]] : vector<8xf32>
+// V3: arith.maximumf
+// V3-NOT: versa.fused
+// V3-NOT: versa.mul
 func.func @softmax_producers(%x: tensor<2x4x128x128xf32>, %m: tensor<128x128xf32>) -> tensor<2x4x128x128xf32> {
   %s = "versa.constant"() {value = dense<0.125> : tensor<f32>} : () -> tensor<f32>
   %0 = "versa.fused"() ({
@@ -184,6 +273,10 @@ func.func @softmax_producers(%x: tensor<2x4x128x128xf32>, %m: tensor<128x128xf32
 // CHECK: "versa.mul"
 // CHECK-LABEL: func.func @negative_producer_partial_broadcast
 // CHECK: "versa.add"
+// V3-LABEL: func.func @negative_producer_with_two_users
+// V3: "versa.mul"
+// V3-LABEL: func.func @negative_producer_partial_broadcast
+// V3: "versa.add"
 func.func @negative_producer_with_two_users(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
   %0 = "versa.mul"(%x, %x) : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32>
   %1 = "versa.softmax"(%0) {axis = -1 : i64} : (tensor<8x64xf32>) -> tensor<8x64xf32>
@@ -207,6 +300,13 @@ func.func @negative_producer_partial_broadcast(%x: tensor<2x4x128x128xf32>, %m: 
 // CALL-LABEL: func.func @layer_norm_consumers
 // CALL: call @versa_layer_norm_{{[0-9]+}}(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
 // CALL-NOT: versa.fused
+// V3-LABEL: func.func @layer_norm_consumers
+// V3: math.fma
+// V3: %[[S:.+]] = vector.transfer_read %{{.*}} : tensor<1x64xf32>, vector<8xf32>
+// V3: %[[Y:.+]] = arith.mulf %{{.*}}, %[[S]] : vector<8xf32>
+// V3: %[[R:.+]] = arith.maximumf %[[Y]], %{{.*}} : vector<8xf32>
+// V3: vector.transfer_write %[[R]]
+// V3-NOT: versa.
 func.func @layer_norm_consumers(%x: tensor<8x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>, %s: tensor<64xf32>) -> tensor<8x64xf32> {
   %0 = "versa.layer_norm"(%x, %g, %b) {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<8x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
   %1 = "versa.fused"() ({
@@ -220,6 +320,8 @@ func.func @layer_norm_consumers(%x: tensor<8x64xf32>, %g: tensor<64xf32>, %b: te
 // A kernel result that is also returned keeps its consumer apart.
 // CHECK-LABEL: func.func @negative_consumer_of_a_returned_result
 // CHECK: "versa.relu"
+// V3-LABEL: func.func @negative_consumer_of_a_returned_result
+// V3: "versa.relu"
 func.func @negative_consumer_of_a_returned_result(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
   %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<8x64xf32>) -> tensor<8x64xf32>
   %1 = "versa.relu"(%0) : (tensor<8x64xf32>) -> tensor<8x64xf32>

@@ -1,11 +1,18 @@
 """Shared pytest helpers: compile versa IR text and run it, or evaluate it with NumPy."""
 
+import os
+
 import numpy as np
 import pytest
 from versa import compiler
 from versa.context import make_context
+from versa.passes.codegen.apply import STRICT_ENV
 from versa.reference import interpret
 from versa.runtime import JitFunction, TensorSpec, find_function
+
+# A codegen strategy whose script fails leaves its op to plain loops in users' compiles; in the
+# tests it fails the compile, so that a broken strategy shows (test_codegen_fallback unsets it).
+os.environ.setdefault(STRICT_ENV, "1")
 
 
 class Compiled:

@@ -100,7 +100,7 @@ def test_fused_producer_and_consumer(shape: tuple[int, ...], pipeline: str, thre
     kernels = str(compiler.compile_text(fused_softmax_text(shape), "versa-row-kernels"))
     assert "func.func private @versa_softmax_0_input" in kernels
     assert "func.func private @versa_softmax_0_output" in kernels
-    assert ALIGNED_HEAD.search(kernels)
+    assert bool(ALIGNED_HEAD.search(kernels)) == _aligned(shape)  # 1000 columns: 8-lane rows have no head
     (got,) = Compiled(fused_softmax_text(shape), pipeline).jit(*inputs)
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
 

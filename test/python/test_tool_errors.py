@@ -1,4 +1,4 @@
-"""The tools' error contract (DESIGN.md, "Tools"): bad input gives a located diagnostic
+"""The tools' error contract (docs/design.md, "Tools"): bad input gives a located diagnostic
 (`file:line:col: error: ...`) and exit code 1, never a Python traceback.
 
 Each case runs versa-opt / versa-run as a subprocess on input written to `tmp_path`. Parse errors

@@ -1,7 +1,7 @@
 // RUN: versa-opt %s --split-input-file | FileCheck %s
 // RUN: versa-opt %s --split-input-file | versa-opt --split-input-file | FileCheck %s
 
-// Round trip of every versa op in the generic form of DESIGN.md: the parser accepts it, the
+// Round trip of every versa op in the generic form of docs/design.md: the parser accepts it, the
 // verifier accepts it, and the printed form parses back to the same IR.
 
 // CHECK-LABEL: func.func @constant

@@ -147,6 +147,48 @@ def transformer_encoder_layer(
 
 DECOMPOSITIONS[aten._transformer_encoder_layer_fwd.default] = transformer_encoder_layer
 
+
+def threshold_backward(grad, x, threshold):
+    """where(x <= threshold, 0, grad) in the type eager computes in: PyTorch's own decomposition
+    keeps grad's dtype, eager promotes (an int64 grad of a float input is a float gradient);
+    an integer x compares with the threshold truncated, as torch's kernel."""
+    dtype = torch.result_type(grad, x)
+    limit = threshold if dtype.is_floating_point else int(threshold)
+    return torch.where(x.to(dtype) <= limit, 0, grad.to(dtype))
+
+
+def threshold_backward_mixed(grad, x, threshold):
+    """For torch.export's graphs (importer.RETRACED): the promotion as casts before the op, only
+    where grad and x differ in dtype (their declared result type is grad's, eager's is not)."""
+    dtype = torch.result_type(grad, x)
+    if grad.dtype == dtype and x.dtype == dtype:
+        return NotImplemented
+    return aten.threshold_backward.default(grad.to(dtype), x.to(dtype), threshold)
+
+
+DECOMPOSITIONS[aten.threshold_backward.default] = threshold_backward
+
+
+def mixed_dtypes(node: torch.fx.Node) -> bool:
+    """An FX node whose first two operands differ in dtype (torch.export declares a mixed
+    threshold_backward's result in grad's dtype)."""
+    dtypes = {a.meta["val"].dtype for a in node.args[:2] if isinstance(a, torch.fx.Node) and "val" in a.meta}
+    return len(dtypes) > 1
+
+
+def meshgrid(tensors, indexing: str = "ij"):
+    """torch.meshgrid as reshapes and expands (PyTorch's own decomposition uses a prim that
+    torch.export cannot functionalize); "xy" is "ij" with the first two inputs and grids swapped."""
+    if indexing == "xy" and len(tensors) >= 2:
+        first, second, *grids = meshgrid([tensors[1], tensors[0], *tensors[2:]])
+        return [second, first, *grids]
+    sizes = [t.numel() for t in tensors]
+    return [
+        t.reshape([-1 if axis == i else 1 for axis in range(len(tensors))]).expand(sizes)
+        for i, t in enumerate(tensors)
+    ]
+
+
 # Inference graphs (no grad) keep eval-mode batch norm whole: `versa.batch_norm` folds into the
 # conv before it (fold-batch-norm), its decomposed arithmetic does not.
 INFERENCE_DECOMPOSITIONS = {

@@ -22,7 +22,14 @@ from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ir
 
-from .decompositions import instance_norm_running_stats, unroll_recurrent, updates_running_stats
+from .decompositions import (
+    instance_norm_running_stats,
+    meshgrid,
+    mixed_dtypes,
+    threshold_backward_mixed,
+    unroll_recurrent,
+    updates_running_stats,
+)
 from .fallback import load_torch_c
 from .types import TORCH_DTYPES, TORCH_ELEMENT
 
@@ -130,41 +137,51 @@ def functional(program: torch.export.ExportedProgram) -> torch.export.ExportedPr
     value semantics for them. An empty decomposition table only functionalizes: conv2d, linear,
     layer_norm, attention... stay whole (batch_norm becomes _native_batch_norm_legit_no_training).
     The same retrace inlines `torch.autocast` regions (a `wrap_with_autocast` higher-order op in
-    the training IR, which no rule takes) into the casts they stand for, and decomposes the ops
+    the training IR, which no rule takes) into the casts they stand for, and `torch.no_grad()`
+    regions (`wrap_with_set_grad_enabled`) into their ops, and decomposes the ops
     of `RETRACED` (meshgrid: a list of tensors, which the importer cannot return; an instance
     norm that updates its running statistics, a mutation hidden inside the op)."""
     retrace = any(
         (isinstance(node.target, torch._ops.OpOverload) and node.target._schema.is_mutable)
-        or node.target is _AUTOCAST
-        or (node.target in RETRACED and node.target is not _INSTANCE_NORM)
-        or (node.target is _INSTANCE_NORM and updates_running_stats(node.args))
+        or node.target in _REGIONS
+        or (node.target in RETRACED and _WHEN.get(node.target, _always)(node))
         for node in program.graph.nodes
         if node.op == "call_function"
     )
     return program.run_decompositions(RETRACED) if retrace else program
 
 
-_AUTOCAST = getattr(torch.ops.higher_order, "wrap_with_autocast", None)
-
-
-def _meshgrid(tensors, indexing: str = "ij"):
-    """torch.meshgrid as reshapes and expands (PyTorch's own decomposition uses a prim that
-    torch.export cannot functionalize); "xy" is "ij" with the first two inputs and grids swapped."""
-    if indexing == "xy" and len(tensors) >= 2:
-        first, second, *grids = _meshgrid([tensors[1], tensors[0], *tensors[2:]])
-        return [second, first, *grids]
-    sizes = [t.numel() for t in tensors]
-    return [
-        t.reshape([-1 if axis == i else 1 for axis in range(len(tensors))]).expand(sizes)
-        for i, t in enumerate(tensors)
-    ]
+# Higher-order regions of the training IR that the retrace inlines: `torch.autocast` blocks
+# (their casts), and `with torch.no_grad()` / `torch.set_grad_enabled(False)` blocks in forward
+# (rotary embeddings in Llama, Mistral, Marian): gradient mode means nothing to a compiled forward
+_REGIONS = {
+    op
+    for op in (
+        getattr(torch.ops.higher_order, "wrap_with_autocast", None),
+        getattr(torch.ops.higher_order, "wrap_with_set_grad_enabled", None),
+    )
+    if op is not None
+}
 
 
 _INSTANCE_NORM = torch.ops.aten.instance_norm.default
+_THRESHOLD_BACKWARD = torch.ops.aten.threshold_backward.default
 RETRACED = {
-    torch.ops.aten.meshgrid.default: _meshgrid,
-    torch.ops.aten.meshgrid.indexing: _meshgrid,
+    torch.ops.aten.meshgrid.default: meshgrid,
+    torch.ops.aten.meshgrid.indexing: meshgrid,
     _INSTANCE_NORM: instance_norm_running_stats,
+    _THRESHOLD_BACKWARD: threshold_backward_mixed,
+}
+
+
+def _always(node: torch.fx.Node) -> bool:
+    return True
+
+
+# when an op of RETRACED makes the program retraced (default: always)
+_WHEN = {
+    _INSTANCE_NORM: lambda node: updates_running_stats(node.args),
+    _THRESHOLD_BACKWARD: mixed_dtypes,
 }
 
 

@@ -28,10 +28,12 @@ scatter      index_add, scatter/scatter_add/scatter_reduce, index_put (versa.sca
 indexing     searchsorted/bucketize, take/put, index_fill, masked_scatter
 quantize     fake quantization per tensor / per channel (and the training forms' masks)
 backward     training: convolution and max-pool backward, pooling indices
+activation_backward  relu's (threshold), leaky_relu's and hardtanh's gradients, dtypes promoted
 fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
 """
 
 from . import (
+    activation_backward,
     activations,
     backward,
     bags,
@@ -64,6 +66,7 @@ from . import (
 )
 
 __all__ = [
+    "activation_backward",
     "activations",
     "backward",
     "bags",

@@ -17,7 +17,7 @@ and bf16 compute in f32 and round once (as torch's kernels).
 import math
 
 from versa.dialects import builders as vb
-from versa.mlir import ir
+from versa.mlir import arith, ir, linalg, tensor
 
 from .. import types
 from ..convert import Node, Unsupported, rule
@@ -51,35 +51,51 @@ unary_rule("sign", vb.sign, integer=vb.sign)
 unary_rule("sgn", vb.sign, integer=vb.sign)  # real tensors: sgn is sign
 
 
-def _negative(node: Node, b: ir.Value) -> ir.Value:
-    """b's sign bit as far as versa ops can see it: b < 0, or b = -0.0 (1 / b = -inf). Versa
-    has no bitcast, so a NaN counts as positive (x86's 0 / 0 is a NaN with the sign bit set)."""
-    zero = node.constant(0.0, element(b))
-    minus_zero = vb.logical_and(
-        vb.compare(b, zero, predicate="eq"),
-        vb.compare(vb.div(node.constant(1.0, element(b)), b), zero, predicate="lt"),
+_BITS = {"f32": 32, "f16": 16, "bf16": 16}
+
+
+def _negative(b: ir.Value) -> ir.Value:
+    """b's sign bit, read as torch reads it: -0.0 and a NaN with the sign bit set are negative,
+    +NaN is not. No versa op can see a NaN's sign (comparisons are false, and abs/neg/div keep
+    it a NaN), and versa has no bitcast, so this one elementwise `linalg.generic` (bitcast to an
+    integer of the same width, < 0) sits among the versa ops as the linalg fallback's ops do."""
+    shape, element_type = list(b.type.shape), b.type.element_type
+    width = _BITS.get(str(element_type))
+    if width is None:
+        raise Unsupported(f"the sign bit of {element_type}")
+    integer, boolean = ir.IntegerType.get_signless(width), ir.IntegerType.get_signless(1)
+    init = tensor.EmptyOp(shape, boolean).result
+    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(shape)))
+    parallel = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    generic = linalg.GenericOp(
+        [init.type], [b], [init], ir.ArrayAttr.get([identity] * 2), ir.ArrayAttr.get([parallel] * len(shape))
     )
-    return vb.logical_or(vb.compare(b, zero, predicate="lt"), minus_zero)
+    body = generic.regions[0].blocks.append(element_type, boolean)
+    with ir.InsertionPoint(body):
+        bits = arith.bitcast(integer, body.arguments[0])
+        zero = arith.constant(integer, 0)
+        linalg.YieldOp([arith.cmpi(arith.CmpIPredicate.slt, bits, zero)])
+    return generic.result
 
 
 @rule("torch.aten.copysign.Tensor", "torch.aten.copysign.Scalar")
 def copysign(node: Node, a, b):
-    """|a| with b's sign, -0.0 included (a NaN b counts as positive: `_negative`)."""
+    """|a| with b's sign bit (-0.0 and -NaN count as negative: `_negative`)."""
     if not types.is_float(node.out.element):
         raise Unsupported(f"copysign to {node.out.element}")
     size = vb.abs(promoted(node, a)[0])
     if not isinstance(b, ir.Value):  # a number: its sign is known now
         return vb.neg(size) if math.copysign(1.0, b) < 0 else size
     (b,) = promoted(node, b)
-    return vb.select(_negative(node, b), vb.neg(size), size)
+    return vb.select(_negative(b), vb.neg(size), size)
 
 
 @rule("torch.aten.signbit")
 def signbit(node: Node, x):
-    """True where x < 0 or x = -0.0 (a NaN: False, see `_negative`); integers: x < 0."""
+    """The sign bit (`_negative`); integers: x < 0."""
     if not types.is_float(element(x)):
         return vb.compare(x, node.constant(0, element(x)), predicate="lt")
-    return _negative(node, x)
+    return _negative(x)
 
 
 @rule("torch.aten.round.decimals")

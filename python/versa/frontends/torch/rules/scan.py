@@ -1,4 +1,5 @@
-"""Prefix scans other than cumsum: cumprod and logcumsumexp, as log-depth (Hillis-Steele) scans.
+"""Prefix scans other than cumsum: cumprod and logcumsumexp, as log-depth (Hillis-Steele) scans;
+and their inverse, torch.diff (GPT-2's and Llama's mask code without an attention mask).
 
 Step s = 1, 2, 4, ... combines each element with the one s places before it: after ceil(log2 n)
 steps element i holds the combination of elements 0..i. Each step is two slices, one
@@ -15,8 +16,8 @@ from collections.abc import Callable
 
 from versa.dialects import builders as vb
 
-from ..convert import Node, rule
-from .common import axis, promoted, rank, require_float, shape
+from ..convert import Node, Unsupported, rule
+from .common import axis, element, promoted, rank, require_float, shape
 
 
 def _cut(x, d: int, start: int, limit: int):
@@ -57,3 +58,27 @@ def logcumsumexp(node: Node, x, dim):
     (x,) = promoted(node, x)
     require_float(x, "logcumsumexp")
     return scan(x, axis(dim, x), lambda a, b: logaddexp(node, a, b))
+
+
+@rule("torch.aten.diff")
+def diff(node: Node, x, n=1, dim=-1, prepend=None, append=None):
+    """torch.diff: prepend, x and append joined along `dim`, then n times x[1:] - x[:-1] there
+    (for bool tensors x[1:] != x[:-1], an xor, as torch). Exact: one subtraction per step, as
+    eager's. A result empty along `dim` (n at least the joined length) is left to PyTorch."""
+    if rank(x) == 0:
+        raise Unsupported("diff of a 0-d tensor")
+    d = axis(dim, x)
+    joined = [t for t in (prepend, x, append) if t is not None]
+    if any(rank(t) != rank(x) for t in joined):
+        raise Unsupported("prepend/append of another rank than the input")
+    x = vb.concat([promoted(node, t)[0] for t in joined], axis=d) if len(joined) > 1 else x
+    if shape(x)[d] <= n:
+        raise Unsupported("a diff empty along its dim")
+    for _ in range(n):
+        size = shape(x)[d]
+        later, earlier = _cut(x, d, 1, size), _cut(x, d, 0, size - 1)
+        if element(x) == "i1":  # xor: versa.and/or/not only
+            x = vb.logical_and(vb.logical_or(later, earlier), vb.logical_not(vb.logical_and(later, earlier)))
+        else:
+            x = vb.sub(later, earlier)
+    return x
