@@ -5,7 +5,7 @@ shows every step and a pipeline can be named inside `--pass-pipeline` like any p
 """
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import ClassVar
 
 from versa import openmp, targets
@@ -254,7 +254,8 @@ class LowerToNVVM(Pipeline):
 
     def steps(self) -> Iterator[str | Pass]:
         target = self.target()
-        block = self.block or target.gpu["threads_per_block"]
+        gpu = target.gpu
+        block = self.block or gpu.threads_per_block
         yield VersaGpuOutlineRows()  # softmax / layer_norm: one kernel each, after bufferization
         yield ConvertVersaToLinalg()
         yield "canonicalize"
@@ -267,14 +268,14 @@ class LowerToNVVM(Pipeline):
                 f"'lower-to-nvvm' matmul-precision must be highest or high, not '{self.matmul_precision}'"
             )
         tf32 = self.matmul_precision == "high"
-        if "wgmma_tile" in target.gpu:  # Hopper: bf16/f16 matmuls always, f32 ones as TF32 if allowed
-            limits = dict(shared_limit=target.gpu["smem_per_block"], processors=target.gpu["sms"])
-            yield VersaGpuWgmma(*target.gpu["wgmma_tile"], **limits, tf32=tf32)
+        # Each tile's fields are its pass's options (versa.gpu_limits): they pass by name.
+        if gpu.wgmma is not None:  # Hopper: bf16/f16 matmuls always, f32 ones as TF32 if allowed
+            limits = dict(shared_limit=gpu.smem_per_block, processors=gpu.sms)
+            yield VersaGpuWgmma(**asdict(gpu.wgmma), **limits, tf32=tf32)
         elif tf32:
-            yield VersaGpuMma(*target.gpu["mma_tile"], shared_limit=target.gpu["smem_per_block"])
-        tile, k_step = target.gpu["matmul_tile"]
-        yield VersaGpuMatmul(tile=tile, k_step=k_step)  # calls to kernel templates, inlined
-        yield VersaGpuConv(*target.gpu["conv_tile"])
+            yield VersaGpuMma(**asdict(gpu.mma), shared_limit=gpu.smem_per_block)
+        yield VersaGpuMatmul(**asdict(gpu.matmul))  # calls to kernel templates, inlined
+        yield VersaGpuConv(**asdict(gpu.conv))
         yield VersaGpuTranspose()  # transposes of the innermost dimension: tiled through shared memory
         yield "inline"
         yield "symbol-dce"

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from versa.gpu_limits import ConvTile, GpuLimits, MatmulTile, MmaTile, WgmmaTile
+
 _DEFAULT_CACHES = (32 << 10, 1 << 20, 32 << 20)  # L1d, L2, L3 when sysfs says nothing
 
 
@@ -36,7 +38,7 @@ class Target:
     kind: str = "cpu"  # "cpu" or "gpu": which pipeline lowers for it
     scalable: bool = False  # vector_bits is the minimum of a scalable (SVE) register
     chip: str = ""  # GPUs: the compute capability (sm_80), for ptxas and the driver
-    gpu: dict = field(default_factory=dict, compare=False, hash=False)  # GPUs: warp, block, smem
+    gpu: GpuLimits | None = field(default=None, compare=False, hash=False)  # GPUs: limits and tiles
     # The activation layout the conv codegen is fastest with (versa-layout's default). CPUs: NHWC,
     # measured on x86-64 AVX-512: 3x3 s1 1.1-1.2x, 7x7 s2 stem 7x, 1x1 about even vs NCHW.
     conv_layout: str = "NHWC"
@@ -87,8 +89,8 @@ class Target:
     def describe(self) -> str:
         if self.kind == "gpu":
             return (
-                f"{self.name:14} {self.triple:24} {self.chip}, warp {self.gpu['warp']}, "
-                f"{self.gpu['threads_per_block']} threads/block, {self.gpu['smem'] >> 10} KiB smem"
+                f"{self.name:14} {self.triple:24} {self.chip}, warp {self.gpu.warp}, "
+                f"{self.gpu.threads_per_block} threads/block, {self.gpu.smem >> 10} KiB smem"
             )
         width = f"{self.vector_bits}{'+ (scalable)' if self.scalable else ''}-bit vectors"
         level = f" ({self.isa})" if self.triple.startswith("x86_64") and self.cpu != self.isa else ""
@@ -205,6 +207,12 @@ _NEOVERSE = dict(caches=(64 << 10, 1 << 20, 32 << 20), cores=1, vector_registers
 # (4 of 5 example models; mobilenet's depthwise conv 3.6x) though versa-gpu-conv's 3x3 alone
 # is 8% faster in NHWC: no layout change.
 _SM = dict(kind="gpu", vector_bits=128, vector_registers=255, conv_layout="NCHW")
+# The tiles A100 and H100 share: Hopper adds warpgroup MMAs and more shared memory and SMs.
+_TILES = dict(
+    matmul=MatmulTile(tile=128, k_step=8),
+    mma=MmaTile(block_m=128, block_n=128, k_step=32, warps_m=2, warps_n=2, stages=3),
+    conv=ConvTile(pixels=128, channels=64, k_step=8),
+)
 
 
 def _cross_targets() -> dict[str, Target]:
@@ -217,19 +225,15 @@ def _cross_targets() -> dict[str, Target]:
             "aarch64-sve", "aarch64-unknown-linux-gnu", "neoverse-v1", ("+neon", "+sve"), 128,
             scalable=True, **_NEOVERSE,
         ),
-        # conv_tile (versa-gpu-conv): output pixels x output channels per block, taps per stage.
-        # 64 channels: convs have 64 * 2^k, so no block is half idle. On an H200 (N=32 ResNet
-        # shapes) it came within 10% of the best of five tilings on each, at 16-20 TFLOP/s.
         "nvptx-sm80": Target(
             "nvptx-sm80", "nvptx64-nvidia-cuda", "sm_80", ("+ptx78",), chip="sm_80",
-            gpu=dict(warp=32, threads_per_block=256, smem=164 << 10, smem_per_block=163 << 10, sms=108,
-                     matmul_tile=(128, 8), mma_tile=(128, 128, 32, 2, 2, 3), conv_tile=(128, 64, 8)), **_SM,
+            gpu=GpuLimits(warp=32, threads_per_block=256, smem=164 << 10, smem_per_block=163 << 10, sms=108,
+                          wgmma=None, **_TILES), **_SM,
         ),
         "nvptx-sm90": Target(
             "nvptx-sm90", "nvptx64-nvidia-cuda", "sm_90a", ("+ptx80",), chip="sm_90",
-            gpu=dict(warp=32, threads_per_block=256, smem=228 << 10, smem_per_block=227 << 10, sms=132,
-                     matmul_tile=(128, 8), mma_tile=(128, 128, 32, 2, 2, 3), wgmma_tile=(128, 256, 4),
-                     conv_tile=(128, 64, 8)), **_SM,
+            gpu=GpuLimits(warp=32, threads_per_block=256, smem=228 << 10, smem_per_block=227 << 10, sms=132,
+                          wgmma=WgmmaTile(block_m=128, block_n=256, stages=4), **_TILES), **_SM,
         ),
     }  # fmt: skip
 

@@ -124,3 +124,27 @@ def test_bf16_rounds_as_pytorch_does(target, opt_level):
     nan = np.isnan(want)
     assert np.array_equal(np.isnan(got), nan)
     assert np.array_equal(got[~nan].view(np.uint32), want[~nan].view(np.uint32))
+
+
+def test_versa_compile_for_an_isa_level_this_cpu_runs():
+    """versa.compile and the torch.compile backend take a level as a target: the code an AVX2
+    CPU runs, here; a level this CPU cannot run is a CompileError, not a crash."""
+    import versa
+    from versa.diagnostics import CompileError
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(24, 40), torch.nn.GELU(), torch.nn.Linear(40, 8)).eval()
+    x = torch.randn(5, 24)
+    with torch.no_grad():
+        want = model(x)
+    for level in ("x86-64-v3", "x86-64-v4"):
+        if not targets.get(level).is_host:
+            with pytest.raises(CompileError, match=f"cannot run {level} code"):
+                versa.compile(model, (x,), target=level)
+            continue
+        torch.testing.assert_close(versa.compile(model, (x,), target=level)(x), want, rtol=1e-5, atol=1e-5)
+        compiled = torch.compile(model, backend="versa", options={"target": level})
+        with torch.no_grad():
+            torch.testing.assert_close(compiled(x), want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(CompileError, match="unknown target 'x86-64-v9'"):
+        versa.compile(model, (x,), target="x86-64-v9")

@@ -44,7 +44,8 @@ __all__ = [
     "Executable",
     "VersaGraph",
     "compile",
-    "gpu_target",
+    "compile_target",
+    "on_cpu",
     "import_torch",
 ]
 
@@ -74,15 +75,23 @@ def _signature(leaves: list) -> tuple:
     )
 
 
-def gpu_target(name: str | None) -> targets.Target | None:
-    """The NVIDIA target `name` stands for, None for the host CPU, CompileError otherwise.
+def compile_target(name: str | None) -> targets.Target | None:
+    """The target `name` stands for: None for the host CPU (the default), an x86-64 ISA level
+    this CPU runs ("x86-64-v3": AVX2 code, as most users' CPUs run it), or an NVIDIA target;
+    CompileError otherwise.
 
     "cuda" is nvptx-sm80 where this machine's GPU is of compute capability 8.x (sm_80 code
     runs on all of them), else nvptx-sm90: compiling needs no GPU."""
     if name in HOST_NAMES:
         return None
+    if name in targets.NAMED_LEVELS:
+        level = targets.get(name)
+        if not level.is_host:
+            why = f"versa.compile: this CPU ({targets.host().isa}) cannot run {name} code"
+            raise CompileError([Diagnostic("error", why)])
+        return level
     if name not in GPU_NAMES:
-        known = ", ".join(repr(n) for n in (*HOST_NAMES[1:], *GPU_NAMES))
+        known = ", ".join(repr(n) for n in (*HOST_NAMES[1:], *targets.NAMED_LEVELS, *GPU_NAMES))
         raise CompileError([Diagnostic("error", f"versa.compile: unknown target {name!r} (one of {known})")])
     if name == "cuda":
         try:
@@ -90,6 +99,12 @@ def gpu_target(name: str | None) -> targets.Target | None:
         except driver.GpuUnavailable:
             name = "nvptx-sm90"
     return targets.get(name)
+
+
+def on_cpu(target: targets.Target | None) -> bool:
+    """Code for `target` runs on this machine's CPU (the JIT): partitions, freezing, eager
+    fallbacks and NumPy calls are all possible."""
+    return target is None or target.kind == "cpu"
 
 
 class _WholeGraph(NamedTuple):
@@ -141,17 +156,19 @@ class _EagerHosted:
         raise CompileError([Diagnostic("error", message)])
 
 
-def _partitioned(graph_module: torch.fx.GraphModule, opt_level: int) -> _EagerHosted:
+def _partitioned(
+    graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int
+) -> _EagerHosted:
     """The export's module (`ExportedProgram.module()`: weights as attributes) with its supported
     partitions compiled. Called by `forward`: `__call__` runs the export's pre-hook, which checks
     every input's shape (~40 µs) where the signature key already has."""
-    partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, None, opt_level))
+    partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, target, opt_level))
     warnings.warn(partitioned.warning(), stacklevel=6)
     why = partitioned.warning().removeprefix("versa: ")
     return _EagerHosted(partitioned.module.forward, f"this one is partitioned: {why}")
 
 
-def _through_dynamo(model, opt_level: int, error: Exception) -> _EagerHosted:
+def _through_dynamo(model, target: targets.Target | None, opt_level: int, error: Exception) -> _EagerHosted:
     """A model torch.export cannot take (a data-dependent output shape: ctc_loss with tensor
     lengths, nonzero), compiled by torch.compile with this backend instead: Dynamo breaks its
     graph around what it cannot trace, and the pieces reach Versa."""
@@ -159,7 +176,8 @@ def _through_dynamo(model, opt_level: int, error: Exception) -> _EagerHosted:
 
     why = " ".join(str(error).split())[:300]
     warnings.warn(f"versa: torch.export failed ({why}); compiling through torch.compile", stacklevel=6)
-    compiled = torch.compile(model, backend=functools.partial(backend, opt_level=opt_level))
+    options = {"opt_level": opt_level, **({"target": target.name} if target else {})}
+    compiled = torch.compile(model, backend=functools.partial(backend, **options))
     return _EagerHosted(compiled, f"torch.export could not take this one: {why}")
 
 
@@ -176,7 +194,7 @@ class CompiledModule:
         opt_level: int = DEFAULT_OPT_LEVEL,
     ):
         self.model = model
-        self.target = gpu_target(target)
+        self.target = compile_target(target)
         self.opt_level = opt_level
         self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
         self._quick: dict[tuple, _WholeGraph | _EagerHosted] = {}  # by _quick_key, same entries
@@ -192,11 +210,11 @@ class CompiledModule:
             host_args = pytree.tree_map(_host_tensor, args)
             host_kwargs = pytree.tree_map(_host_tensor, kwargs)
             try:
-                program, graph_module = _export(self.model, host_args, host_kwargs, host=self.target is None)
+                program, graph_module = _export(self.model, host_args, host_kwargs, host=on_cpu(self.target))
             except Exception as err:  # torch.export's many errors; Dynamo graph-breaks instead
-                if self.target is not None or isinstance(self.model, torch.export.ExportedProgram):
+                if not on_cpu(self.target) or isinstance(self.model, torch.export.ExportedProgram):
                     raise
-                self._compiled[key] = _through_dynamo(self.model, self.opt_level, err)
+                self._compiled[key] = _through_dynamo(self.model, self.target, self.opt_level, err)
                 return self._compiled[key]
             try:
                 module, program, nones = _import(program, host_args)
@@ -207,7 +225,7 @@ class CompiledModule:
             except CompileError:
                 if graph_module is None:
                     raise
-                self._compiled[key] = _partitioned(graph_module, self.opt_level)
+                self._compiled[key] = _partitioned(graph_module, self.target, self.opt_level)
         return self._compiled[key]
 
     def __call__(self, *args, **kwargs):
@@ -282,7 +300,8 @@ def compile(
 ) -> CompiledModule:  # noqa: A001
     """Compile `model` (an nn.Module or ExportedProgram) for the shapes of `example_inputs` (and
     of `example_kwargs`, for models called with keywords: `model(input_ids=..., mask=...)`), for
-    the host CPU (the default) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90")."""
+    the host CPU (the default), an x86-64 ISA level this CPU runs (`target="x86-64-v3"`: the code an
+    AVX2 CPU runs) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90")."""
     return CompiledModule(
         model, example_inputs, example_kwargs=example_kwargs, target=target, opt_level=opt_level
     )

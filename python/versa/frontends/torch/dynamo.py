@@ -23,7 +23,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
 
-from .api import gpu_target
+from .api import compile_target, on_cpu
 from .complex_to_real import compile_as_real
 from .decompositions import DECOMPOSITIONS, INFERENCE_DECOMPOSITIONS, RECURRENT, attention_math
 from .executable import DEFAULT_OPT_LEVEL, VersaGraph
@@ -47,7 +47,7 @@ def _compiler(target: targets.Target | None, opt_level: int, freeze: bool = Fals
             return make_boxed_func(partitioned.module.forward)
 
     def compile_graph(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
-        frozen = freezable_inputs(example_inputs) if freeze and target is None else []
+        frozen = freezable_inputs(example_inputs) if freeze and on_cpu(target) else []
         if is_dynamic(example_inputs):
             if frozen:
                 positions = tensor_positions(example_inputs, frozen)
@@ -91,7 +91,7 @@ def backend(
     may name a `target` (as versa.compile takes it), an `opt_level`, and `freeze` (default True:
     inference graphs on the host take their parameters and buffers as constants, `freezing`)."""
     options = dict(options or {})
-    target = gpu_target(options.pop("target", None))
+    target = compile_target(options.pop("target", None))
     opt_level = options.pop("opt_level", opt_level)
     freeze = options.pop("freeze", True)
     if options:

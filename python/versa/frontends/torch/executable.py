@@ -25,7 +25,10 @@ from .importer import import_graph, make_torch_context
 # 1.55 ms at O3, 3.2 at O2 (torch 3.3); timed interleaved with torch calls, both ~6.9 / 3.5 ms
 # (torch's spinning workers hold the cores), so O2 is never the faster.
 DEFAULT_OPT_LEVEL = 3  # versa.compile's and the torch.compile backend's
-DEFAULT_PIPELINE = "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{{opt-level={opt_level}}}"
+DEFAULT_PIPELINE = (
+    "versa-layout{{target={target}}},versa-canonicalize,versa-fuse,"
+    "lower-to-llvm{{target={target} opt-level={opt_level}}}"
+)
 # Before `lower-to-nvvm`: versa-layout takes the GPU target's conv_layout, like the CPU's.
 GPU_PIPELINE = "versa-layout{{target={target}}},versa-canonicalize,versa-fuse"
 
@@ -69,8 +72,8 @@ class Executable:
     ):
         self.program: Program | None = None
         self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
-        if target is None:
-            pipeline = DEFAULT_PIPELINE.format(opt_level=opt_level)
+        if target is None or target.kind == "cpu":  # the JIT: the host or an ISA level it runs
+            pipeline = DEFAULT_PIPELINE.format(target=target.name if target else "host", opt_level=opt_level)
             self._function = runtime.JitFunction(module, pipeline=pipeline)
         else:  # the PTX is always built at -O3 (translate.emit_ptx)
             pipeline = GPU_PIPELINE.format(target=target.name)
@@ -103,7 +106,7 @@ def executable(module: ir.Module, target: targets.Target | None, opt_level: int)
     retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
     specialization to B again (or a second `versa.compile` of one model) is then no recompile."""
     text = module.operation.get_asm(enable_debug_info=False)
-    options = gpu_options() if target else ""
+    options = gpu_options() if target and target.kind == "gpu" else ""
     digest = hashlib.blake2b(text.encode(), digest_size=32).digest()
     key = (digest, target and target.name, opt_level, options)
     if key in _EXECUTABLES:
