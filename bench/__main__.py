@@ -28,7 +28,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=None, help="timed rounds R (default 10, --quick 5)")
     parser.add_argument(
         "--versa-pipeline",
-        default="versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm",
+        default="versa-optimize,lower-to-llvm",
         help="Versa's JitFunction pipeline (default: versa.compile's)",
     )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown report path")
@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
     threads = args.threads or cores
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VERSA_NUM_THREADS"):
         os.environ[var] = str(threads)
-    # Versa's OpenMP workers sleep 1 ms after a region (versa.openmp.BLOCKTIME, what users get).
+    # Versa's OpenMP workers sleep 1 ms after a region (versa.cpu.openmp.BLOCKTIME, what users get).
     # GNU OpenMP's (torch's) otherwise spin after every call and take the second core from the
     # next system; passive waiting treats every runtime alike.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

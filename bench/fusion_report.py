@@ -96,7 +96,8 @@ def section(
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     configs = "; ".join(
-        f'{c.name} = `JitFunction(pipeline="{c.pipeline}", opt_level={c.opt_level})`' for c in CONFIGS
+        f'{c.name} = `JitFunction(pipeline="{c.pipeline}", llvm_opt_level={c.llvm_opt_level})`'
+        for c in CONFIGS
     )
     text = [
         FUSION_BEGIN,

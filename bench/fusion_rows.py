@@ -29,14 +29,14 @@ MLP_FILE = Path(__file__).resolve().parent.parent / "examples" / "mlp.mlir"
 class Config:
     name: str
     pipeline: str
-    opt_level: int  # JitFunction's: LLVM's optimisation level
+    llvm_opt_level: int  # JitFunction's: LLVM's optimisation level
 
 
 CONFIGS = (
     # The unoptimised baseline: scalar loops for every op, and no LLVM optimisation either.
     Config("O0", "lower-to-llvm{opt-level=0}", 0),
     Config("unfused", "versa-canonicalize,lower-to-llvm", 3),
-    Config("fused", "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm", 3),
+    Config("fused", "versa-optimize,lower-to-llvm", 3),
 )
 
 
@@ -124,7 +124,7 @@ def allocated(text: str, pipeline: str) -> tuple[int, int, int]:
     an intermediate buffer the function mallocs on every call unless the plan takes it."""
     from versa.compiler import compile_text, parse_pipeline
     from versa.mlir import ir
-    from versa.passes.base import collect
+    from versa.passes.common.base import collect
 
     elements = parse_pipeline(pipeline)
     names = [e if isinstance(e, str) else e.name for e in elements]
@@ -154,7 +154,7 @@ class VersaConfig(Versa):
 
     def setup(self, threads: int) -> None:
         super().setup(threads)
-        self._kwargs["opt_level"] = self.config.opt_level
+        self._kwargs["llvm_opt_level"] = self.config.llvm_opt_level
 
     def prepare(self, case: Case) -> Runner:
         self.buffers = None

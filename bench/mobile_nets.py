@@ -4,7 +4,7 @@ squeeze-excite, a ConvNeXt stage and ResNeXt bottlenecks (groups of 4 channels),
 Their versa program is `versa.import_torch` of the torch module (weights as constants, as
 `versa.compile` sees them), so versa-layout keeps the whole net NHWC between one transpose
 after the input and one before the output. Batch-norm statistics are random but not trivial.
-test/python/test_mobile_nets.py checks small configurations of the same blocks.
+test/python/cpu/test_mobile_nets.py checks small configurations of the same blocks.
 """
 
 import numpy as np

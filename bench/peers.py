@@ -42,7 +42,7 @@ class Peer:
 
 
 class Versa(Peer):
-    """parse → JitFunction(pipeline, opt_level=3); threads from VERSA_NUM_THREADS (set by the driver)
+    """parse → JitFunction(pipeline, llvm_opt_level=3); threads from VERSA_NUM_THREADS (set by the driver)
     or, once JitFunction grows one, its `threads=` keyword."""
 
     name = "Versa"
@@ -53,13 +53,13 @@ class Versa(Peer):
     def setup(self, threads: int) -> None:
         from versa.compiler import Chunk, parse_module
         from versa.context import make_context
-        from versa.runtime import JitFunction
+        from versa.cpu.runtime import JitFunction
 
         os.environ["VERSA_NUM_THREADS"] = str(threads)
         self.threads = threads
         self._parse = lambda text: parse_module(Chunk(text, 1), make_context())
         self._jit = JitFunction
-        self._kwargs = {"pipeline": self.pipeline, "opt_level": 3}
+        self._kwargs = {"pipeline": self.pipeline, "llvm_opt_level": 3}
         if "threads" in inspect.signature(JitFunction).parameters:
             self._kwargs["threads"] = threads
 

@@ -1,40 +1,58 @@
-"""The pass registry: every Versa pass and pipeline, keyed by its CLI flag (`Pass.name`)."""
+"""The pass registry: every Versa pass and pipeline, keyed by its CLI flag (`Pass.name`).
 
-from .base import Pass
-from .bf16_bits import VersaBf16Bits
-from .byte_bools import VersaByteBools
-from .canonicalize import VersaCanonicalize
-from .codegen.apply import VersaCodegen
-from .collapse_elementwise import VersaCollapseElementwise
-from .collapse_epilogues import VersaCollapseEpilogues
-from .collapse_reductions import VersaCollapseReductions
-from .convert_versa_to_linalg import ConvertVersaToLinalg
-from .distinct_results import VersaDistinctResults
-from .fast_math import VersaFastMath
-from .flatten_transfers import VersaFlattenTransfers
-from .fuse import VersaFuse
-from .gpu_conv import VersaGpuConv
-from .gpu_map import VersaGpuMap
-from .gpu_matmul import VersaGpuMatmul
-from .gpu_mma import VersaGpuMma
-from .gpu_reduce import VersaGpuReduce
-from .gpu_rows import VersaGpuOutlineRows, VersaGpuRows
-from .gpu_transpose import VersaGpuTranspose
-from .gpu_wgmma import VersaGpuWgmma
-from .layout import VersaLayout
-from .lower_memref_copy import VersaLowerMemrefCopy
-from .pipelines import LowerToLLVM, LowerToNVVM, Pipeline
-from .plan_buffers import VersaPlanBuffers
-from .pool_kernels import VersaPoolKernels
-from .readonly_arguments import VersaReadonlyArguments
-from .reshaped_results import VersaReshapedResults
-from .row_kernels import VersaRowKernels
-from .serial_foralls import VersaSerialForalls
-from .streaming_stores import VersaStreamingStores
-from .target_attributes import VersaTargetAttributes
-from .unroll_hints import VersaUnrollHints
-from .unshare_inits import VersaUnshareInits
-from .vectorize import VersaVectorize
+The folders are the phases and targets, in pipeline order:
+
+    common/           what every phase shares (Pass, Pipeline, matching, builders): no pass
+    optimize/         versa-level rewrites for every target; `versa-optimize` runs them
+    versa_to_linalg/  versa → linalg on tensors
+    bufferize/        tensors → buffers, for every target
+    cpu/              lower-to-llvm and its passes; codegen strategies in cpu/strategies/
+    gpu/              lower-to-nvvm and its passes; kernel templates in gpu/kernels/
+
+The rule (test/python/tools/test_layout.py holds it): a module at a folder's top level is a
+pass or that folder's pipeline (`pipeline.py`); everything else is in a subfolder or `common/`.
+A pass module is imported only by pipelines and this registry. No module imports from a
+sibling target (gpu ↛ cpu), from a later phase, or from a folder above its own.
+"""
+
+from .bufferize.distinct_results import VersaDistinctResults
+from .bufferize.lower_memref_copy import VersaLowerMemrefCopy
+from .bufferize.plan_buffers import VersaPlanBuffers
+from .bufferize.readonly_arguments import VersaReadonlyArguments
+from .bufferize.reshaped_results import VersaReshapedResults
+from .bufferize.unshare_inits import VersaUnshareInits
+from .common.base import Pass
+from .common.pipeline import Pipeline
+from .cpu.bf16_bits import VersaBf16Bits
+from .cpu.byte_bools import VersaByteBools
+from .cpu.codegen import VersaCodegen
+from .cpu.collapse_elementwise import VersaCollapseElementwise
+from .cpu.collapse_epilogues import VersaCollapseEpilogues
+from .cpu.collapse_reductions import VersaCollapseReductions
+from .cpu.fast_math import VersaFastMath
+from .cpu.flatten_transfers import VersaFlattenTransfers
+from .cpu.pipeline import LowerToLLVM
+from .cpu.pool_kernels import VersaPoolKernels
+from .cpu.row_kernels import VersaRowKernels
+from .cpu.serial_foralls import VersaSerialForalls
+from .cpu.streaming_stores import VersaStreamingStores
+from .cpu.target_attributes import VersaTargetAttributes
+from .cpu.unroll_hints import VersaUnrollHints
+from .cpu.vectorize import VersaVectorize
+from .gpu.conv import VersaGpuConv
+from .gpu.map import VersaGpuMap
+from .gpu.matmul import VersaGpuMatmul
+from .gpu.mma import VersaGpuMma
+from .gpu.pipeline import LowerToNVVM
+from .gpu.reduce import VersaGpuReduce
+from .gpu.rows import VersaGpuOutlineRows, VersaGpuRows
+from .gpu.transpose import VersaGpuTranspose
+from .gpu.wgmma import VersaGpuWgmma
+from .optimize.canonicalize import VersaCanonicalize
+from .optimize.fuse import VersaFuse
+from .optimize.layout import VersaLayout
+from .optimize.pipeline import VersaOptimize
+from .versa_to_linalg.convert_versa_to_linalg import ConvertVersaToLinalg
 
 PASSES: dict[str, type[Pass]] = {
     p.name: p
@@ -75,4 +93,4 @@ PASSES: dict[str, type[Pass]] = {
         VersaGpuRows,
     )
 }
-PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (LowerToLLVM, LowerToNVVM)}
+PIPELINES: dict[str, type[Pipeline]] = {p.name: p for p in (VersaOptimize, LowerToLLVM, LowerToNVVM)}

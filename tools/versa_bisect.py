@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 from versa import compiler
+from versa.cpu.runtime import find_function
 from versa.fuzz import bisect
-from versa.runtime import find_function
 from versa.tools.common import ArgumentParser, read_input, tool_main, write_output
 from versa.tools.versa_run import read_npz
 

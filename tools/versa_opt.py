@@ -79,7 +79,9 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--mlir-timing", action="store_true")
     parser.add_argument("--list-passes", action="store_true")
     parser.add_argument("--list-targets", action="store_true", help="the targets --target accepts")
-    parser.add_argument("--target", default=None, help="default target of lower-to-llvm / lower-to-nvvm")
+    parser.add_argument(
+        "--target", default=None, help="default target of the pipelines (versa-optimize, lower-to-*)"
+    )
     parser.add_argument("--emit-irdl", action="store_true")
     return parser.parse_args(tool_args), elements
 

@@ -15,10 +15,12 @@ import sys
 import numpy as np
 from versa import compiler, targets, tolerance
 from versa.context import make_context
+from versa.cpu.runtime import JitFunction, TensorSpec, find_function
 from versa.diagnostics import error_at
 from versa.mlir import func, ir
+from versa.options import CompileOptions
+from versa.passes.optimize.fuse import VersaFuse
 from versa.reference import interpret
-from versa.runtime import JitFunction, TensorSpec, find_function
 from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main
 
 MAX_BUFFER_ENV = "VERSA_MAX_BUFFER_BYTES"
@@ -182,23 +184,27 @@ def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.nd
     raise ToolError("the function takes arguments: give --inputs FILE.npz or --random")
 
 
-def pipeline(args: argparse.Namespace) -> str:
-    steps = ["versa-fuse"] if args.fuse else []
+def pipeline_text(args: argparse.Namespace) -> str:
+    """What `load` runs, as versa-opt's --pass-pipeline takes it: for the reproduce line."""
     options = f"target={args.target} opt-level={args.opt_level} threads={args.threads}"
-    steps.append(f"lower-to-llvm{{{options}}}")
-    return ",".join(steps)
+    return f"{'versa-fuse,' if args.fuse else ''}lower-to-llvm{{{options}}}"
 
 
 def load(args: argparse.Namespace, module):
-    """The compiled function: JIT code in this process, or kernels on this machine's GPU."""
+    """The compiled function: JIT code in this process, or kernels on this machine's GPU.
+
+    `--fuse` runs versa-fuse alone, not versa-optimize (layout, canonicalize, fuse): versa-run
+    checks a pass's numerics against the reference, and fusion is the one lit tests isolate."""
     try:
-        target = targets.get(args.target)
+        options = CompileOptions.create(args.target, opt_level=args.opt_level, threads=args.threads)
     except targets.TargetError as err:
         raise ToolError(f"{err} (versa-opt --list-targets lists them)") from None
+    target = options.target
+    first = [VersaFuse()] if args.fuse else []
     if target.kind == "gpu":
         from versa.gpu import compile_gpu, driver  # noqa: PLC0415  (CUDA only when asked for)
 
-        program = compile_gpu(module, target, args.entry, "versa-fuse" if args.fuse else "")
+        program = compile_gpu(module, target, args.entry, first)
         try:
             return driver.GpuFunction(program)
         except driver.GpuUnavailable as err:
@@ -208,7 +214,8 @@ def load(args: argparse.Namespace, module):
             f"code for target '{args.target}' cannot run in this process: "
             "build it with versa-translate --emit-shared --target " + args.target
         )
-    return JitFunction(module, args.entry, pipeline=pipeline(args), opt_level=args.opt_level)
+    # LLVM's -O follows the tier: -O0 code is the unoptimised baseline in LLVM too
+    return JitFunction(module, args.entry, pipeline=first + options.lowering(), llvm_opt_level=args.opt_level)
 
 
 def run(argv: list[str]) -> int:
@@ -220,7 +227,7 @@ def run(argv: list[str]) -> int:
         sys.stderr.write(err.format(filename) + "\n")
         if getattr(err, "during_pipeline", False):
             sys.stderr.write(
-                f"reproduce: versa-opt {filename} --pass-pipeline='builtin.module({pipeline(args)})'\n"
+                f"reproduce: versa-opt {filename} --pass-pipeline='builtin.module({pipeline_text(args)})'\n"
             )
         return 1
 

@@ -14,8 +14,9 @@ import math
 import os
 import sys
 
-from versa import aot, compiler, targets, translate
+from versa import compiler, targets, translate
 from versa.context import make_context
+from versa.cpu import aot
 from versa.diagnostics import CompileError, Diagnostic, error_at
 from versa.mlir import ir
 from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_binary, write_output
@@ -51,7 +52,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def target_named(name: str) -> targets.Target:
     try:
-        return targets.get(name)
+        return targets.resolve(name)
     except targets.UnknownTarget:
         known = ", ".join(n for n in targets.NAMES if n != "host")
         raise ToolError(f"unknown target '{name}' (known: {known}; see --list-targets)") from None

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "test" / "python"))
+# The GPU test cases and the op cases they build on (as pytest's `pythonpath` finds them)
+sys.path[:0] = [str(ROOT / "test" / "python" / folder) for folder in ("", "gpu", "passes")]
 
 from test_gpu import LONG_REDUCTIONS  # noqa: E402
 from test_gpu_conv import CONV_CASES  # noqa: E402
@@ -166,12 +167,14 @@ BENCH = {
 }
 
 
-TF32 = "matmul-precision=high"  # lower-to-nvvm's option for TF32 tensor cores; torch: allow_tf32
+TF32 = "high"  # lower-to-nvvm's matmul precision for TF32 tensor cores; torch: allow_tf32
 
 
-def compile_text(text: str, target: targets.Target, pipeline: str = "", options: str = "") -> dict:
+def compile_text(
+    text: str, target: targets.Target, pipeline: str = "", matmul_precision: str = "highest"
+) -> dict:
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
-    return json.loads(compile_gpu(module, target, None, pipeline, options).to_json())
+    return json.loads(compile_gpu(module, target, None, pipeline, matmul_precision).to_json())
 
 
 def tf32_cases(target: targets.Target, cases: list, arrays: dict) -> None:
@@ -255,7 +258,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--target", default="nvptx-sm90")
     args = parser.parse_args()
-    target = targets.get(args.target)
+    target = targets.resolve(args.target)
     args.out.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, np.ndarray] = {}
     cases = suite(target, arrays)

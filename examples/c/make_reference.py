@@ -11,8 +11,8 @@ import argparse
 import numpy as np
 from versa import compiler
 from versa.context import make_context
+from versa.cpu.runtime import TensorSpec, find_function
 from versa.reference import interpret
-from versa.runtime import TensorSpec, find_function
 from versa.tools.versa_run import random_input
 
 

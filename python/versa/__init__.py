@@ -7,9 +7,9 @@ compiled = versa.compile(torch_model, (x,))     # PyTorch (imports torch on firs
 """
 
 from versa.compiler import compile_text
+from versa.cpu.runtime import JitFunction
 from versa.diagnostics import CompileError
 from versa.reference import interpret
-from versa.runtime import JitFunction
 
 # The frontends import torch (seconds): they load when first named, not with `import versa`.
 _FRONTEND = {

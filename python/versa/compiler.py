@@ -17,7 +17,7 @@ from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic, from_mlir_error
 from versa.mlir import PassManager, ir
 from versa.passes import PASSES, PIPELINES
-from versa.passes.base import Pass, PassError
+from versa.passes.common.base import Pass, PassError
 
 Element = str | Pass
 _SPLIT_MARKER = re.compile(r"^// -----", re.MULTILINE)

@@ -12,9 +12,9 @@ import numpy as np
 
 from versa import compiler
 from versa.context import make_context
+from versa.cpu.runtime import JitFunction, TensorSpec, find_function
 from versa.diagnostics import CompileError
 from versa.reference import interpret
-from versa.runtime import JitFunction, TensorSpec, find_function
 
 REPEAT = 20
 RTOL, ATOL = 1e-4, 1e-5

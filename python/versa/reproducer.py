@@ -26,10 +26,10 @@ import re
 import tempfile
 from collections.abc import Sequence
 
-from versa import compiler
+from versa import compiler, targets
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ir
-from versa.passes.base import Pass
+from versa.passes.common.base import Pass
 
 _BLOCK = """
 {{-#
@@ -51,7 +51,10 @@ def element_text(element: compiler.Element) -> str:
     options = []
     for field in dataclasses.fields(element):
         value = getattr(element, field.name)
-        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if isinstance(value, targets.Target):
+            text = value.name  # a target option: the name `targets.resolve` reads back
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
         options.append(f"{field.name.replace('_', '-')}={text}")
     return element.name + ("{" + " ".join(options) + "}" if options else "")
 

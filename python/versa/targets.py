@@ -20,6 +20,7 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from versa import environment
 from versa.gpu_limits import ConvTile, GpuLimits, MatmulTile, MmaTile, WgmmaTile
 
 _DEFAULT_CACHES = (32 << 10, 1 << 20, 32 << 20)  # L1d, L2, L3 when sysfs says nothing
@@ -125,6 +126,12 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def default_threads() -> int:
+    """Threads of parallel code where the options leave it open (0): VERSA_NUM_THREADS if set,
+    else every core this process may use."""
+    return environment.num_threads() or available_cores()
+
+
 # The x86-64 psABI's micro-architecture levels, cumulative, in LLVM's feature names; LLVM knows
 # each as a CPU of the same name. Each level's vector width and register file are those of its
 # widest vector extension.
@@ -133,7 +140,7 @@ _V3 = _V2 | frozenset("avx avx2 bmi bmi2 f16c fma lzcnt movbe xsave".split())
 _V4 = _V3 | frozenset("avx512f avx512bw avx512cd avx512dq avx512vl".split())
 X86_LEVELS = {"x86-64-v2": _V2, "x86-64-v3": _V3, "x86-64-v4": _V4}
 NAMED_LEVELS = ("x86-64-v3", "x86-64-v4")  # the levels that are targets (v2 only names a CPU)
-HOST_TARGET_VARIABLE = "VERSA_HOST_TARGET"
+HOST_TARGET_VARIABLE = environment.HOST_TARGET
 
 
 class TargetError(ValueError):
@@ -190,7 +197,7 @@ def host() -> Target:
     """The CPU code runs on here: the detected one, or the ISA level `VERSA_HOST_TARGET` names
     (which this CPU must be able to run), with this machine's caches and cores."""
     detected = _detected()
-    level = os.environ.get(HOST_TARGET_VARIABLE, "").strip()
+    level = environment.host_target()
     if not level or level == "host":
         return detected
     if level not in NAMED_LEVELS:
@@ -250,7 +257,7 @@ class UnknownTarget(TargetError, KeyError):
         return str(self.args[0])
 
 
-def get(name: str) -> Target:
+def _by_name(name: str) -> Target:
     """The target called `name` (one of NAMES); raises TargetError (a KeyError too) otherwise.
 
     `host` and `x86-64` are this machine's CPU (`x86-64` only on an x86-64 machine)."""
@@ -261,6 +268,44 @@ def get(name: str) -> Target:
     if name in _CROSS:
         return _cross_targets()[name]
     raise UnknownTarget(f"unknown target '{name}' (known: {', '.join(NAMES)})")
+
+
+ALIASES = {"cpu": "host"}  # versa.compile's spelling of the host CPU
+
+
+def resolve(name: "str | Target", kind: str | None = None) -> Target:
+    """The target `name` stands for: the one place target names are looked up (tools, pipelines,
+    pass options, `versa.compile`). `name` is a target's name (NAMES), "cpu" (the host), "cuda"
+    (the NVIDIA target of this machine's GPU, nvptx-sm90 without one: compiling needs no GPU) or
+    a GPU's chip ("sm_90"); a `Target` passes through. With `kind` ("cpu" or "gpu") a target of
+    the other kind is refused. Raises TargetError (UnknownTarget for a name that is none)."""
+    if isinstance(name, Target):
+        target = name
+    elif name == "cuda":
+        target = _by_name(_cuda_target())
+    else:
+        chips = {t.chip: t for t in _cross_targets().values() if t.chip}
+        target = chips[name] if name in chips else _by_name(ALIASES.get(name, name))
+    if kind is not None and target.kind != kind:
+        names = ", ".join(CPU_NAMES if kind == "cpu" else (n for n in NAMES if n not in CPU_NAMES))
+        raise TargetError(f"target '{name}' is not a {kind.upper()} target (one of {names})")
+    return target
+
+
+def _cuda_target() -> str:
+    """nvptx-sm80 where this machine's GPU is of compute capability 8.x (sm_80 code runs on all
+    of them), else nvptx-sm90."""
+    from versa.gpu import driver  # the CUDA bindings: only when "cuda" is asked for
+
+    try:
+        return "nvptx-sm80" if driver.compute_capability()[0] == 8 else "nvptx-sm90"
+    except driver.GpuUnavailable:
+        return "nvptx-sm90"
+
+
+def gpu_chips() -> tuple[str, ...]:
+    """The chips of the GPU targets ("sm_80", ...)."""
+    return tuple(t.chip for t in _cross_targets().values() if t.chip)
 
 
 def machine_summary() -> str:
@@ -274,7 +319,7 @@ def machine_summary() -> str:
                 break
     except OSError:
         pass
-    detected, pinned = _detected(), os.environ.get(HOST_TARGET_VARIABLE, "").strip()
+    detected, pinned = _detected(), environment.host_target()
     line = f"CPU: {model} ({detected.cpu}, ISA level {detected.isa}, {detected.cores} cores available)"
     return line + (f"; host pinned to {pinned} by {HOST_TARGET_VARIABLE}" if pinned else "")
 
@@ -283,7 +328,7 @@ def listing() -> str:
     """One line per target, for `--list-targets`; the host line says which CPU and ISA level
     this machine is."""
     detected = host()
-    lines = [get(name).describe() for name in NAMES if name != "host"]
-    runs = ", ".join(n for n in CPU_NAMES[2:] if get(n).is_host)
+    lines = [_by_name(name).describe() for name in NAMES if name != "host"]
+    runs = ", ".join(n for n in CPU_NAMES[2:] if _by_name(n).is_host)
     lines.append(f"host = {detected.name}: {detected.cpu}, ISA level {detected.isa}; runs {runs} code here")
     return "\n".join(lines)

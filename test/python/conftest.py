@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from versa import compiler
 from versa.context import make_context
-from versa.passes.codegen.apply import STRICT_ENV
+from versa.cpu.runtime import JitFunction, TensorSpec, find_function
+from versa.environment import CODEGEN_STRICT
 from versa.reference import interpret
-from versa.runtime import JitFunction, TensorSpec, find_function
 
 # A codegen strategy whose script fails leaves its op to plain loops in users' compiles; in the
 # tests it fails the compile, so that a broken strategy shows (test_codegen_fallback unsets it).
-os.environ.setdefault(STRICT_ENV, "1")
+os.environ.setdefault(CODEGEN_STRICT, "1")
 
 
 class Compiled:

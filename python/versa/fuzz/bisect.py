@@ -22,16 +22,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from versa import compiler, openmp, tolerance
+from versa import compiler, tolerance
 from versa.context import make_context
+from versa.cpu import openmp
+from versa.cpu.memref import PackedCall
+from versa.cpu.runtime import TensorSpec, find_function
 from versa.diagnostics import CompileError
 from versa.dialects.versa import OPS
-from versa.memref import PackedCall
 from versa.mlir import ExecutionEngine, func, ir
-from versa.passes.base import Pass, collect
-from versa.passes.fuse import unfuse
+from versa.passes.common.base import Pass, collect
+from versa.passes.optimize.fuse import unfuse
 from versa.reference import interpret, interpret_op
-from versa.runtime import TensorSpec, find_function
 
 from . import inputs as fuzz_inputs
 from .program import Arg, Op, Program, from_function

@@ -16,9 +16,9 @@ import numpy as np
 
 from versa import compiler, tolerance
 from versa.context import make_context
+from versa.cpu.runtime import JitFunction, find_function
 from versa.diagnostics import CompileError
 from versa.reference import interpret
-from versa.runtime import JitFunction, find_function
 
 from . import inputs as fuzz_inputs
 
@@ -27,7 +27,7 @@ PIPELINES = {  # threads=2: the same code on every machine, whatever its core co
     "O1": "lower-to-llvm{opt-level=1}",
     "O2": "lower-to-llvm{opt-level=2}",
     "O3": "lower-to-llvm{opt-level=3 threads=2}",
-    "fused": "versa-layout,versa-canonicalize,versa-fuse,lower-to-llvm{opt-level=3 threads=2}",
+    "fused": "versa-optimize,lower-to-llvm{opt-level=3 threads=2}",
 }
 PERTURBATION, CONDITION_LIMIT = 1e-4, 10.0
 
@@ -117,7 +117,7 @@ def run_pipeline(
     pipeline = PIPELINES[name]
     module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
     try:
-        jit = JitFunction(module, pipeline=pipeline, opt_level=opt_level(pipeline))
+        jit = JitFunction(module, pipeline=pipeline, llvm_opt_level=opt_level(pipeline))
         got = jit(*args)
         again = jit(*args)
     except CompileError as err:

@@ -8,17 +8,19 @@ one libdevice link and one PTX text.
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import llvmlite.binding as llvm
 import numpy as np
 
 from versa import compiler, translate
-from versa.diagnostics import error_at
+from versa.diagnostics import CompileError, Diagnostic, error_at
 from versa.dialects.attributes import elements_to_numpy
 from versa.mlir import ir
+from versa.passes.common.base import PassError
+from versa.passes.gpu.pipeline import LowerToNVVM
 from versa.reference import numpy_dtype
-from versa.runtime import TensorSpec, find_function
+from versa.signature import TensorSpec, find_function
 from versa.targets import Target
 
 from .plan import Copy, Launch, Program, Scalar, Tensor, View
@@ -28,16 +30,25 @@ _SCALARS |= {"f32": "f32", "f64": "f64", "f16": "u16", "bf16": "u16"}
 
 
 def compile_gpu(
-    module: ir.Module, target: Target, entry: str | None = None, pipeline: str = "", options: str = ""
+    module: ir.Module,
+    target: Target,
+    entry: str | None = None,
+    pipeline: str | Sequence[compiler.Element] = (),
+    matmul_precision: str = "highest",
 ) -> Program:
     """Lower `module` (versa IR) for `target` (a GPU) and build its Program. `pipeline` runs
-    first (versa-level passes); `options` are lower-to-nvvm's (`matmul-precision=high`)."""
+    first (versa-level passes); `matmul_precision` is lower-to-nvvm's ("high": TF32)."""
     function = find_function(module, entry)
     name = function.attributes["sym_name"].value
     inputs = [_tensor(TensorSpec.of(t)) for t in function.type.inputs]
     outputs = [_tensor(TensorSpec.of(t)) for t in function.type.results]
-    steps = f"{pipeline + ',' if pipeline else ''}lower-to-nvvm{{chip={target.chip} {options}}}"
-    compiler.run_passes(module, compiler.parse_pipeline(steps))
+    first = compiler.parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
+    try:
+        lower = LowerToNVVM(chip=target.chip, matmul_precision=matmul_precision)
+        steps = [*first, *lower.steps()]
+    except PassError as err:
+        raise CompileError([Diagnostic("error", str(err))]) from None
+    compiler.run_passes(module, steps)
     program = Program(name, target.chip, "", inputs, outputs)
     host = find_function(module, name)
     _read_host(host, program)

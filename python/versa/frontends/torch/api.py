@@ -28,12 +28,13 @@ from torch.utils import _pytree as pytree
 
 from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
-from versa.gpu import Program, driver
+from versa.gpu import Program
 from versa.mlir import ir
+from versa.options import CompileOptions
 
 from .complex_to_real import program_as_real
 from .convert import convert_module, none_results
-from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, executable, on_gpu
+from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, compile_options, executable, on_gpu
 from .importer import functional, import_program, make_torch_context, unroll_recurrent
 from .partition import Partitioned
 from .state import State
@@ -44,13 +45,9 @@ __all__ = [
     "Executable",
     "VersaGraph",
     "compile",
-    "compile_target",
-    "on_cpu",
+    "compile_options",
     "import_torch",
 ]
-
-HOST_NAMES = (None, "host", "x86-64", "cpu")
-GPU_NAMES = ("cuda", "nvptx-sm80", "nvptx-sm90")
 
 
 def import_torch(model, example_inputs: Sequence) -> ir.Module:
@@ -73,38 +70,6 @@ def _signature(leaves: list) -> tuple:
         (tuple(x.shape), str(x.dtype).removeprefix("torch.")) if hasattr(x, "shape") else ("const", repr(x))
         for x in leaves
     )
-
-
-def compile_target(name: str | None) -> targets.Target | None:
-    """The target `name` stands for: None for the host CPU (the default), an x86-64 ISA level
-    this CPU runs ("x86-64-v3": AVX2 code, as most users' CPUs run it), or an NVIDIA target;
-    CompileError otherwise.
-
-    "cuda" is nvptx-sm80 where this machine's GPU is of compute capability 8.x (sm_80 code
-    runs on all of them), else nvptx-sm90: compiling needs no GPU."""
-    if name in HOST_NAMES:
-        return None
-    if name in targets.NAMED_LEVELS:
-        level = targets.get(name)
-        if not level.is_host:
-            why = f"versa.compile: this CPU ({targets.host().isa}) cannot run {name} code"
-            raise CompileError([Diagnostic("error", why)])
-        return level
-    if name not in GPU_NAMES:
-        known = ", ".join(repr(n) for n in (*HOST_NAMES[1:], *targets.NAMED_LEVELS, *GPU_NAMES))
-        raise CompileError([Diagnostic("error", f"versa.compile: unknown target {name!r} (one of {known})")])
-    if name == "cuda":
-        try:
-            name = "nvptx-sm80" if driver.compute_capability()[0] == 8 else "nvptx-sm90"
-        except driver.GpuUnavailable:
-            name = "nvptx-sm90"
-    return targets.get(name)
-
-
-def on_cpu(target: targets.Target | None) -> bool:
-    """Code for `target` runs on this machine's CPU (the JIT): partitions, freezing, eager
-    fallbacks and NumPy calls are all possible."""
-    return target is None or target.kind == "cpu"
 
 
 class _WholeGraph(NamedTuple):
@@ -156,19 +121,17 @@ class _EagerHosted:
         raise CompileError([Diagnostic("error", message)])
 
 
-def _partitioned(
-    graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int
-) -> _EagerHosted:
+def _partitioned(graph_module: torch.fx.GraphModule, options: CompileOptions) -> _EagerHosted:
     """The export's module (`ExportedProgram.module()`: weights as attributes) with its supported
     partitions compiled. Called by `forward`: `__call__` runs the export's pre-hook, which checks
     every input's shape (~40 µs) where the signature key already has."""
-    partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, target, opt_level))
+    partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, options))
     warnings.warn(partitioned.warning(), stacklevel=6)
     why = partitioned.warning().removeprefix("versa: ")
     return _EagerHosted(partitioned.module.forward, f"this one is partitioned: {why}")
 
 
-def _through_dynamo(model, target: targets.Target | None, opt_level: int, error: Exception) -> _EagerHosted:
+def _through_dynamo(model, options: CompileOptions, error: Exception) -> _EagerHosted:
     """A model torch.export cannot take (a data-dependent output shape: ctc_loss with tensor
     lengths, nonzero), compiled by torch.compile with this backend instead: Dynamo breaks its
     graph around what it cannot trace, and the pieces reach Versa."""
@@ -176,8 +139,7 @@ def _through_dynamo(model, target: targets.Target | None, opt_level: int, error:
 
     why = " ".join(str(error).split())[:300]
     warnings.warn(f"versa: torch.export failed ({why}); compiling through torch.compile", stacklevel=6)
-    options = {"opt_level": opt_level, **({"target": target.name} if target else {})}
-    compiled = torch.compile(model, backend=functools.partial(backend, **options))
+    compiled = torch.compile(model, backend=functools.partial(backend, compile_options=options))
     return _EagerHosted(compiled, f"torch.export could not take this one: {why}")
 
 
@@ -194,11 +156,15 @@ class CompiledModule:
         opt_level: int = DEFAULT_OPT_LEVEL,
     ):
         self.model = model
-        self.target = compile_target(target)
-        self.opt_level = opt_level
+        self.options = compile_options(target, opt_level)  # the target, tier, threads, precision
         self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
         self._quick: dict[tuple, _WholeGraph | _EagerHosted] = {}  # by _quick_key, same entries
         self._compile(tuple(example_inputs), dict(example_kwargs or {}))
+
+    @property
+    def target(self) -> targets.Target:
+        """What the code runs on: the host CPU, an ISA level it runs, or a GPU."""
+        return self.options.target
 
     def _compile(self, args: tuple, kwargs: dict) -> _WholeGraph | _EagerHosted:
         """The compiled function for the signature of `args` and `kwargs`: whole, or partitioned
@@ -210,22 +176,22 @@ class CompiledModule:
             host_args = pytree.tree_map(_host_tensor, args)
             host_kwargs = pytree.tree_map(_host_tensor, kwargs)
             try:
-                program, graph_module = _export(self.model, host_args, host_kwargs, host=on_cpu(self.target))
+                program, graph_module = _export(self.model, host_args, host_kwargs, host=self.options.on_cpu)
             except Exception as err:  # torch.export's many errors; Dynamo graph-breaks instead
-                if not on_cpu(self.target) or isinstance(self.model, torch.export.ExportedProgram):
+                if not self.options.on_cpu or isinstance(self.model, torch.export.ExportedProgram):
                     raise
-                self._compiled[key] = _through_dynamo(self.model, self.target, self.opt_level, err)
+                self._compiled[key] = _through_dynamo(self.model, self.options, err)
                 return self._compiled[key]
             try:
                 module, program, nones = _import(program, host_args)
                 state = State(program) or None
-                function = executable(module, self.target, self.opt_level)
+                function = executable(module, self.options)
                 spec = program.call_spec
                 self._compiled[key] = _WholeGraph(function, spec.in_spec, spec.out_spec, nones, state)
             except CompileError:
                 if graph_module is None:
                     raise
-                self._compiled[key] = _partitioned(graph_module, self.target, self.opt_level)
+                self._compiled[key] = _partitioned(graph_module, self.options)
         return self._compiled[key]
 
     def __call__(self, *args, **kwargs):

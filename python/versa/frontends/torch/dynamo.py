@@ -20,13 +20,13 @@ import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
-from versa import targets
 from versa.diagnostics import CompileError, Diagnostic
+from versa.options import CompileOptions
 
-from .api import compile_target, on_cpu
 from .complex_to_real import compile_as_real
 from .decompositions import DECOMPOSITIONS, INFERENCE_DECOMPOSITIONS, RECURRENT, attention_math
 from .executable import DEFAULT_OPT_LEVEL, VersaGraph
+from .executable import compile_options as compile_options_for
 from .freezing import Frozen, freezable_inputs, tensor_positions
 from .partition import Partitioned
 from .specialize import ShapeSpecialized, is_dynamic
@@ -37,17 +37,17 @@ from .specialize import ShapeSpecialized, is_dynamic
 torch._dynamo.config.allow_rnn = True
 
 
-def _compiler(target: targets.Target | None, opt_level: int, freeze: bool = False):
+def _compiler(options: CompileOptions, freeze: bool = False):
     def compile_static(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
         try:
-            return VersaGraph(graph_module, target, opt_level)
+            return VersaGraph(graph_module, options)
         except CompileError:
-            partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, target, opt_level))
+            partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, options))
             warnings.warn(partitioned.warning(), stacklevel=2)
             return make_boxed_func(partitioned.module.forward)
 
     def compile_graph(graph_module: torch.fx.GraphModule, example_inputs: Sequence):
-        frozen = freezable_inputs(example_inputs) if freeze and on_cpu(target) else []
+        frozen = freezable_inputs(example_inputs) if freeze and options.on_cpu else []
         if is_dynamic(example_inputs):
             if frozen:
                 positions = tensor_positions(example_inputs, frozen)
@@ -86,24 +86,27 @@ def backend(
     *,
     opt_level: int = DEFAULT_OPT_LEVEL,
     options: dict | None = None,
+    compile_options: CompileOptions | None = None,
 ):
     """The `torch.compile` backend: AOTAutograd graphs → Versa. `options` (torch.compile's)
     may name a `target` (as versa.compile takes it), an `opt_level`, and `freeze` (default True:
-    inference graphs on the host take their parameters and buffers as constants, `freezing`)."""
+    inference graphs on the host take their parameters and buffers as constants, `freezing`).
+    `compile_options` are versa.compile's own, where it hands a model over to torch.compile."""
     options = dict(options or {})
-    target = compile_target(options.pop("target", None))
+    target = options.pop("target", None)
     opt_level = options.pop("opt_level", opt_level)
     freeze = options.pop("freeze", True)
     if options:
         raise CompileError([Diagnostic("error", f"versa: unknown torch.compile options {sorted(options)}")])
-    compiler = _compiler(target, opt_level)
+    compile_options = compile_options or compile_options_for(target, opt_level)
+    compiler = _compiler(compile_options)
     # oneDNN off while tracing: with it, CPU LSTMs trace to `mkldnn_rnn_layer`, not to the
     # `lstm` that RECURRENT unrolls.
     with _AttentionAsMath(), _without_onednn():
         return aot_autograd(
             fw_compiler=compiler,
             bw_compiler=compiler,
-            inference_compiler=_compiler(target, opt_level, freeze),
+            inference_compiler=_compiler(compile_options, freeze),
             decompositions=(DECOMPOSITIONS if _needs_autograd(example_inputs) else INFERENCE_DECOMPOSITIONS)
             | RECURRENT,
         )(graph_module, example_inputs)

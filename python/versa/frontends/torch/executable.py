@@ -13,9 +13,12 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from versa import runtime, targets
+from versa import targets
+from versa.cpu import runtime
+from versa.diagnostics import CompileError, Diagnostic
 from versa.gpu import Program, compile_gpu, driver
 from versa.mlir import ir
+from versa.options import CompileOptions
 
 from .convert import BOUNDARY_RESULTS, convert_module, none_results
 from .importer import import_graph, make_torch_context
@@ -25,12 +28,26 @@ from .importer import import_graph, make_torch_context
 # 1.55 ms at O3, 3.2 at O2 (torch 3.3); timed interleaved with torch calls, both ~6.9 / 3.5 ms
 # (torch's spinning workers hold the cores), so O2 is never the faster.
 DEFAULT_OPT_LEVEL = 3  # versa.compile's and the torch.compile backend's
-DEFAULT_PIPELINE = (
-    "versa-layout{{target={target}}},versa-canonicalize,versa-fuse,"
-    "lower-to-llvm{{target={target} opt-level={opt_level}}}"
-)
-# Before `lower-to-nvvm`: versa-layout takes the GPU target's conv_layout, like the CPU's.
-GPU_PIPELINE = "versa-layout{{target={target}}},versa-canonicalize,versa-fuse"
+HOST_NAMES = (None, "host", "x86-64", "cpu")
+GPU_NAMES = ("cuda", "nvptx-sm80", "nvptx-sm90")
+
+
+def compile_options(target: str | None = None, opt_level: int = DEFAULT_OPT_LEVEL) -> CompileOptions:
+    """The options of a compile by `versa.compile` or the torch.compile backend, where it starts:
+    `target` is None for the host CPU (the default), an x86-64 ISA level this CPU runs
+    ("x86-64-v3": AVX2 code, as most users' CPUs run it), or an NVIDIA target ("cuda": this
+    machine's GPU, compiling needs none); f32 matmuls as `torch.set_float32_matmul_precision`
+    says now. CompileError for a target this CPU cannot run or no target."""
+    if target not in (*HOST_NAMES, *targets.NAMED_LEVELS, *GPU_NAMES):
+        known = ", ".join(repr(n) for n in (*HOST_NAMES[1:], *targets.NAMED_LEVELS, *GPU_NAMES))
+        message = f"versa.compile: unknown target {target!r} (one of {known})"
+        raise CompileError([Diagnostic("error", message)])
+    # "medium" is "high" on the GPU: TF32 tensor cores (bf16 passes would be medium's option)
+    precision = "highest" if torch.get_float32_matmul_precision() == "highest" else "high"
+    try:
+        return CompileOptions.create(target, opt_level=opt_level, matmul_precision=precision, runnable=True)
+    except (targets.TargetError, ValueError) as err:
+        raise CompileError([Diagnostic("error", f"versa.compile: {err}")]) from None
 
 
 def to_numpy(x) -> np.ndarray:
@@ -52,32 +69,19 @@ def on_gpu(x) -> bool:
     return isinstance(x, torch.Tensor) and x.is_cuda
 
 
-def gpu_options() -> str:
-    """lower-to-nvvm's options from torch's settings: f32 matmuls on TF32 tensor cores where
-    `torch.set_float32_matmul_precision("high")` (or "medium") allows it, as on CUDA in torch."""
-    return "" if torch.get_float32_matmul_precision() == "highest" else "matmul-precision=high"
-
-
 class Executable:
     """A versa module compiled for the host CPU (JIT) or a GPU (a Program, loaded by the
     CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
     torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
 
-    def __init__(
-        self,
-        module: ir.Module,
-        target: targets.Target | None,
-        opt_level: int = DEFAULT_OPT_LEVEL,
-        options: str = "",  # lower-to-nvvm's, for a GPU target
-    ):
+    def __init__(self, module: ir.Module, options: CompileOptions):
         self.program: Program | None = None
         self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
-        if target is None or target.kind == "cpu":  # the JIT: the host or an ISA level it runs
-            pipeline = DEFAULT_PIPELINE.format(target=target.name if target else "host", opt_level=opt_level)
-            self._function = runtime.JitFunction(module, pipeline=pipeline)
+        if options.on_cpu:  # the JIT: the host or an ISA level it runs
+            self._function = runtime.JitFunction(module, pipeline=options.passes())
         else:  # the PTX is always built at -O3 (translate.emit_ptx)
-            pipeline = GPU_PIPELINE.format(target=target.name)
-            self.program = compile_gpu(module, target, None, pipeline, options)
+            passes = options.versa_passes()  # versa-layout takes the GPU's conv layout, like a CPU's
+            self.program = compile_gpu(module, options.target, None, passes, options.matmul_precision)
             self._function = None  # a GpuFunction once called: raises GpuUnavailable without a GPU
 
     def __call__(self, leaves: Sequence) -> list:
@@ -101,18 +105,17 @@ class Executable:
         return outputs
 
 
-def executable(module: ir.Module, target: targets.Target | None, opt_level: int) -> Executable:
+def executable(module: ir.Module, options: CompileOptions) -> Executable:
     """`Executable(module, ...)`, shared by every graph whose module prints the same: Dynamo
     retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
     specialization to B again (or a second `versa.compile` of one model) is then no recompile."""
     text = module.operation.get_asm(enable_debug_info=False)
-    options = gpu_options() if target and target.kind == "gpu" else ""
     digest = hashlib.blake2b(text.encode(), digest_size=32).digest()
-    key = (digest, target and target.name, opt_level, options)
+    key = (digest, options)
     if key in _EXECUTABLES:
         _EXECUTABLES.move_to_end(key)
     else:
-        _EXECUTABLES[key] = Executable(module, target, opt_level, options)
+        _EXECUTABLES[key] = Executable(module, options)
         if len(_EXECUTABLES) > EXECUTABLE_CACHE_SIZE:
             _EXECUTABLES.popitem(last=False)
     return _EXECUTABLES[key]
@@ -134,10 +137,10 @@ class VersaGraph:
     """One ATen graph (torch.compile's, or a partition) compiled by Versa; called (boxed) with a
     list of tensors."""
 
-    def __init__(self, graph_module: torch.fx.GraphModule, target: targets.Target | None, opt_level: int):
+    def __init__(self, graph_module: torch.fx.GraphModule, options: CompileOptions):
         torch_module = import_graph(graph_module, make_torch_context())
         self.nones = none_results(torch_module)
-        self.function = executable(convert_module(torch_module), target, opt_level)
+        self.function = executable(convert_module(torch_module), options)
         self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
 
     def __call__(self, args: list) -> list[torch.Tensor]:

@@ -1,0 +1,1 @@
+"""Branch-free polynomial approximations of f32 math (versa-fast-math)."""

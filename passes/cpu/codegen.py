@@ -1,0 +1,118 @@
+"""versa-codegen: tile, vectorize and parallelise contractions with their strategies.
+
+Every linalg op that a strategy accepts (`codegen.select`) is tagged, its strategy writes the
+transform sequence for it, and each op's kernel is outlined into a function of its own
+(`kernels.py`: what the script's function-wide patterns see is one kernel, not the model); the
+interpreter runs each kernel's sequence on its function, and those of the ops left in place as
+one script on the module. A sequence that fails to apply (a strategy that accepted an op its
+transforms cannot take: Wav2Vec2's packed positional conv once) fails nothing: its payload is
+put back from a copy taken before (a kernel's function: small; the module once for the ops in
+place) and the op is left untransformed (`strict=1`, by default where VERSA_CODEGEN_STRICT is
+set, raises instead, for tests of the strategies). Runs on tensors, before
+bufferization (hoisting accumulators only works there). What no strategy takes, or a failed
+one leaves, is left for `versa-vectorize` and the loop lowering.
+
+    linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, ...)
+  → scf.forall { scf.for ... { vector.fma ... : vector<32xf32> } }
+"""
+
+from dataclasses import dataclass, field
+
+from versa import environment, targets
+from versa.mlir import ir
+
+from ..common.base import Pass, target_option
+from .strategies import kernels, select
+from .strategies.script import Script, apply_script, untag
+
+_TAG = "versa.codegen"
+
+
+@dataclass(frozen=True)
+class VersaCodegen(Pass):
+    name = "versa-codegen"
+    summary = "Tile and vectorize contractions per op-family strategy (transform dialect)"
+    threads: int = 0  # 0 = VERSA_NUM_THREADS or the available cores
+    target: targets.Target = target_option()  # tile sizes come from it
+    print_script: bool = False
+    # A script that fails to apply fails the pass (tests of the strategies); VERSA_CODEGEN_STRICT
+    # sets the default, so that a test run sees every strategy whose script fails.
+    strict: bool = field(default_factory=environment.codegen_strict)
+
+    def run(self, module: ir.Operation) -> None:
+        target, threads = self.target, self.threads or targets.default_threads()
+        tagged: list[tuple[ir.Operation, bool]] = []
+        scripts: dict[str, Script] = {}
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            strategy = select(op, target, threads) if op.name.startswith("linalg.") else None
+            if strategy is not None:
+                key = f"op{len(tagged)}"
+                op.attributes[_TAG] = ir.StringAttr.get(key)
+                tagged.append((op, strategy.fuses_producers()))
+                script = scripts[key] = Script()
+                strategy.emit(script, script.match_tag(_TAG, key), (_TAG, key))
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
+        if not tagged:
+            return
+        if self.print_script:
+            for script in scripts.values():
+                print(script.text())
+        outlined = kernels.outline(tagged)
+        for kernel in outlined:  # each kernel's script on its function alone, a copy at hand
+            for key in kernel.tags(_TAG):
+                self._apply(kernel.function, scripts.pop(key), kernel.restore)
+        if scripts:  # ops left in place: one script, and one by one only if that one fails
+
+            def restore(module: ir.Operation, copy: ir.Operation) -> ir.Operation:
+                _restore_module(module, copy)
+                for kernel in outlined:
+                    kernel.rebind(module)
+                return module
+
+            self._apply(module, _joined(scripts.values()), restore, retry=scripts.values())
+        untag(module, _TAG)
+        for kernel in outlined:
+            kernel.inline()
+
+    def _apply(self, payload: ir.Operation, script: Script, restore, retry=()) -> None:
+        """Run `script` on `payload`. Where it fails (a strategy's transform does not apply to
+        an op it accepted), `payload` is put back as it was (`restore(payload, copy)`) and its
+        ops are left to the later passes (`versa-vectorize`, plain loops): a valid op never
+        fails the module. With `retry`, the scripts `script` joins are then tried one by one.
+        The copy is taken per kernel (small) or once for the ops left in the module."""
+        payload = payload.operation
+        copy = payload.clone(ip=False)
+        try:
+            apply_script(payload, script.text())
+        except (ValueError, ir.MLIRError) as err:
+            if self.strict:
+                raise
+            payload = restore(payload, copy)
+            if self.print_script:
+                print(f"// versa-codegen: left untransformed: {str(err).splitlines()[0]}")
+            for each in retry:
+                self._apply(payload, each, restore)
+            return
+        copy.erase()
+
+
+def _joined(scripts) -> Script:
+    """One script running `scripts`' sequences one after another (fresh handle names each)."""
+    joined = Script()
+    for script in scripts:
+        joined.lines += [line.replace("%h", f"%s{len(joined.lines)}h") for line in script.lines]
+    return joined
+
+
+def _restore_module(module: ir.Operation, copy: ir.Operation) -> ir.Operation:
+    """`module`'s body replaced by that of `copy` (the module op itself cannot be swapped)."""
+    block = module.regions[0].blocks[0]
+    for op in list(block.operations):
+        op.operation.erase()
+    for op in list(copy.regions[0].blocks[0].operations):
+        block.append(op.operation)
+    copy.erase()
+    return module

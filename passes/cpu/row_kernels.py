@@ -1,0 +1,198 @@
+"""versa-row-kernels: softmax and layer_norm over trailing axes as one loop nest per row.
+
+convert-versa-to-linalg decomposes both into reductions and broadcasting elementwise ops (five
+linalg ops, three full-size intermediates: five passes over memory). Here each becomes a call
+to a kernel template on tensors that reads a row from memory once, keeps it in cache for the
+passes that follow, and writes the result once:
+
+    softmax:    M = max(x); y = exp(x - M), S = sum(y); y = y * (1 / S)   (V lanes per step)
+    layer_norm: mean = x0 + mean(x - x0); var = mean((x - mean)^2); y = (x - mean) * rstd * gamma + beta
+
+Only the first pass over a row reads memory; the others hit L1/L2 (a row of 30522 f32 is 120
+KB). Softmax computes each exp once: the second pass writes exp(x - max) to the output and
+sums it, the third scales the output in cache (the online softmax of Milakov and Gimelshein,
+one more exp per step, measured slower: 35 vs 30 ms for 2048x30522). The passes of both kernels
+align their full vectors on vector boundaries (`row_aligned.py`: softmax 2048x30522 0.81x,
+layer_norm 2048x8191 0.83x). Where rows fit L1, or
+x and the output fit in the LLC, softmax rows are software-pipelined instead
+(`row_pipelined.py`: row i's exp, row i+1's max and row i-1's output in one pass; 4096x1024
+0.73x). Reductions keep four accumulators. Rows are split across threads by `scf.forall` (a
+chunk per thread); a row's tail shorter than V is a masked vector step. No upstream pass
+writes these loops (linalg.softmax decomposes into the same four generics), hence the
+template, inlined by the pipeline's `inline` step. A single-use elementwise producer of the
+input (attention's scale and mask) is evaluated where the kernel reads its input, and an
+elementwise consumer that alone reads the result is applied to each vector before it is
+written (`row_producers.py`): neither is ever written. f16 and bf16 tensors are read as half
+vectors, extended and computed on in f32, and rounded once on store (`kernel_text.read`,
+`write_vector`), as PyTorch's half softmax and layer_norm do; their softmax is pipelined from
+two rows a thread (`row_pipelined.pipelines`); producers and consumers fold into f32 kernels only.
+
+    %y = "versa.softmax"(%x) {axis = -1} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  → %y = call @versa_softmax_0(%x) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+"""
+
+import functools
+import math
+from dataclasses import dataclass
+
+from versa import targets
+from versa.mlir import func, ir
+
+from ..common.base import Pass, collect, target_option
+from ..common.kernel_text import (
+    Finish,
+    Load,
+    RowShape,
+    Text,
+    chain,
+    define,
+    f32_literal,
+    over_rows,
+    read,
+    reshapes,
+)
+from ..common.rows import row_axes, static_rows
+from .kernels.row_aligned import along_for
+from .kernels.row_bodies import layer_norm, softmax
+from .kernels.row_pipelined import pipelines, softmax_rows
+from .kernels.row_producers import (
+    Input,
+    consumers,
+    define_function,
+    finisher,
+    kernel_inputs,
+    loader,
+    producers,
+)
+
+_NEG_INF = "0xFF800000"
+
+
+def kernel_text(
+    name: str,
+    kind: str,
+    shape: list[int],
+    lead: int,
+    lanes: int,
+    threads: int,
+    eps: float = 0.0,
+    inputs: list[Input] | None = None,
+    outputs: list[Input] | None = None,
+    pipelined: bool = False,
+    storage: str = "f32",
+) -> str:
+    """The kernel function `name` for `kind` ("softmax" or "layer_norm") of a `shape` tensor whose
+    first `lead` axes are rows, `lanes` f32 per vector, rows split over `threads`. With `inputs`,
+    it reads them instead of its input and applies the producers `@{name}_input` to them.
+    `pipelined`: softmax rows software-pipelined (`row_pipelined.py`). `storage`: the element
+    type of the tensors (f32, f16 or bf16; computed in f32)."""
+    rows, length = math.prod(shape[:lead]), math.prod(shape[lead:])
+    k, t = RowShape(rows, length, lanes, threads, storage), Text()
+    full = f"tensor<{'x'.join(map(str, shape))}x{storage}>"
+    t(f"%ninf = arith.constant {_NEG_INF} : f32")
+    t("%zero = arith.constant 0.0 : f32")
+    t("%one = arith.constant 1.0 : f32")
+    to_rows, from_rows = reshapes(shape, lead, rows, length, storage)
+    if inputs is None:
+        params, x = [f"%x0: {full}"], chain(t, "%x0", to_rows)
+    else:
+        (params, sources), x = kernel_inputs(t, k, inputs, "in"), None
+    body = functools.partial(softmax, k)
+    if kind == "layer_norm":
+        params_shape = f"tensor<{'x'.join(map(str, shape[lead:]))}x{storage}>"
+        params += [f"%gamma0: {params_shape}", f"%beta0: {params_shape}"]
+        trailing = len(shape) - lead
+        flat = (
+            []
+            if trailing == 1
+            else [
+                f"tensor.collapse_shape {{}} [{list(range(trailing))}] "
+                f": {params_shape} into tensor<{length}x{storage}>"
+            ]
+        )
+        gamma, beta = chain(t, "%gamma0", flat), chain(t, "%beta0", flat)
+        t(f"%inv_n = arith.constant {f32_literal(1.0 / length)} : f32")
+        t(f"%eps = arith.constant {f32_literal(eps)} : f32")
+        body = functools.partial(layer_norm, k, gamma, beta)
+
+    if outputs is not None:
+        consumer_params, consumer_sources = kernel_inputs(t, k, outputs, "out")
+        params += consumer_params
+
+    def load_at(xs: str, r: str, whole_row: str, type_: str) -> Load:
+        if inputs is None:
+            return lambda t, j, pad, mask: read(t, k, xs, f"{r}, {j}", pad, mask, type_)
+        return loader(k, inputs, sources, whole_row, f"{name}_input")
+
+    def finish_at(whole_row: str) -> Finish:
+        if outputs is None:
+            return lambda t, j, value, mask: value
+        return finisher(k, outputs, consumer_sources, whole_row, f"{name}_output")
+
+    def row_body(t: Text, xs: str, acc: str, r: str, whole_row: str, type_: str) -> str:
+        along = along_for(t, k, whole_row)
+        return body(t, load_at(xs, r, whole_row, type_), finish_at(whole_row), acc, r, type_, along)
+
+    t(f"%init = tensor.empty() : tensor<{rows}x{length}x{storage}>")
+    if pipelined and kind == "softmax":
+        y = softmax_rows(t, k, x, "%init", load_at, finish_at)
+    else:
+        y = over_rows(t, k, x, "%init", row_body)
+    t(f"return {chain(t, y, from_rows)} : {full}")
+    # Declarations of the producer and consumer functions (`define_function` defines them).
+    lines = [t.function(f"func.func private @{name}({', '.join(params)}) -> {full} {{")]
+    if inputs is not None:
+        lines.insert(0, f"func.func private @{name}_input({', '.join([k.vec] * len(inputs))}) -> {k.vec}")
+    if outputs is not None:
+        lines.insert(
+            0, f"func.func private @{name}_output({', '.join([k.vec] * (1 + len(outputs)))}) -> {k.vec}"
+        )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class VersaRowKernels(Pass):
+    name = "versa-row-kernels"
+    summary = "softmax and layer_norm over trailing axes as one vector loop nest per row (f32, f16, bf16)"
+    threads: int = 1  # chunks of rows run as an scf.forall (the pipeline maps it to OpenMP)
+    target: targets.Target = target_option()  # its f32 lanes are the vector width
+
+    def run(self, module: ir.Operation) -> None:
+        lanes = self.target.lanes(32)
+        ops = collect(
+            module,
+            lambda op: op.name in ("versa.softmax", "versa.layer_norm") and row_axes(op, True) is not None,
+        )
+        for count, op in enumerate(ops):
+            (shape, storage), lead = static_rows(op.operands[0], True), row_axes(op, True)
+            kind = op.name.split(".")[1]
+            eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
+            name = f"versa_{kind}_{count}"
+            f32 = storage == "f32"  # producers and consumers are f32 chains (row_producers)
+            before = producers(op.operands[0], shape, lead) if f32 else None
+            after = consumers(op.results[0], shape, lead) if f32 else None
+            inputs = before.read_as(shape, lead) if before else None
+            outputs = after.read_as(shape, lead) if after else None
+            threads = max(1, self.threads)
+            pipelined = kind == "softmax" and pipelines(shape, lead, threads, self.target, storage)
+            text = kernel_text(
+                name, kind, shape, lead, lanes, threads, eps, inputs, outputs, pipelined, storage
+            )
+            define(module, text)
+            operands = list(op.operands)
+            if before:
+                define_function(module, f"{name}_input", before, lanes)
+                operands = [*before.inputs, *operands[1:]]
+            if after:
+                define_function(module, f"{name}_output", after, lanes)
+                operands += after.inputs
+            with ir.InsertionPoint(after.root if after else op), op.location:
+                call = func.CallOp([op.results[0].type], ir.FlatSymbolRefAttr.get(name), operands)
+            if after:
+                after.root.results[0].replace_all_uses_with(call.results[0])
+                after.root.erase()
+            else:
+                op.results[0].replace_all_uses_with(call.results[0])
+            op.erase()
+            if before:
+                before.root.erase()

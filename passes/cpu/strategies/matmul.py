@@ -1,0 +1,293 @@
+"""Matmul and batch matmul: threads × cache blocking (Goto order) × a register micro-kernel.
+
+For C[M, N] += A[M, K] · B[K, N] (batch matmul: the same per batch, threads over batches):
+
+    scf.forall m0 in threads                         (M split across cores)
+      scf.for n1 step nc ; scf.for k1 step kc ; scf.for m1 step mc      (cache blocks)
+        scf.for n2 step nr ; scf.for m2 step mr ; scf.for k2 step kr      (register tile)
+          vector.contract → mr·(nr/lanes) vector.fma per k, accumulators hoisted out of k2
+
+B is packed (Goto's packed panels) when its cache block outgrows L1 and several row tiles
+reuse it: before the m1 loop the kc×nc block is copied into [nc/nr][kc/kr][kr][nr], so each
+register panel is one contiguous run that the m loops stream from L1/L2. Read in place, a
+panel's rows lie N·4 bytes apart (4 KB for N = 1024): they share L1 sets and pages. The copy is
+upstream's `pad` (nofold: a copy even without padding) + `hoist_pad`, which builds the packing
+loop nest over (n2, k2) above the loops B does not depend on; it is vector code like the rest.
+
+Threads only where the second one saves more core cycles (at the target's peak rate) than an
+OpenMP fork and join costs (strategy.threads_worth): below that, one thread. Each thread zeroes its
+own part of C (the fill is fused into the forall) right before accumulating into it.
+
+Tile sizes come from the target: mr rows and nr columns whose accumulators fill half the
+vector registers (2 vectors per row; wider rows when M is small), kc so that a kc×nr panel of
+B fills L1 (all of K when there is one row block: then B is used once), nc and mc so that the B and
+A blocks share L2. Register loops whose extent can be partial are peeled: full tiles vectorize
+without masks, the remainders with masks. Nothing is vectorized beyond a register tile. A k
+loop no longer than a vector is store-bound: register tiles then go row by row (m, n, k).
+One column (N = 1, no epilogue) is a row of dot products along K instead (matvec.py).
+"""
+
+from dataclasses import dataclass, replace
+
+from versa.mlir import ir
+from versa.targets import Target
+
+from .consumers import epilogue_consumer
+from .matvec import dot_shape, emit_dot
+from .script import Script
+from .strategy import (
+    LOWER_CONTRACT,
+    MASKS,
+    PREPARE,
+    Strategy,
+    fit,
+    needed,
+    peelable,
+    ragged,
+    round_up,
+    threads_worth,
+)
+
+OPS = ("linalg.matmul", "linalg.batch_matmul")
+# Register row tiles that must read a packed B block before packing it pays for the copy.
+PACK_REUSE = 4
+# Extra load on the slowest thread that a split may carry to keep an earlier (outer) dim.
+BALANCE = 0.1
+
+
+def _divisor_or_max(most: int, extent: int) -> int:
+    """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
+    return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
+
+
+def _thread_split(candidates: list[tuple[int, int, int]], threads: int) -> tuple[int, int]:
+    """(dim, extent per thread) of the first candidate (dim, extent, register tile) whose
+    slowest thread has at most BALANCE more work than the best split's slowest: M = 33 in
+    8-row tiles splits 24 + 9 (the slow thread does 1.45x its share), N = 513 splits 288 + 225
+    (1.12x). (0, 0) when no candidate splits (one thread)."""
+    splits = []
+    for dim, extent, multiple in candidates:
+        per_thread = round_up(-(-extent // threads), multiple)
+        # The last thread's chunk must hold a whole register tile: a shorter one (M = 9 split
+        # 8 + 1 with 8-row tiles) is a dynamic tile that vectorization refuses.
+        rest = extent % per_thread
+        if threads > 1 and per_thread < extent and (rest == 0 or rest >= multiple):
+            splits.append((per_thread * threads / extent, dim, per_thread))
+    if not splits:
+        return 0, 0
+    best = min(load for load, _, _ in splits)
+    return next((dim, tile) for load, dim, tile in splits if load <= best + BALANCE)
+
+
+def uncut(cache: tuple[int, ...], register: tuple[int, ...]) -> tuple[int, ...]:
+    """Cache tiles with 0 (no cache loop) where the register tile is as large: the register
+    level then owns that dim's loop, and peels it where ragged (a ragged cache loop around an
+    untiled register dim is a dynamic tile that vectorization refuses)."""
+    return tuple(0 if c == r else c for c, r in zip(cache, register, strict=True))
+
+
+@dataclass(frozen=True)
+class MatmulStrategy(Strategy):
+    batch: int  # 0 for linalg.matmul
+    m: int
+    n: int
+    k: int
+    threads: int
+    thread_dim: int  # the op dim split across threads: batch, else M, else N when M is small
+    thread_tile: int  # extent of thread_dim per thread; 0 = no forall
+    cache_tile: tuple[int, int, int]  # mc, nc, kc
+    register_tile: tuple[int, int, int]  # mr, nr, kr
+    pack_b: bool = False  # B's cache block copied into contiguous register panels
+    zeros: tuple[str, ...] = ()  # each operand's zero (`0.0 : f32`): padding values of the pack
+    rows_outer: bool = False  # register tiles row by row (m, n, k), not column by column
+    dot_width: int = 0  # N = 1: rows as dot products V = dot_width wide (matvec.py); 0 = not
+    fused_fill: bool = False  # rows_outer and whole tiles: each tile starts from zero registers
+
+    @staticmethod
+    def for_op(op: ir.Operation, target: Target, threads: int) -> "MatmulStrategy | None":
+        if op.name not in OPS:
+            return None
+        shape = ir.RankedTensorType(op.operands[0].type).shape
+        n = ir.RankedTensorType(op.operands[1].type).shape[-1]
+        batch, (m, k) = (shape[0] if op.name == "linalg.batch_matmul" else 0), shape[-2:]
+        lanes = target.lanes(32)
+        mr = _divisor_or_max(min(max(1, target.vector_registers // 4), m), m)
+        # Half the vector registers hold accumulators: 2 vectors of N per row for full row
+        # tiles, wider rows when M is small (a GEMV's one row would otherwise have 2
+        # accumulators: a chain of dependent fmas, bound by their latency).
+        vectors = max(2, target.vector_registers // 2 // mr)
+        # A power of two: mr = 5 (M = 50, 65, 130, ...) gave 3 vectors (nr = 48) and mr = 3 gave 5;
+        # LLVM has no legal vector<48xf32>, so the loop-carried vector<5x48xf32> accumulator is
+        # rebuilt element by element every k step (vector.to_elements / from_elements): 4-7x slower.
+        vectors = 1 << (vectors.bit_length() - 1)
+        nr = min(vectors * lanes, round_up(n, lanes))
+        if (nr // lanes) & (nr // lanes - 1):  # a narrow N (3, 5, 6, 7 vectors): a power of two too
+            nr = lanes << ((nr // lanes).bit_length() - 1)
+        kr = 4 if k % 4 == 0 else 1  # a ragged k-step would add remainder kernels for little gain
+        # One row block: every element of B is used once, so blocking k for L1 reuse buys
+        # nothing and costs an accumulator reload per block.
+        kc = fit(k if m <= mr else target.l1 // (nr * 4), k, kr)
+        nc = fit(target.l2 // 2 // (kc * 4), n, nr)
+        mc = fit(target.l2 // 16 // (kc * 4), m, mr)
+        b = 1 if batch else 0
+        dot = dot_shape(lanes, target.vector_registers, m, k) if n == 1 and _alone(op) else None
+        if dot:
+            mr, nr, kr = dot[0], 1, dot[1]
+            mc, nc, kc = 0, 0, 0
+        width = ir.ShapedType(op.operands[0].type).element_type.width // 8
+        nbytes = max(batch, 1) * (m * k + k * n + m * n) * width
+        threads = threads_worth(2 * max(batch, 1) * m * n * k, nbytes, target, threads)
+        candidates = [(0, batch, 1)] if batch >= threads else []
+        candidates += [(b, m, mr), (b + 1, n, nr)]  # rows, else columns (a GEMV has one row)
+        candidates = candidates[:-1] if dot else candidates
+        thread_dim, thread_tile = _thread_split(candidates, threads)
+        cache = uncut((mc, nc, kc), (mr, nr, kr))
+        zeros = tuple(_zero(ir.ShapedType(v.type).element_type) for v in op.operands)
+        plain = MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, cache, (mr, nr, kr))
+        # A k loop shorter than a vector (K = 3: a rank-3 update) makes the kernel store-bound:
+        # C tiles then go row by row, each row of tiles one contiguous stream (column by column,
+        # every tile's rows are a row of C apart: a page each; 4096x3x4096 ran 2x slower).
+        if dot:
+            return replace(plain, dot_width=kr, zeros=zeros)
+        if k <= lanes and m > mr and n > nr:
+            rows = replace(plain, rows_outer=True, zeros=zeros)
+            return replace(rows, fused_fill=rows.whole_tiles() and not _tiled_producers(op))
+        return replace(plain, pack_b=plain.packs(target.l1), zeros=zeros)
+
+    def whole_tiles(self) -> bool:
+        """Whether each thread's share is whole register tiles with no cache loop around them."""
+        b = 1 if self.batch else 0
+        share = [self.extent(d) for d in range(b, b + 3)]
+        if self.thread_tile and self.thread_dim >= b:
+            share[self.thread_dim - b] = self.thread_tile
+        cut = any(c and c < e for c, e in zip(self.cache_tile, share, strict=True))
+        return not cut and all(e % r == 0 for e, r in zip(share[:2], self.register_tile[:2], strict=True))
+
+    def packs(self, l1: int) -> bool:
+        """Whether packing B pays: its kc×nc block does not fit in L1 (read in place, its panels
+        come strided from L2), each thread's rows make PACK_REUSE register tiles, and N and K
+        split into whole register tiles (a ragged panel would need C padded inside the k loop)."""
+        b = 1 if self.batch else 0
+        rows = self.thread_tile if self.thread_tile and self.thread_dim == b else self.m
+        mr, nr, kr = self.register_tile
+        _, nc, kc = self.cache_tile
+        block = (kc or self.k) * (nc or self.n) * 4
+        whole = not ragged(self.n, self.tiles(b + 1)) and not ragged(self.k, self.tiles(b + 2))
+        return whole and rows >= PACK_REUSE * mr and block > l1
+
+    def fuses_producers(self) -> bool:
+        return self.fused_fill
+
+    def emit(self, s: Script, op: str, tag: tuple[str, str]) -> None:
+        # The zero fill of the output, unless an earlier strategy already vectorized it (cse
+        # merges the equal fills of equal-shaped ops): then the match is empty.
+        fill, function = s.match_ops(["linalg.fill"], s.producer(op, 2)), s.parent(op, "func.func")
+        lead = [1] if self.batch else []
+        b, extents = len(lead), [*([self.batch] if self.batch else []), self.m, self.n, self.k]
+        if self.thread_tile:
+            sizes = [self.thread_tile if d == self.thread_dim else 0 for d in range(len(extents))]
+            op, forall = s.tile_forall(op, sizes)
+            fill = s.fuse_into(fill, forall)  # each thread zeroes its own tile: in parallel, in cache
+            extents[self.thread_dim] = self.thread_tile
+        if self.dot_width:
+            emit_dot(s, op, function, lead, extents, self.register_tile[0], self.dot_width)
+            self._fill(s, fill)
+            s.patterns(function, MASKS)
+            return
+        if self.fused_fill:
+            self._emit_fused_fill(s, op, function, lead, extents)
+            return
+        cache = needed([*lead, *self.cache_tile], extents)
+        op, cache_loops = s.tile(op, cache, [*range(b), b + 1, b + 2, b])  # n, k, m
+        extents = [c or e for c, e in zip(cache, extents, strict=True)]
+        register = needed([*lead, *self.register_tile], extents)
+        order = [b, b + 1] if self.rows_outer else [b + 1, b]
+        op, loops = s.tile(op, register, [*range(b), *order, b + 2])  # n, m, k (m, n, k)
+        if self.pack_b and (loops or b in cache_loops):  # some loop to hoist the packing above
+            op = self._pack_b(s, op, cache_loops.get(b), len(loops))
+        inward = (b + 2, *order[::-1])
+        peel = [d for d in inward if d in loops and peelable(self.extent(d), self.tiles(d))]
+        for d in peel:  # innermost first: peeling consumes the handles of nested loops
+            s.peel(loops[d])
+        mr, nr, kr = self.register_tile
+        if peel:  # full tiles become static and vectorize unmasked; remainders are masked
+            s.patterns(function, ["linalg.tiling_canonicalization", "canonicalization"])
+            op = s.match_tag(*tag, function)  # every tile of this op keeps its tag
+            k_loops = s.parent(op, "scf.for")
+            s.vectorize(op, [*lead, mr, nr, kr])
+            s.patterns(function, MASKS)
+        else:
+            k_loops = loops.get(b + 2) or cache_loops.get(b + 2)
+            s.vectorize(op)
+        self._fill(s, fill)
+        s.patterns(function, MASKS)
+        # Patterns run on the whole function: the vectorized fill outside the loops must fold
+        # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
+        s.patterns(function, PREPARE)
+        if k_loops:
+            s.hoist(k_loops)
+        s.patterns(function, LOWER_CONTRACT)
+
+    def extent(self, dim: int) -> int:
+        return [*([self.batch] if self.batch else []), self.m, self.n, self.k][dim]
+
+    def tiles(self, dim: int) -> list[int]:
+        """The tile sizes of `dim` from the outermost level in."""
+        i = dim - (1 if self.batch else 0)
+        thread = [self.thread_tile] if self.thread_tile and dim == self.thread_dim else []
+        return [*thread, self.cache_tile[i], self.register_tile[i]] if i >= 0 else thread
+
+    @property
+    def op_name(self) -> str:
+        return "linalg.batch_matmul" if self.batch else "linalg.matmul"
+
+    def _pack_b(self, s: Script, op: str, m_block: str | None, register_loops: int) -> str:
+        """Pack B's register panels above the m1 loop (or above the register loops when there
+        is no m1); the padded op, which reads its B tile from the packed block."""
+        b = 1 if self.batch else 0
+        if m_block:  # the B block's slice is invariant in m1: hoist_pad needs it defined outside
+            s.licm(m_block)
+        padded = s.pad(op, [b + 1, b + 2], self.zeros, [0, 1, 0])
+        panel = s.hoist_pad(s.producer(padded, 1), register_loops + (1 if m_block else 0))
+        _, nr, kr = self.register_tile
+        s.vectorize(panel, [*([1] if b else []), kr, nr])
+        return padded
+
+    def _emit_fused_fill(
+        self, s: Script, op: str, function: str, lead: list[int], extents: list[int]
+    ) -> None:
+        """Register tiles row by row with the zero fill fused into each (`structured.fuse`
+        follows the tile's init to the fill): the accumulators start as zero registers and C
+        is written once, not zeroed first (a third of the traffic of a store-bound kernel)."""
+        b = len(lead)
+        mr, nr, _ = self.register_tile
+        op, _ = s.fuse(op, needed([*lead, mr, nr, 0], extents), [*range(b), b, b + 1, b + 2])
+        fills = s.match_ops(["linalg.fill"], s.parent(op, "scf.for"))
+        s.vectorize(op)
+        s.vectorize(fills)
+        s.patterns(function, PREPARE)  # the zero tile folds into the contraction's accumulator
+        s.patterns(function, LOWER_CONTRACT)
+
+    def _fill(self, s: Script, fill: str) -> None:
+        """The zero init: row vectors, masked where the row is ragged."""
+        mr, nr, _ = self.register_tile
+        lead = [1] if self.batch else []
+        shape = [*([self.batch] if self.batch else []), self.m, self.n]
+        tiled, _ = s.tile(fill, needed([*lead, mr, nr], shape))
+        s.vectorize(tiled, [*lead, min(mr, self.m), min(nr, self.n)])
+
+
+def _tiled_producers(op: ir.Operation) -> bool:
+    """Whether A or B comes from an op that `structured.fuse` would fuse into the tiles (and
+    recompute per tile): a linalg op or a pad."""
+    owners = [getattr(getattr(v.owner, "operation", None), "name", "") for v in op.operands[:2]]
+    return any(name.startswith(("linalg.", "tensor.pad")) for name in owners)
+
+
+def _alone(op: ir.Operation) -> bool:
+    """Whether no epilogue strategy takes `op` (that one tiles it with the matmul kernel)."""
+    return epilogue_consumer(op) is None
+
+
+def _zero(element: ir.Type) -> str:
+    return f"0.0 : {element}" if isinstance(element, ir.FloatType) else f"0 : {element}"

@@ -1,0 +1,1 @@
+"""Kernel templates and builders the GPU passes share."""

@@ -1,0 +1,242 @@
+"""versa-fuse: group ops into `versa.fused` regions, each computed as one loop nest.
+
+    %0 = "versa.matmul"(%a, %w) ...          %f = "versa.fused"() ({
+    %1 = "versa.add"(%0, %bias) ...    →        %0 = "versa.matmul"(%a, %w) ...
+    %2 = "versa.relu"(%1) ...                   %1 = "versa.add"(%0, %bias) ...
+    return %2                                   %2 = "versa.relu"(%1) ...
+                                                "versa.yield"(%2)
+                                              }) {kind = "epilogue"}
+
+Kinds (`fusion_rules.py` has the table): "epilogue" (matmul or conv2d and the elementwise ops
+after it: bias, activation, scale, residual add; computed on the output tile), "reduction"
+(reduce_* or batch_norm with the elementwise ops that feed it and, after batch_norm, follow
+it), "elementwise" (chains without an anchor).
+
+The rules, in the order they are applied:
+1. A cheap producer (one instruction per element: add, mul, relu, ...) whose every user could
+   compute it inside its own loop nest is duplicated, one copy per user (at most
+   `duplicate-limit` users): recomputing it costs less than storing and re-reading it. An
+   expensive op (exp, tanh, erf, div, a contraction, ...) with several users is never duplicated,
+   and it stays out of the groups of its users. So a cheap op is not copied when that would give
+   an expensive producer of its shape, read by it alone, several users: the cheap op is stored
+   instead, and the producer computed in its group (silu read twice: one store, not two).
+2. A producer joins its consumer's group only when the consumer is its only user (anything
+   else would compute it twice or store it anyway) and it is in the same block, or when all its
+   users ended in one group (the copies rule 1 made: a convolution under silu's two adds).
+   (EfficientNet MBConv+SE, 2 threads: batch 1 0.745 -> 0.631 ms, batch 8 7.43 -> 5.85 ms.)
+3. A shape change stops fusion: a consumer joins only with its producer's shape; a producer of
+   a smaller (broadcast) shape joins only when every op of its group is cheap, since the group
+   is recomputed at every point of the larger nest. A reduce_* ends its group (its consumers
+   run over the reduced shape: another loop nest), and a contraction's producers stay out (it
+   reads its operands many times).
+4. A group holds at most one anchor and at most `max-ops` ops.
+"""
+
+from dataclasses import dataclass
+
+from versa.dialects.versa import FusedOp, YieldOp
+from versa.mlir import ir
+
+from ..common.base import Pass
+from .rules import fusion_rules as rules
+
+
+class _Groups:
+    """Union-find over the ops of one block, with each group's size and anchor."""
+
+    def __init__(self) -> None:
+        self.parent: dict[ir.Operation, ir.Operation] = {}
+        self.members: dict[ir.Operation, list[ir.Operation]] = {}
+
+    def add(self, op: ir.Operation) -> None:
+        self.members[op] = [op]
+
+    def find(self, op: ir.Operation) -> ir.Operation:
+        while self.parent.get(op, op) != op:
+            op = self.parent[op]
+        return op
+
+    def anchor(self, op: ir.Operation) -> ir.Operation | None:
+        return next((m for m in self.members[self.find(op)] if rules.is_anchor(m)), None)
+
+    def all_cheap(self, op: ir.Operation) -> bool:
+        return all(rules.is_cheap(m) for m in self.members[self.find(op)])
+
+    def merge(self, producer: ir.Operation, consumer: ir.Operation, max_ops: int) -> None:
+        a, b = self.find(producer), self.find(consumer)
+        if a == b or len(self.members[a]) + len(self.members[b]) > max_ops:
+            return
+        if self.anchor(a) is not None and self.anchor(b) is not None:
+            return
+        self.parent[a] = b
+        self.members[b] += self.members.pop(a)
+
+
+def _users(value: ir.Value) -> list[tuple[ir.Operation, int]]:
+    return [
+        (u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number)
+        for u in value.uses
+    ]
+
+
+def _single_user(value: ir.Value, block: ir.Block) -> ir.Operation | None:
+    users = _users(value)
+    if len(users) != 1:
+        return None
+    user = users[0][0]
+    return user if user.block == block else None
+
+
+def _is_only_user(op: ir.Operation, value: ir.Value, block: ir.Block) -> bool:
+    user = _single_user(value, block)
+    return user is not None and user == op
+
+
+def _producer(value: ir.Value, block: ir.Block) -> ir.Operation | None:
+    if not isinstance(value, ir.OpResult):
+        return None
+    op = value.owner.operation
+    return op if op.block == block and len(op.results) == 1 else None
+
+
+def _fusible(op: ir.Operation) -> bool:
+    return (rules.is_elementwise(op) or rules.is_anchor(op)) and all(
+        rules.static_tensor(v) for v in (*op.operands, *op.results)
+    )
+
+
+def duplicate_cheap_producers(block: ir.Block, limit: int) -> None:
+    """Rule 1: one copy of a cheap multi-user producer per user, when every user can fuse it."""
+    for op in reversed([op.operation for op in block.operations]):
+        if not (rules.is_cheap(op) and _fusible(op)) or len(op.results) != 1:
+            continue
+        uses = _users(op.results[0])
+        if not 1 < len(uses) <= limit or _strands_producer(op, block):
+            continue
+        if not all(u.block == block and _fusible(u) and rules.producer_fits(op, u, i) for u, i in uses):
+            continue
+        for user, index in uses[1:]:
+            clone = op.clone(ir.InsertionPoint(op))
+            user.operands[index] = clone.results[0]
+
+
+def _strands_producer(op: ir.Operation, block: ir.Block) -> bool:
+    """Whether copying `op` would leave an expensive producer of its shape, read by `op` alone,
+    with several users: stored on its own (copies cannot share it) where `op` could be stored
+    instead, with the producer in its group (silu's sigmoid under a value two ops read)."""
+    for value in op.operands:
+        producer = _producer(value, block)
+        if (
+            producer is not None
+            and rules.is_elementwise(producer)
+            and not rules.is_cheap(producer)
+            and _is_only_user(op, value, block)
+            and rules.shape(value) == rules.shape(op.results[0])
+        ):
+            return True
+    return False
+
+
+def _fits(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, index: int) -> bool:
+    """Whether `producer` may run in `consumer`'s group (rule 3)."""
+    if rules.is_anchor(producer):
+        return rules.consumer_fits(producer, consumer)
+    if not rules.is_elementwise(producer) or not rules.producer_fits(producer, consumer, index):
+        return False
+    value = producer.results[0]
+    return rules.shape(value) == rules.nest_shape(consumer) or groups.all_cheap(producer)
+
+
+def groups_of(block: ir.Block, max_ops: int) -> list[list[ir.Operation]]:
+    """The groups of `block` (rules 2-4), each in block order, its root last."""
+    groups = _Groups()
+    ops = [op.operation for op in block.operations if _fusible(op.operation)]
+    fusible = set(ops)
+    for op in ops:
+        groups.add(op)
+    for consumer in ops:
+        for index, value in enumerate(consumer.operands):
+            producer = _producer(value, block)
+            if producer is None or producer not in fusible:
+                continue
+            if _is_only_user(consumer, value, block) and _fits(groups, producer, consumer, index):
+                groups.merge(producer, consumer, max_ops)
+    # Rule 2, second form: a producer whose users all ended in one group (the copies of a cheap
+    # op that rule 1 made, silu's add read twice) joins it, until nothing changes.
+    changed = True
+    while changed:
+        changed = False
+        for producer in ops:
+            users = _users(producer.results[0]) if len(producer.results) == 1 else []
+            if len(users) < 2 or not all(u in fusible for u, _ in users):
+                continue
+            home = {groups.find(u) for u, _ in users}
+            if len(home) != 1 or groups.find(producer) in home:
+                continue
+            if all(_fits(groups, producer, u, i) for u, i in users):
+                before = groups.find(producer)
+                groups.merge(producer, users[0][0], max_ops)
+                changed |= groups.find(before) != before
+    members: dict[ir.Operation, list[ir.Operation]] = {}
+    for op in ops:
+        members.setdefault(groups.find(op), []).append(op)
+    return [g for g in members.values() if len(g) > 1]
+
+
+def fuse_group(group: list[ir.Operation]) -> ir.Operation:
+    """Replace `group` (in block order, last op = root) by one `versa.fused` op."""
+    root = group[-1]
+    anchor = next((op for op in group if rules.is_anchor(op)), None)
+    fused = ir.Operation.create(
+        FusedOp.OPERATION_NAME,
+        results=[root.results[0].type],
+        attributes={"kind": ir.StringAttr.get(rules.kind_of(anchor))},
+        regions=1,
+        loc=root.location,
+        ip=ir.InsertionPoint(root),
+    )
+    block = fused.regions[0].blocks.append()
+    mapping: dict[ir.Value, ir.Value] = {}  # group results → their clones; inputs stay captured
+    with ir.InsertionPoint(block):
+        for op in group:
+            clone = ir.Operation.create(
+                op.name,
+                results=[r.type for r in op.results],
+                operands=[mapping.get(v, v) for v in op.operands],
+                attributes=dict(op.attributes.items()),
+                loc=op.location,
+            )
+            mapping.update(zip(op.results, clone.results, strict=True))
+        ir.Operation.create(YieldOp.OPERATION_NAME, operands=[mapping[root.results[0]]], loc=root.location)
+    root.results[0].replace_all_uses_with(fused.results[0])
+    for op in reversed(group):
+        op.erase()
+    return fused
+
+
+def unfuse(fused: ir.Operation) -> None:
+    """The inverse of `fuse_group`: the region's ops back in the enclosing block (tools that
+    work on plain versa ops, such as versa-bisect's one-op cuts, undo the grouping first)."""
+    *body, terminator = fused.regions[0].blocks[0].operations
+    for op in body:
+        op.operation.move_before(fused)
+    for result, value in zip(fused.results, terminator.operands, strict=True):
+        result.replace_all_uses_with(value)
+    fused.erase()
+
+
+@dataclass(frozen=True)
+class VersaFuse(Pass):
+    name = "versa-fuse"
+    summary = "Group elementwise chains, contraction epilogues and reductions into versa.fused regions"
+    max_ops: int = 32  # ops per group: bounds the size of one loop body
+    duplicate_limit: int = 4  # users a cheap producer may be copied to
+
+    def run(self, module: ir.Operation) -> None:
+        for function in module.regions[0].blocks[0].operations:
+            if function.operation.name != "func.func":
+                continue
+            for block in function.regions[0].blocks:
+                duplicate_cheap_producers(block, self.duplicate_limit)
+                for group in groups_of(block, max(1, self.max_ops)):
+                    fuse_group(group)

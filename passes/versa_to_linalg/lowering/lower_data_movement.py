@@ -1,0 +1,122 @@
+"""convert-versa-to-linalg, continued: data movement (transpose, reshape, concat, slice, pad).
+
+`PATTERNS` here joins the pattern table of `convert_versa_to_linalg`. Each op becomes tensor
+ops on a fresh `tensor.empty` (or a fill, for pad) that one-shot-bufferize writes in place:
+
+    %y = "versa.concat"(%a, %b) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+
+becomes
+
+    %e = tensor.empty() : tensor<2x4xf32>
+    %0 = tensor.insert_slice %a into %e[0, 0] [2, 3] [1, 1]
+    %y = tensor.insert_slice %b into %0[0, 3] [2, 1] [1, 1]
+"""
+
+from typing import Any
+
+from versa.dialects import versa as dialect
+from versa.mlir import ir, linalg, tensor
+
+from ...common import linalg_builders as build
+from ...common.matching import result_of, versa_attrs
+from ...common.rewrite import Pattern
+
+
+def lower_transpose(op: ir.OpView, rewriter: Any) -> bool:
+    """transpose(x) → linalg.transpose."""
+    (shape, element), perm = result_of(op), versa_attrs(op)["perm"]
+    y = linalg.transpose(op.operands[0], outs=[build.empty(shape, element)], permutation=perm)
+    rewriter.replace_op(op, [y.results[0]])
+    return True
+
+
+def lower_reshape(op: ir.OpView, rewriter: Any) -> bool:
+    """reshape(x) → tensor.collapse_shape to 1-D + tensor.expand_shape."""
+    rewriter.replace_op(op, [build.reshape(op.operands[0], result_of(op)[0])])
+    return True
+
+
+def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
+    """concat(x1, ..., xn) → tensor.empty + one insert_slice per operand.
+
+    The import writes `torch.cat` of n tensors as a chain of n-1 concats (IRDL gives the operands
+    after the first one type), so a concat whose only user is a concat along the same axis is
+    left to that user, which inserts its operands directly: each input is copied once, not once
+    per later link of the chain (quadratic in DenseNet's feature concatenations)."""
+    if _inner_link(op) is not None:
+        return False
+    (shape, element), axis = result_of(op), _axis(op)
+    y, offset = build.empty(shape, element), 0
+    links = []
+    for x in _chain_operands(op, links):
+        y = build.copy_into(x, y, [offset if d == axis else 0 for d in range(len(shape))])
+        offset += build.shape_of(x)[axis]
+    rewriter.replace_op(op, [y])
+    for link in links:  # outermost first: each is dead once its user is gone
+        rewriter.erase_op(link)
+    return True
+
+
+def _axis(op: ir.OpView) -> int:
+    return versa_attrs(op)["axis"] % len(result_of(op)[0])
+
+
+def _inner_link(op: ir.OpView) -> ir.OpView | None:
+    """The concat along `op`'s axis that is `op`'s only user (in the same block), if any."""
+    uses = list(op.results[0].uses)
+    if len(uses) != 1:
+        return None
+    user = uses[0].owner
+    if not isinstance(user, ir.OpView) or user.operation.name != "versa.concat":
+        return None
+    return user if user.operation.block == op.operation.block and _axis(user) == _axis(op) else None
+
+
+def _chain_operands(op: ir.OpView, links: list) -> list[ir.Value]:
+    """`op`'s operands with each inner link of its chain replaced by that link's operands."""
+    operands = []
+    for x in op.operands:
+        owner = x.owner
+        link = isinstance(owner, ir.OpView) and owner.operation.name == "versa.concat"
+        if link and _inner_link(owner) is not None:
+            links.append(owner)
+            operands += _chain_operands(owner, links)
+        else:
+            operands.append(x)
+    return operands
+
+
+def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
+    """slice(x) → tensor.extract_slice with the starts and strides + linalg.copy.
+
+    The copy makes the result contiguous: returning a strided view would bufferize to a strided
+    memref.copy (see linalg_builders). A result without elements is a tensor.empty: MLIR refuses
+    an extract_slice whose offset is not inside its dim (any offset into a dim of size 0, or a
+    start at the end of a dim), and there is nothing to copy.
+    """
+    attrs, (shape, element) = versa_attrs(op), result_of(op)
+    if 0 in shape:
+        rewriter.replace_op(op, [build.empty(shape, element)])
+        return True
+    view = tensor.extract_slice(
+        op.results[0].type, op.operands[0], [], [], [], attrs["starts"], list(shape), attrs["strides"]
+    )
+    rewriter.replace_op(op, [linalg.copy(view, outs=[build.empty(shape, element)])])
+    return True
+
+
+def lower_pad(op: ir.OpView, rewriter: Any) -> bool:
+    """pad(x) → linalg.fill(value) + an insert_slice of x into its interior."""
+    attrs, (_, element) = versa_attrs(op), result_of(op)
+    value = build.scalar(element, attrs["value"])
+    rewriter.replace_op(op, [build.pad(op.operands[0], attrs["low"], attrs["high"], value)])
+    return True
+
+
+PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
+    (dialect.TransposeOp, lower_transpose),
+    (dialect.ReshapeOp, lower_reshape),
+    (dialect.ConcatOp, lower_concat),
+    (dialect.SliceOp, lower_slice),
+    (dialect.PadOp, lower_pad),
+]

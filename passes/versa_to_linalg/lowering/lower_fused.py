@@ -1,0 +1,221 @@
+"""How convert-versa-to-linalg lowers a `versa.fused` group: as the fewest loop nests its
+ops allow, with no tensor of its own for any value that stays inside a nest.
+
+The region is read as runs of *pointwise* ops (elementwise ops, constants, batch_norm, which is
+elementwise with per-channel operands) between *anchors* (every other op):
+
+    a run                     one linalg.generic evaluating the run per point of its result
+    reduce_* after a run      one reducing generic: the run is evaluated in its body, per input point
+    any other anchor          itself, lowered by its own pattern (matmul, conv2d, softmax, ...)
+
+So a group of kind "elementwise" is one generic; "epilogue" is the contraction and one generic
+that updates its result in place (versa-codegen's epilogue strategies then compute that generic
+on each output tile, and the contraction writes straight into the caller's buffer);
+"reduction" is one generic for reduce_* or batch_norm with their producers (and consumers).
+"""
+
+from typing import Any
+
+import numpy as np
+from versa.dialects import shapes
+from versa.mlir import arith, ir
+
+from ...common import linalg_builders as build
+from ...common.base import PassError
+from ...common.matching import versa_attrs
+from ...common.scalar_emitters import SCALAR, batch_norm_scalar
+
+REDUCES = ("versa.reduce_sum", "versa.reduce_max", "versa.reduce_mean")
+
+
+def _name(op: ir.OpView) -> str:
+    return op.operation.name.removeprefix("versa.")
+
+
+def _pointwise(op: ir.OpView) -> bool:
+    return _name(op) in SCALAR or _name(op) in ("constant", "batch_norm")
+
+
+class _Nest:
+    """The inputs of one generic and how its body reads them: every value the run reads from
+    outside becomes an input, broadcast NumPy-style; per-channel batch_norm operands are first
+    reshaped so that broadcasting puts them on the channel dim."""
+
+    def __init__(self, ops: list[ir.OpView], rename: dict[ir.Value, ir.Value]):
+        self.ops = ops
+        self.inputs: list[ir.Value] = []  # generic inputs (after rename / reshape)
+        self.keys: list[tuple[ir.Value, bool]] = []  # (region value, read per channel)
+        defined = {r for op in ops for r in op.results}
+        for op in ops:
+            if _name(op) == "constant" and not op.attributes["value"].is_splat:
+                self._add((op.results[0], False), arith.constant(op.results[0].type, op.attributes["value"]))
+            for index, value in enumerate(op.operands):
+                key = (value, _per_channel(op, index))
+                if value not in defined and key not in self.keys:
+                    outside = rename.get(value, value)
+                    if key[1]:
+                        outside = build.reshape(outside, (*build.shape_of(value), 1, 1))
+                    self._add(key, outside)
+
+    def _add(self, key: tuple[ir.Value, bool], value: ir.Value) -> None:
+        self.keys.append(key)
+        self.inputs.append(value)
+
+    def evaluate(self, scalars: tuple[ir.Value, ...]) -> dict[ir.Value, ir.Value]:
+        """Region value → its scalar at the current point, for every value of the run."""
+        reads = dict(zip(self.keys, scalars, strict=True))
+        env = {value: scalar for (value, channel), scalar in reads.items() if not channel}
+        for op in self.ops:
+            if op.results[0] in env:
+                continue
+            element, name = build.element_of(op.results[0]), _name(op)
+            args = [reads[(v, True)] if _per_channel(op, i) else env[v] for i, v in enumerate(op.operands)]
+            if name == "constant":
+                value = build.scalar(element, op.attributes["value"].get_splat_value().value)
+            elif name == "batch_norm":
+                value = batch_norm_scalar(args, element, versa_attrs(op)["epsilon"])
+            else:
+                value = SCALAR[name](args, element, versa_attrs(op))
+            env[op.results[0]] = value
+        return env
+
+
+def _per_channel(op: ir.OpView, index: int) -> bool:
+    """A batch_norm parameter in NCHW: read as [C, 1, 1] so that broadcasting puts it on C."""
+    return _name(op) == "batch_norm" and index > 0 and versa_attrs(op)["layout"] == "NCHW"
+
+
+def _check(op: ir.OpView, shape: build.Shape) -> None:
+    own = build.shape_of(op.results[0])
+    if len(own) > len(shape) or shapes.broadcast(own, shape) != shape:
+        raise PassError(
+            f"'{op.operation.name}' result shape {list(own)} does not broadcast to the "
+            f"fused result shape {list(shape)}",
+            op.location,
+        )
+
+
+def _run_generic(
+    ops: list[ir.OpView],
+    outputs: list[ir.Value],
+    rename: dict[ir.Value, ir.Value],
+    into: ir.Value | None = None,
+) -> None:
+    """One generic for `ops`, yielding `outputs` (all of one shape); records them in `rename`.
+    With `into` (an anchor's lowered result the run reads, of the output's type), the generic
+    updates it in place: the epilogue of a contraction rewrites the contraction's output."""
+    shape = build.shape_of(outputs[0])
+    for op in ops:
+        _check(op, shape)
+    nest = _Nest(ops, rename)
+    elements = [build.element_of(v) for v in outputs]
+    if into is None or len(outputs) != 1 or into.type != outputs[0].type or into not in nest.inputs:
+        init = [build.empty(shape, e) for e in elements]
+        inputs, slot = nest.inputs, None
+    else:
+        slot = nest.inputs.index(into)
+        init, inputs = [into], nest.inputs[:slot] + nest.inputs[slot + 1 :]
+
+    def body(*scalars: ir.Value) -> list[ir.Value]:
+        reads = list(scalars[: len(inputs)])
+        if slot is not None:
+            reads.insert(slot, scalars[len(inputs)])
+        env = nest.evaluate(tuple(reads))
+        return [env[v] for v in outputs]
+
+    maps = [build.broadcast_map(build.shape_of(v), shape) for v in inputs]
+    maps += [ir.AffineMap.get_identity(len(shape))] * len(init)
+    results = build.generic(inputs, init, maps, [build.PARALLEL] * len(shape), body)
+    rename.update(zip(outputs, results, strict=True))
+
+
+def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:
+    """reduce_*(run) as one reducing generic that evaluates `ops` (maybe none) per input point;
+    a mean divides the sums in place (no second buffer)."""
+    attrs, x = versa_attrs(reduce), reduce.operands[0]
+    source, element = build.shape_of(x), build.element_of(reduce.results[0])
+    for op in ops:
+        _check(op, source)
+    axes = sorted(a % len(source) for a in attrs["axes"])
+    kept = tuple(d for i, d in enumerate(source) if i not in axes)
+    is_max = reduce.operation.name == "versa.reduce_max"
+    # f16/bf16 sums accumulate in f32 and round once, as PyTorch does (a 4096-term f16 sum of
+    # values near 1 stops growing at 2048 in f16: 1 + 2048 rounds back to 2048).
+    wide = not is_max and build.is_float(element) and ir.FloatType(element).width < 32
+    acc = ir.F32Type.get() if wide else element
+    init = build.filled(kept, acc, build.lowest(acc) if is_max else build.scalar(acc, 0))
+    combine = SCALAR["max" if is_max else "add"]
+    nest = _Nest(ops, rename) if ops else None
+    inputs = nest.inputs if nest else [rename.get(x, x)]
+
+    def body(*scalars: ir.Value) -> list[ir.Value]:
+        value = nest.evaluate(scalars[:-1])[x] if nest else scalars[0]
+        return [combine([build.convert(value, acc), scalars[-1]], acc, {})]
+
+    maps = [build.broadcast_map(build.shape_of(v), source) for v in inputs]
+    maps.append(build.dims_map(len(source), [d for d in range(len(source)) if d not in axes]))
+    iterators = [build.REDUCTION if d in axes else build.PARALLEL for d in range(len(source))]
+    y = build.generic(inputs, [init], maps, iterators, body)[0]
+    if reduce.operation.name == "versa.reduce_mean":
+        count = build.scalar(acc, float(np.prod([source[a] for a in axes])))
+        maps, iterators = [ir.AffineMap.get_identity(len(kept))], [build.PARALLEL] * len(kept)
+        y = build.generic([], [y], maps, iterators, lambda v: [arith.divf(v, count)])[0]
+    if wide:
+        y = build.elementwise([y], kept, [element], lambda v: [build.convert(v, element)])[0]
+    if attrs["keepdims"]:
+        y = build.expand(y, build.shape_of(reduce.results[0]), build.keepdims_groups(len(source), axes))
+    rename[reduce.results[0]] = y
+
+
+def _clone(op: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:
+    """An anchor, out of the region, reading the lowered values; its own pattern lowers it."""
+    clone = op.operation.clone().operation
+    for old in op.operands:
+        if old in rename:
+            clone.replace_uses_of_with(old, rename[old])
+    rename.update(zip(op.results, clone.results, strict=True))
+
+
+def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
+    """`versa.fused` → its runs as generics and its anchors as themselves (module docstring)."""
+    *body, terminator = op.regions[0].blocks[0].operations
+    if versa_attrs(op)["kind"] == "elementwise":
+        for inner in body:
+            if not _pointwise(inner) or _name(inner) == "batch_norm":
+                message = f"'versa.fused' of kind \"elementwise\" cannot hold '{inner.name}'"
+                raise PassError(message, inner.location)
+    rename: dict[ir.Value, ir.Value] = {}
+    run: list[ir.OpView] = []
+    anchor: ir.Value | None = None  # the last anchor's lowered result, for an epilogue in place
+    for i, inner in enumerate([*body, None]):
+        if inner is not None and _pointwise(inner):
+            run.append(inner)
+            continue
+        later = [*body[i:], terminator]
+        escaping = [r for o in run for r in o.results if any(r in u.operands for u in later)]
+        if inner is not None and inner.operation.name in REDUCES and escaping == [inner.operands[0]]:
+            reduce_generic(run, inner, rename)
+        else:
+            if run:
+                _flush(run, escaping, rename, anchor if versa_attrs(op)["kind"] == "epilogue" else None)
+            if inner is not None:
+                _clone(inner, rename)
+                anchor = rename[inner.results[0]] if len(inner.results) == 1 else None
+        run = []
+    rewriter.replace_op(op, [rename.get(v, v) for v in terminator.operands])
+    return True
+
+
+def _flush(
+    run: list[ir.OpView], escaping: list[ir.Value], rename: dict[ir.Value, ir.Value], into: ir.Value | None
+) -> None:
+    """A run's generic; constants read by an anchor are simply moved out."""
+    constants = [v for v in escaping if v.owner.operation.name == "versa.constant"]
+    for value in constants:
+        _clone(value.owner, rename)
+    outputs = [v for v in escaping if v not in constants]
+    if len({build.shape_of(v) for v in outputs}) > 1:
+        message = "values leaving one run of elementwise ops must have one shape"
+        raise PassError(message, outputs[0].owner.location)
+    if outputs:
+        _run_generic([o for o in run if o.results[0] not in constants], outputs, rename, into)

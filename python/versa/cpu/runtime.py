@@ -1,0 +1,254 @@
+"""JIT execution through MLIR's ExecutionEngine.
+
+The entry point is compiled with `llvm.emit_c_interface`; after `lower-to-llvm` its results are
+out-params (`buffer-results-to-out-params`), so `_mlir_ciface_<entry>` takes one memref
+descriptor pointer per input and then one per result. The wrapper checks that count against the
+lowered signature rather than assuming it.
+"""
+
+import ctypes
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from versa import compiler
+from versa.cpu import openmp
+from versa.cpu.memref import PackedCall
+from versa.cpu.symbols import check_external_symbols
+from versa.diagnostics import CompileError, Diagnostic
+from versa.mlir import ExecutionEngine, ir
+from versa.passes.bufferize.plan_buffers import arena_bytes
+from versa.passes.common.base import collect
+from versa.signature import TensorSpec, find_function
+
+CACHE_LINE = 64  # bytes; the alignment of the arrays a compiled function hands out
+
+
+@dataclass(frozen=True)
+class MemoryUse:
+    """The bytes a compiled function touches per call. Intermediates live in one arena planned
+    at compile time (`versa-plan-buffers`), allocated once per compiled function; allocations
+    the plan could not take (dynamic sizes, buffers inside loops) are counted, not sized."""
+
+    inputs: int
+    outputs: int
+    arena: int
+    heap_allocations: int  # malloc calls left in the code (each call runs them)
+
+    @property
+    def peak(self) -> int:
+        """Inputs + results + the arena: the most the function holds at once, heap aside."""
+        return self.inputs + self.outputs + self.arena
+
+    def summary(self) -> str:
+        heap = f", {self.heap_allocations} heap allocation(s) not planned" if self.heap_allocations else ""
+        return (
+            f"memory: peak {self.peak} bytes (inputs {self.inputs}, results {self.outputs}, "
+            f"intermediates {self.arena} in the arena{heap})"
+        )
+
+
+def _memory_use(
+    module: ir.Module, name: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
+) -> MemoryUse:
+    mallocs = collect(
+        module.operation,
+        lambda op: op.name == "llvm.call"
+        and "callee" in op.attributes
+        and str(op.attributes["callee"]) in ("@malloc", "@aligned_alloc"),
+    )
+    return MemoryUse(
+        sum(s.nbytes for s in inputs),
+        sum(s.nbytes for s in outputs),
+        arena_bytes(module).get(name, 0),
+        len(mallocs),
+    )
+
+
+def _ready(array: object, spec: TensorSpec) -> bool:
+    """Whether `array` can be passed as it is: an ndarray of the spec, C-contiguous."""
+    return (
+        type(array) is np.ndarray
+        and array.shape == spec.shape
+        and array.dtype == spec.dtype
+        and array.flags.c_contiguous
+    )
+
+
+def aligned_empty(shape: Sequence[int], dtype: np.dtype, alignment: int = CACHE_LINE) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data starts on an `alignment`-byte boundary
+    (NumPy's large arrays start 16 bytes into their mmap). Its base is a ctypes array over the
+    NumPy allocation, not an array: NumPy then makes it the base of every view taken of it, so
+    a view keeps it referenced (the pool's test of whether a result is still held)."""
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    raw = np.empty(size + alignment, np.uint8)
+    window = (ctypes.c_char * size).from_buffer(raw, -raw.ctypes.data % alignment)  # keeps raw
+    return np.ndarray(tuple(shape), dtype, buffer=window)
+
+
+class OutputPool:
+    """The result arrays a function hands out, reused once nobody else holds them.
+
+    NumPy takes large arrays straight from mmap, so a fresh result array costs a page fault per
+    4 KiB on first write (~30% of a large memory-bound kernel). A pooled array is reused when its
+    reference count shows that only the pool holds it (a view, a torch tensor or a memoryview of
+    it keeps it alive), so results already handed out are never overwritten. Two per result let
+    `y = f(x)` in a loop alternate between them; more held results get fresh arrays. Arrays are
+    aligned to a cache line: outputs past the last-level cache are then written with
+    non-temporal stores (`versa-streaming-stores`), which need aligned vectors."""
+
+    KEEP = 2
+
+    def __init__(self, specs: Sequence[TensorSpec]):
+        self._specs = list(specs)
+        self._arrays: list[list[np.ndarray]] = [[] for _ in specs]
+
+    def take(self) -> list[np.ndarray]:
+        return [self._take(i) for i in range(len(self._specs))]
+
+    def _take(self, index: int) -> np.ndarray:
+        kept = self._arrays[index]
+        for slot in range(len(kept)):
+            # References: the list slot and getrefcount's argument.
+            if sys.getrefcount(kept[slot]) <= 2:
+                return kept[slot]
+        spec = self._specs[index]
+        array = aligned_empty(spec.shape, spec.dtype)
+        if len(kept) < self.KEEP:
+            kept.append(array)
+        else:  # every kept array is held: the oldest goes to its holders alone
+            kept.pop(0)
+            kept.append(array)
+        return array
+
+
+def _has_bf16(module: ir.Module) -> bool:
+    """Whether a value of the lowered module has a bf16 type (scalar, vector or aggregate)."""
+    found = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        found = any("bf16" in str(r.type) for r in op.results)
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+class JitFunction:
+    """A versa function compiled to machine code; call it with NumPy arrays."""
+
+    def __init__(
+        self,
+        module: ir.Module,
+        entry: str | None = None,
+        *,
+        pipeline: Sequence[compiler.Element] | str = "lower-to-llvm",
+        llvm_opt_level: int = 3,  # LLVM's -O for the machine code (the pipeline sets Versa's tier)
+    ):
+        function = find_function(module, entry)
+        self.name = function.attributes["sym_name"].value
+        self.inputs = [TensorSpec.of(t) for t in function.type.inputs]
+        self.outputs = [TensorSpec.of(t) for t in function.type.results]
+        function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(module.context)
+        elements = compiler.parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
+        compiler.run_passes(module, elements)
+        self._check_signature(module)
+        check_external_symbols(module, openmp.provides)
+        libraries = openmp.shared_libraries()  # the allowlist (SECURITY.md)
+        if llvm_opt_level > 2 and _has_bf16(module):
+            # LLVM's O3 vectorizes a scalar bf16 copy loop (a ragged bf16 transpose) into
+            # accesses its x86 backend cannot select: it aborts the process ("Do not know how
+            # to soft promote"). Our vector code is MLIR's; O2 loses nothing measurable there.
+            llvm_opt_level = 2
+        try:
+            self.engine = ExecutionEngine(module, opt_level=llvm_opt_level, shared_libs=libraries)
+            address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")
+        except (RuntimeError, ValueError) as err:
+            raise CompileError([Diagnostic("error", f"JIT compilation failed: {err}")]) from None
+        if not address:  # LLVM could not materialise the function: never call address 0
+            raise CompileError(
+                [Diagnostic("error", f"JIT compilation failed: no code for '_mlir_ciface_{self.name}'")]
+            )
+        self.module = module
+        self.memory = _memory_use(module, self.name, self.inputs, self.outputs)
+        self._pool = OutputPool(self.outputs)
+        self._call = PackedCall(address, [s.shape for s in (*self.inputs, *self.outputs)])
+
+    def _check_signature(self, module: ir.Module) -> None:
+        wrapper = f"_mlir_ciface_{self.name}"
+        for op in module.body.operations:
+            if op.operation.name == "llvm.func" and op.attributes["sym_name"].value == wrapper:
+                count = len(op.regions[0].blocks[0].arguments)
+                expected = len(self.inputs) + len(self.outputs)
+                if count != expected:
+                    raise CompileError(
+                        [
+                            Diagnostic(
+                                "error",
+                                f"'{wrapper}' takes {count} arguments"
+                                f", expected {expected} (inputs + out-params)",
+                            )
+                        ]
+                    )
+                return
+        raise CompileError([Diagnostic("error", f"lowered module has no '{wrapper}'")])
+
+    def __call__(
+        self, *arrays: np.ndarray, out: Sequence[np.ndarray] | np.ndarray | None = None
+    ) -> list[np.ndarray]:
+        """Run on `arrays`; results go into `out` (arrays of the result types, returned as
+        given) or into arrays the function owns: one is reused once the caller has dropped it,
+        so a steady-state loop never touches fresh pages."""
+        if len(arrays) != len(self.inputs):
+            raise ValueError(f"{self.name} takes {len(self.inputs)} inputs, got {len(arrays)}")
+        for array, spec in zip(arrays, self.inputs, strict=True):
+            if not _ready(array, spec):  # the common case costs one check per argument
+                arrays = tuple(
+                    self._coerce(a, s, i) for i, (a, s) in enumerate(zip(arrays, self.inputs, strict=True))
+                )
+                break
+        outs = self._pool.take() if out is None else self._check_out(out, arrays)
+        self._call([*arrays, *outs])
+        return outs
+
+    def _coerce(self, array: np.ndarray, spec: TensorSpec, index: int) -> np.ndarray:
+        array = np.asarray(array)
+        if array.shape != spec.shape or array.dtype != spec.dtype:
+            raise ValueError(
+                f"argument {index} must be {spec.dtype}{list(spec.shape)}, "
+                f"got {array.dtype}{list(array.shape)}"
+            )
+        return np.ascontiguousarray(array)
+
+    def _check_out(
+        self, out: Sequence[np.ndarray] | np.ndarray, inputs: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        outs = [out] if isinstance(out, np.ndarray) else list(out)
+        if len(outs) != len(self.outputs):
+            raise ValueError(f"{self.name} has {len(self.outputs)} results, got {len(outs)} out= arrays")
+        for i, (array, spec) in enumerate(zip(outs, self.outputs, strict=True)):
+            if not _ready(array, spec) or not array.flags.writeable:
+                raise ValueError(
+                    f"out[{i}] must be a writeable C-contiguous {spec.dtype}{list(spec.shape)} ndarray, "
+                    f"got {getattr(array, 'dtype', type(array).__name__)}{list(np.shape(array))}"
+                )
+            others = [*inputs, *outs[:i]]
+            if any(np.may_share_memory(array, other) for other in others):
+                raise ValueError(f"out[{i}] overlaps an input or another result")
+        return outs
+
+    def time(self, arrays: Sequence[np.ndarray], repeat: int) -> list[float]:
+        """Wall-clock seconds of `repeat` calls (after one warm-up call)."""
+        self(*arrays)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            self(*arrays)
+            times.append(time.perf_counter() - start)
+        return times

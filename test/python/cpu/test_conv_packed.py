@@ -1,0 +1,59 @@
+"""Convs whose filters are packed into register panels, in blocks of filters (codegen/conv.py:
+filters over half of L2 read by PACK_REUSE or more register tiles), with and without an
+epilogue, on one and two threads, against PyTorch. f32 sums of 2304-4608 products: rtol 1e-4,
+atol 1e-4."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+import versa
+from torch import nn
+from versa import targets
+from versa.context import make_context
+from versa.cpu import runtime
+from versa.mlir import ir
+from versa.passes.cpu.strategies import conv
+
+TOL = {"rtol": 1e-4, "atol": 1e-4}
+PIPELINE = "versa-optimize,lower-to-llvm{{threads={threads}}}"
+
+
+def layer(channels: int, epilogue: bool) -> nn.Module:
+    torch.manual_seed(channels)
+    body = [nn.Conv2d(channels, channels, 3, padding=1, bias=epilogue)]
+    return nn.Sequential(*body, nn.ReLU()).eval() if epilogue else body[0].eval()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("epilogue", [False, True], ids=["conv", "conv_bias_relu"])
+@pytest.mark.parametrize(("channels", "size"), [(256, 14), (512, 7)], ids=["256x14", "512x7"])
+def test_packed_convs_match_torch(channels, size, epilogue, threads):
+    model = layer(channels, epilogue)
+    x = torch.randn(1, channels, size, size, generator=torch.Generator().manual_seed(1))
+    function = runtime.JitFunction(versa.import_torch(model, (x,)), pipeline=PIPELINE.format(threads=threads))
+    with torch.no_grad():
+        want = model(x).numpy()
+    np.testing.assert_allclose(function(x.numpy())[0], want, **TOL)
+
+
+def test_the_deep_conv_takes_the_packed_form():
+    """The strategy for the 256-channel 14x14 conv on one thread packs its 2.4 MB of filters, in
+    blocks of a third of L2 that divide F (a 2 MB L2: 64 filters of 9 KB; 1 MB: 32)."""
+    x, w, o = "tensor<1x16x16x256xf32>", "tensor<3x3x256x256xf32>", "tensor<1x14x14x256xf32>"
+    text = f"""func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {o} {{
+      %0 = linalg.conv_2d_nhwc_hwcf
+        {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+        ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {o}
+      return %0 : {o}
+    }}"""
+    with make_context():
+        module = ir.Module.parse(text)
+        op = module.body.operations[0].regions[0].blocks[0].operations[0]
+        for l2, block in ((2 << 20, 64), (1 << 20, 32)):
+            target = replace(targets.host(), caches=(48 << 10, l2, 32 << 20))
+            strategy = conv.ConvStrategy.for_op(op.operation, target, 1)
+            assert strategy.pack_filters and strategy.f_block == block
+        big = replace(targets.host(), caches=(48 << 10, 8 << 20, 32 << 20))  # the filters fit
+        assert not conv.ConvStrategy.for_op(op.operation, big, 1).pack_filters
