@@ -1,4 +1,4 @@
-"""CLI: python -m bench [--quick] [--threads N] [--rows REGEX] [--repeat R]  (use bench/run.sh).
+"""CLI: python -m bench [--quick | --real-models] [--threads N] [--rows REGEX] [--repeat R] (bench/run.sh).
 
 Everything runs in one process, so the machine limits, Versa and every peer see the same machine
 state, thread settings and data. Thread counts are fixed through the environment before NumPy,
@@ -19,13 +19,24 @@ HERE = Path(__file__).resolve().parent
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="bash bench/run.sh",
-        description="Benchmark Versa against torch, torch.compile, IREE, ONNX Runtime and NumPy in one "
-        "process; writes bench/RESULTS.md and bench/ratios.png (see bench/README.md).",
+        description="Benchmark Versa against torch, torch.compile, IREE, ONNX Runtime, OpenVINO and NumPy "
+        "in one process; writes bench/RESULTS.md and bench/ratios.png (see bench/README.md).",
     )
-    parser.add_argument("--quick", action="store_true", help="five rows, R=5 (~20 s)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_true", help="five rows, R=5 (~20 s)")
+    group.add_argument(
+        "--real-models",
+        action="store_true",
+        help="only the real-model rows (transformers classes, random weights; bench/hf_models.py)",
+    )
     parser.add_argument("--threads", type=int, default=None, help="threads per system (default: all cores)")
     parser.add_argument("--rows", metavar="REGEX", help="only rows whose name matches (re.search)")
     parser.add_argument("--repeat", type=int, default=None, help="timed rounds R (default 10, --quick 5)")
+    parser.add_argument(
+        "--peers",
+        metavar="NAMES",
+        help="only these peers beside Versa, comma-separated, any case (e.g. 'torch,onnx runtime,openvino')",
+    )
     parser.add_argument(
         "--versa-pipeline",
         default="versa-optimize,lower-to-llvm",
@@ -43,6 +54,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         args.repeat = 5 if args.quick else 10
     if args.repeat < 1 or (args.threads is not None and args.threads < 1):
         parser.error("--repeat and --threads must be at least 1")
+    if args.peers is not None:  # checked against the peers' names once they are imported
+        args.peers = {name.strip().lower() for name in args.peers.split(",") if name.strip()}
     return args
 
 
@@ -66,10 +79,18 @@ def main(argv: list[str]) -> int:
     def log(line: str) -> None:
         print(line, flush=True)
 
-    selected = rows.select(args.quick, args.rows)
+    selected = rows.select(args.quick, args.rows, args.real_models)
     if not selected:
         print(f"no row matches --rows {args.rows!r}", file=sys.stderr)
         return 1
+    peers, unusable = all_peers(args.versa_pipeline), {}
+    if args.peers is not None:  # Versa stays: the table is relative to it
+        unknown = args.peers - {p.name.lower() for p in peers}
+        if unknown:
+            names = ", ".join(p.name for p in peers[1:])
+            print(f"unknown peer(s) {', '.join(sorted(unknown))}; the peers: {names}", file=sys.stderr)
+            return 2
+        peers = [p for p in peers if p.name == "Versa" or p.name.lower() in args.peers]
     command = "bash bench/run.sh" + "".join(f" {shlex.quote(a)}" for a in argv)
     started = time.perf_counter()
     torch.set_grad_enabled(False)
@@ -80,7 +101,6 @@ def main(argv: list[str]) -> int:
     )
     if limits.scaling_warning():
         log(f"warning: {limits.scaling_warning()}")
-    peers, unusable = all_peers(args.versa_pipeline), {}
     for peer in peers:
         try:
             peer.setup(threads)

@@ -6,6 +6,11 @@ must compute the same function of the same arrays: models copy one set of random
 both. `flops` counts contraction multiply-adds (2 per MAC) and rates compute-bound rows; `bytes`
 is the data that must move at least once (inputs read, outputs written) and rates memory-bound
 rows; `reduction` (the longest sum inside one output element) scales the tolerance.
+
+A real-model row (bench/hf_models.py) has no versa text of its own (`versa_text` None): Versa
+compiles its module with `versa.compile`, as a user of a torch model does, and IREE gets
+`versa.import_torch`'s program. Inputs that are not floating point (token ids) stay as they are
+in the float64 reference.
 """
 
 from collections.abc import Callable
@@ -17,7 +22,7 @@ import torch
 
 @dataclass
 class Case:
-    versa_text: str
+    versa_text: str | None  # None: a torch model that Versa compiles with versa.compile
     arrays: list[np.ndarray]  # Versa's (and IREE's) arguments, in order
     module: torch.nn.Module  # the torch program; it takes arrays[:torch_args]
     torch_args: int

@@ -78,9 +78,11 @@ def reason(err: BaseException) -> str:
 
 
 def reference(case: Case) -> list[np.ndarray]:
-    """The torch program in float64 on the same (float32-valued) inputs and weights."""
+    """The torch program in float64 on the same (float32-valued) inputs and weights; integer
+    inputs (token ids) as they are."""
     module = copy.deepcopy(case.module).double()
-    args = [torch.from_numpy(a).double() for a in case.arrays[: case.torch_args]]
+    args = [torch.from_numpy(a) for a in case.arrays[: case.torch_args]]
+    args = [a.double() if a.is_floating_point() else a for a in args]
     return [np.array(o) for o in _as_list(module(*args))]
 
 

@@ -64,11 +64,25 @@ class Versa(Peer):
             self._kwargs["threads"] = threads
 
     def prepare(self, case: Case) -> Runner:
+        if case.versa_text is None:  # a torch model: compiled as its users compile it
+            return self._compile_torch(case)
         start = time.perf_counter()
         jit = self._jit(self._parse(case.versa_text), **self._kwargs)
         self.compile_s = time.perf_counter() - start
         arrays = case.arrays
         return lambda: jit(*arrays)
+
+    def _compile_torch(self, case: Case) -> Runner:
+        """`versa.compile(module, args)` (torch.export, import, the default pipeline; ops it cannot
+        take run eagerly between compiled partitions, after a warning): torch tensors in and out."""
+        import versa
+
+        self.compile_s = None
+        args = [torch.from_numpy(a) for a in case.arrays[: case.torch_args]]
+        start = time.perf_counter()
+        compiled = versa.compile(case.module, args)
+        self.compile_s = time.perf_counter() - start
+        return lambda: _as_list(compiled(*args))
 
 
 class TorchEager(Peer):
@@ -115,9 +129,7 @@ class Iree(Peer):
         self.config = rt.Config("local-task")
 
     def prepare(self, case: Case) -> Runner:
-        from versa.compiler import compile_text
-
-        linalg = str(compile_text(case.versa_text, "convert-versa-to-linalg"))
+        linalg = self._linalg(case)
         flatbuffer = self.compiler.compile_str(
             linalg,
             extra_args=[
@@ -136,6 +148,21 @@ class Iree(Peer):
             return [o.to_host() for o in (out if isinstance(out, tuple | list) else [out])]
 
         return run
+
+    @staticmethod
+    def _linalg(case: Case) -> str:
+        """The row's program through convert-versa-to-linalg; for a torch model (no versa text),
+        `versa.import_torch`'s module (weights as constants), converted in place."""
+        from versa.compiler import compile_text, parse_pipeline, run_passes
+
+        if case.versa_text is not None:
+            return str(compile_text(case.versa_text, "convert-versa-to-linalg"))
+        import versa
+
+        args = [torch.from_numpy(a) for a in case.arrays[: case.torch_args]]
+        module = versa.import_torch(case.module, args)
+        run_passes(module, parse_pipeline("convert-versa-to-linalg"))
+        return str(module)
 
 
 class OnnxRuntime(Peer):
@@ -179,6 +206,44 @@ class OnnxRuntime(Peer):
         return lambda: session.run(None, feeds)
 
 
+class OpenVino(Peer):
+    """OpenVINO's CPU plugin on `openvino.convert_model` of the same torch module (traced on the
+    row's inputs), compiled with f32 inference precision (checked on the compiled model: on
+    CPUs with bf16 or AMX units the plugin would otherwise default to bf16), the latency hint
+    (one stream) and the suite's thread count."""
+
+    name = "OpenVINO"
+
+    def setup(self, threads: int) -> None:
+        import openvino
+
+        self.ov, self.core, self.threads = openvino, openvino.Core(), threads
+
+    def prepare(self, case: Case) -> Runner:
+        args = tuple(torch.from_numpy(a) for a in case.arrays[: case.torch_args])
+        self.compile_s = None
+        start = time.perf_counter()
+        quiet = io.StringIO()
+        with warnings.catch_warnings(), redirect_stdout(quiet), redirect_stderr(quiet):
+            warnings.simplefilter("ignore")
+            model = self.ov.convert_model(case.module, example_input=args)
+        config = {
+            "INFERENCE_PRECISION_HINT": "f32",
+            "PERFORMANCE_HINT": "LATENCY",
+            "INFERENCE_NUM_THREADS": self.threads,
+        }
+        compiled = self.core.compile_model(model, "CPU", config)
+        self.compile_s = time.perf_counter() - start
+        precision = compiled.get_property("INFERENCE_PRECISION_HINT")
+        if precision != self.ov.Type.f32:
+            raise RuntimeError(f"INFERENCE_PRECISION_HINT is {precision} after asking for f32")
+        request = compiled.create_infer_request()
+        inputs = list(case.arrays[: case.torch_args])
+        # Inputs read in place (as ORT does); outputs copied out, since the request reuses its
+        # output tensors on the next call.
+        return lambda: list(request.infer(inputs, share_inputs=True, share_outputs=False).to_tuple())
+
+
 class NumPy(Peer):
     """NumPy where a user would reach for it (matmuls, relu, sums, transpose); BLAS threads are
     fixed through OPENBLAS_NUM_THREADS before NumPy is first imported."""
@@ -193,4 +258,4 @@ class NumPy(Peer):
 
 
 def all_peers(versa_pipeline: str) -> list[Peer]:
-    return [Versa(versa_pipeline), TorchEager(), TorchCompile(), Iree(), OnnxRuntime(), NumPy()]
+    return [Versa(versa_pipeline), TorchEager(), TorchCompile(), Iree(), OnnxRuntime(), OpenVino(), NumPy()]

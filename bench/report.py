@@ -14,7 +14,7 @@ from pathlib import Path
 from bench.driver import RowResult
 from bench.machine import Limits
 
-PEERS = ["torch", "torch.compile", "IREE", "ONNX Runtime", "NumPy"]
+PEERS = ["torch", "torch.compile", "IREE", "ONNX Runtime", "OpenVINO", "NumPy"]
 # bench/fusion.py's section of RESULTS.md: that script rewrites it, this one keeps it.
 FUSION_BEGIN, FUSION_END = "<!-- fusion:begin -->", "<!-- fusion:end -->"
 
@@ -124,6 +124,7 @@ def write_markdown(
     if notes.items:
         text += [*(f"{i + 1}. {item}" for i, item in enumerate(notes.items)), ""]
     text += ["## Median times (ms)", "", *time_table(results), "", "![peer/Versa ratios](ratios.png)", ""]
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join([*text, *kept_fusion_section(path)]))
 
 

@@ -2,7 +2,9 @@
 
 A row builds its `Case` lazily: the arrays of the big rows are hundreds of MB, so only one row's
 data lives at a time. Shapes follow the issue "CPU speed" (parts 1 and 2); the models are in
-`bench/models.py`, the mobile and efficient conv nets in `bench/mobile_nets.py`.
+`bench/models.py`, the mobile and efficient conv nets in `bench/mobile_nets.py`, the real models
+(`transformers` classes with random weights, rows named "HF ...", `--real-models`) in
+`bench/hf_models.py`.
 """
 
 import re
@@ -13,7 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from bench import mobile_nets, models
+from bench import hf_models, mobile_nets, models
 from bench.case import Case, Fn
 from bench.case import rand as _rand
 from bench.ir import Program
@@ -25,6 +27,7 @@ class Row:
     kind: str  # "compute" (rated in GFLOP/s against GEMM) or "memory" (GB/s against triad)
     build: Callable[[], Case]
     quick: bool = False
+    real: bool = False  # a real model (bench/hf_models.py): selected alone by --real-models
 
 
 def _op_case(
@@ -206,11 +209,17 @@ ROWS: list[Row] = [
         for label, f, s, k in mobile_nets.MOBILE
         for b in (1, 8)
     ),
+    *(
+        Row(f"{m.label} batch {b}", "compute", (lambda m=m, b=b: hf_models.case(m, b)), real=True)
+        for m in hf_models.MODELS
+        for b in m.batches
+    ),
 ]
 
 
-def select(quick: bool, pattern: str | None) -> list[Row]:
-    rows = [r for r in ROWS if r.quick] if quick else list(ROWS)
+def select(quick: bool, pattern: str | None, real: bool = False) -> list[Row]:
+    """The rows to run: the quick ones, the real models, or all; then those matching `pattern`."""
+    rows = [r for r in ROWS if r.quick] if quick else [r for r in ROWS if r.real] if real else list(ROWS)
     if pattern:
         rx = re.compile(pattern)
         rows = [r for r in rows if rx.search(r.name)]

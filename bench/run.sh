@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark Versa against torch eager, torch.compile, IREE, ONNX Runtime and NumPy in one process.
-#   bash bench/run.sh [--quick] [--threads N] [--rows REGEX] [--repeat R]
+# Benchmark Versa against torch eager, torch.compile, IREE, ONNX Runtime, OpenVINO and NumPy in one process.
+#   bash bench/run.sh [--quick | --real-models] [--threads N] [--rows REGEX] [--repeat R] [--peers NAMES]
 # Sets up .venv (scripts/setup.sh), then installs the `.[bench]` extra into it. Idempotent like
 # scripts/setup.sh: the extra is reinstalled only when pyproject.toml changed since the last
 # successful install (stamp file .venv/.versa-bench-stamp). Writes bench/RESULTS.md and
