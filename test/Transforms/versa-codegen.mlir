@@ -127,12 +127,12 @@ func.func @negative_pack_ragged_n(%a: tensor<256x256xf32>, %b: tensor<256x200xf3
   %0 = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x200xf32>) outs(%z : tensor<256x200xf32>) -> tensor<256x200xf32>
   return %0 : tensor<256x200xf32>
 }
-func.func @negative_pack_few_rows(%a: tensor<16x256xf32>, %b: tensor<256x512xf32>) -> tensor<16x512xf32> {
+func.func @negative_pack_few_rows(%a: tensor<8x256xf32>, %b: tensor<256x512xf32>) -> tensor<8x512xf32> {
   %c = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<16x512xf32>
-  %z = linalg.fill ins(%c : f32) outs(%e : tensor<16x512xf32>) -> tensor<16x512xf32>
-  %0 = linalg.matmul ins(%a, %b : tensor<16x256xf32>, tensor<256x512xf32>) outs(%z : tensor<16x512xf32>) -> tensor<16x512xf32>
-  return %0 : tensor<16x512xf32>
+  %e = tensor.empty() : tensor<8x512xf32>
+  %z = linalg.fill ins(%c : f32) outs(%e : tensor<8x512xf32>) -> tensor<8x512xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<8x256xf32>, tensor<256x512xf32>) outs(%z : tensor<8x512xf32>) -> tensor<8x512xf32>
+  return %0 : tensor<8x512xf32>
 }
 
 // -----
