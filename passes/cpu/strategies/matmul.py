@@ -2,7 +2,7 @@
 
 For C[M, N] += A[M, K] · B[K, N] (batch matmul: the same per batch, threads over batches):
 
-    scf.forall m0 in threads                         (M split across cores)
+    scf.forall m0 in threads        (M split across cores; N where B outweighs A, n > m)
       scf.for n1 step nc ; scf.for k1 step kc ; scf.for m1 step mc      (cache blocks)
         scf.for n2 step nr ; scf.for m2 step mr ; scf.for k2 step kr      (register tile)
           vector.contract → mr·(nr/lanes) vector.fma per k, accumulators hoisted out of k2
