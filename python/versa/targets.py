@@ -222,6 +222,7 @@ _TILES = dict(
 )
 
 
+@cache  # plain data: `resolve` runs for every pass built with a target option
 def _cross_targets() -> dict[str, Target]:
     return {
         "aarch64-neon": Target(
