@@ -1,9 +1,15 @@
-"""CLI: python -m bench [--quick | --real-models] [--threads N] [--rows REGEX] [--repeat R] (bench/run.sh).
+"""CLI: python -m bench [--quick | --real-models] [--threads N] [--rows REGEX] [--repeat R]
+[--target NAME | --both-isas] (bench/run.sh).
 
 Everything runs in one process, so the machine limits, Versa and every peer see the same machine
 state, thread settings and data. Thread counts are fixed through the environment before NumPy,
 torch or Versa are imported (OpenBLAS and OpenMP read them once, at load time), then again through
 each system's own knob (see bench/peers.py).
+
+`--target` picks the CPU Versa's code is for (an ISA level this CPU runs: x86-64-v3 code runs on
+an AVX-512 machine), so one machine measures both of the ISAs users have; `--both-isas` times
+Versa for the host and for x86-64-v3 as two systems of the same rounds (the peers are timed
+once) and writes a section per target.
 """
 
 import argparse
@@ -42,6 +48,18 @@ def parse(argv: list[str]) -> argparse.Namespace:
         default="versa-optimize,lower-to-llvm",
         help="Versa's JitFunction pipeline (default: versa.compile's)",
     )
+    isa = parser.add_mutually_exclusive_group()
+    isa.add_argument(
+        "--target",
+        default="host",
+        help="the CPU target Versa compiles for: host (default) or an ISA level this CPU runs "
+        "(x86-64-v3, x86-64-v4); the report's section for it",
+    )
+    isa.add_argument(
+        "--both-isas",
+        action="store_true",
+        help="on an AVX-512 host: Versa for the host and for x86-64-v3 in the same rounds, a section each",
+    )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown report path")
     parser.add_argument(
         "--plot", type=Path, help="ratio plot path (default: bench/ratios.png, or beside --output)"
@@ -72,9 +90,9 @@ def main(argv: list[str]) -> int:
 
     import torch
 
-    from bench import machine, report, rows
+    from bench import machine, plot, report, rows
     from bench.driver import Budget, measure_row
-    from bench.peers import all_peers
+    from bench.peers import all_peers, versa_name
 
     def log(line: str) -> None:
         print(line, flush=True)
@@ -83,22 +101,40 @@ def main(argv: list[str]) -> int:
     if not selected:
         print(f"no row matches --rows {args.rows!r}", file=sys.stderr)
         return 1
-    peers, unusable = all_peers(args.versa_pipeline), {}
+    try:
+        targets = _targets(args.target, args.both_isas, log)
+    except ValueError as err:  # versa.targets.TargetError: unknown, or not runnable here
+        print(f"--target: {err}", file=sys.stderr)
+        return 2
+    peers, unusable = all_peers(args.versa_pipeline, [name for name, _ in targets]), {}
     if args.peers is not None:  # Versa stays: the table is relative to it
         unknown = args.peers - {p.name.lower() for p in peers}
         if unknown:
-            names = ", ".join(p.name for p in peers[1:])
+            names = ", ".join(p.name for p in peers if not p.name.startswith("Versa"))
             print(f"unknown peer(s) {', '.join(sorted(unknown))}; the peers: {names}", file=sys.stderr)
             return 2
-        peers = [p for p in peers if p.name == "Versa" or p.name.lower() in args.peers]
+        peers = [p for p in peers if p.name.startswith("Versa") or p.name.lower() in args.peers]
+    sections = [
+        report.Section(
+            name, versa_name(name, i == 0), _describe(t), t.lanes(32), plot.plot_path(args.plot, name)
+        )
+        for i, (name, t) in enumerate(targets)
+    ]
     command = "bash bench/run.sh" + "".join(f" {shlex.quote(a)}" for a in argv)
     started = time.perf_counter()
-    torch.set_grad_enabled(False)
+    torch.set_grad_enabled(False)  # also what lets inductor freeze (bench/peers.py TorchCompile)
     limits = machine.measure(threads, args.quick)
+    clock = f"clock {limits.clock_ghz:.2f} GHz" if limits.clock_ghz else f"no clock ({limits.clock_note})"
+    peaks = ", ".join(
+        f"{s.target} {limits.fma_peak_gflops(s.lanes):.0f}" for s in sections if limits.clock_ghz
+    )
     log(
         f"machine: {limits.cpu}, {threads} thread(s); triad {limits.triad_gbs:.1f} GB/s; "
-        f"GEMM {limits.gemm_gflops:.1f} GFLOP/s ({limits.gemm_source})"
+        f"GEMM {limits.gemm_gflops:.1f} GFLOP/s ({limits.gemm_source}); {clock}"
+        + (f"; FMA peak GFLOP/s: {peaks}" if peaks else "")
     )
+    for s in sections:
+        log(f"Versa target {s.target}: {s.description}")
     if limits.scaling_warning():
         log(f"warning: {limits.scaling_warning()}")
     for peer in peers:
@@ -121,11 +157,42 @@ def main(argv: list[str]) -> int:
         command += "  (interrupted)"
     elapsed = time.perf_counter() - started
     if results:
-        report.write_markdown(args.output, results, limits, command, args.repeat, elapsed)
-        title = f"{command}  ·  {limits.cpu}, {threads} thread(s)"
-        report.write_plot(args.plot, results, title)
-        log(f"wrote {args.output} and {args.plot} ({elapsed:.0f} s)")
+        run = report.RunInfo.now(command, args.repeat, elapsed)
+        report.write_markdown(args.output, results, limits, run, sections)
+        for s in sections:
+            title = (
+                f"{command}  ·  {limits.cpu}, {threads} thread(s)  ·  Versa for {s.target}: {s.description}"
+            )
+            plot.write_plot(s.plot, results, title, s.system)
+        plots = ", ".join(str(s.plot) for s in sections)
+        log(f"wrote {args.output} and {plots} ({elapsed:.0f} s)")
     return 0
+
+
+def _targets(name: str, both: bool, log) -> list:
+    """[(section name, versa.targets.Target)]: `name`, and x86-64-v3 with `both` on a host whose
+    vectors are wider (AVX-512); an alias of the host ("cpu", "x86-64") is "host". Raises
+    TargetError (a ValueError) for a name that is no CPU target or one this CPU cannot run."""
+    from versa import targets as vt
+
+    target = vt.resolve(name, "cpu")
+    if not target.is_host:
+        raise vt.TargetError(f"this CPU ({vt.host().isa}) cannot run {name} code")
+    chosen = [("host" if target == vt.host() else name, target)]
+    if both:
+        v3 = vt.resolve("x86-64-v3") if vt.host().triple.startswith("x86_64") else None
+        if v3 is not None and v3.is_host and vt.host().lanes(32) > v3.lanes(32):
+            chosen.append(("x86-64-v3", v3))
+        else:
+            log(f"--both-isas: this CPU's widest ISA is {vt.host().isa}; measuring the host only")
+    return chosen
+
+
+def _describe(t) -> str:
+    """The CPU and ISA of a target for the report: 'emeraldrapids, ISA level x86-64-v4; AVX-512, ...'."""
+    cpu = f"{t.cpu}, " if t.cpu != t.isa else ""
+    ext = "AVX-512, " if t.has("avx512f") else "AVX2, " if t.has("avx2") else ""
+    return f"{cpu}ISA level {t.isa}; {ext}{t.vector_bits}-bit vectors, {t.lanes(32)} f32 lanes"
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ class RowResult:
     flops: float
     bytes: float
     cells: dict[str, Cell] = field(default_factory=dict)
-    versa_compile_s: float | None = None
+    compile_s: dict[str, float | None] = field(default_factory=dict)  # per Versa system (one per target)
     seconds: float = 0.0  # wall time the row took, everything included
 
 
@@ -139,8 +139,8 @@ def measure_row(row: Row, peers: list[Peer], unusable: dict[str, str], budget: B
         except Exception as err:  # noqa: BLE001  (a peer failing a row is a table entry)
             result.cells[peer.name] = Cell("n/a", note=reason(err))
             continue
-        if peer.name == "Versa":
-            result.versa_compile_s = peer.compile_s
+        if peer.name.startswith("Versa"):
+            result.compile_s[peer.name] = peer.compile_s
         try:
             start = time.perf_counter()
             outs = runner()

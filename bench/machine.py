@@ -3,8 +3,11 @@
 A row's GB/s or GFLOP/s means little alone; as a percentage of what this machine reaches it says
 how much is left to win. Memory-bound rows are rated against a STREAM-like triad
 (a = b + s*c on arrays far larger than the caches: 3 arrays of bytes move per pass), compute-bound
-rows against the best library GEMM (torch.mm and NumPy's BLAS at 2048³ f32). Both are best-of-N:
-the machine is shared, and the best run is the closest to what the hardware can do.
+rows against the best library GEMM (torch.mm and NumPy's BLAS at 2048³ f32) and against the
+f32 FMA peak (cores x lanes x 2 FMA pipes x 2 flops x the clock measured by bench/clock.py): a
+library GEMM is itself short of the peak (and Versa can beat it), so only the peak says how much
+any system could still win. All are best-of-N: the machine is shared, and the best run is the
+closest to what the hardware can do.
 """
 
 import os
@@ -27,6 +30,20 @@ class Limits:
     isa: str
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)  # os.getloadavg() at the start
     gemm_scaling: float | None = None  # torch.mm GFLOP/s with `threads` over 1 thread
+    clock_ghz: float | None = None  # measured (bench/clock.py); None where it could not be
+    clock_note: str = ""  # why there is no clock
+
+    FMA_PIPES = 2  # full-width FMA units per core: Intel server cores since Skylake-SP, Zen 5
+
+    def fma_peak_gflops(self, lanes: int) -> float | None:
+        """f32 GFLOP/s if every core used ran `lanes`-wide FMAs (2 flops) on both pipes each
+        cycle at the measured clock; None without a clock. `lanes` is the code's ISA's
+        (the Versa target's `lanes(32)`), not necessarily the machine's widest. Cores with
+        one FMA pipe, or Zen 4, which splits a 512-bit FMA into two 256-bit halves, never
+        reach it: this is the formula's peak, an upper bound."""
+        if self.clock_ghz is None:
+            return None
+        return min(self.threads, self.cores) * lanes * self.FMA_PIPES * 2 * self.clock_ghz
 
     def scaling_warning(self) -> str | None:
         """Why multi-threaded numbers may be unreliable, if the N-thread GEMM did not scale."""
@@ -96,8 +113,18 @@ def gemm_rates(n: int = 2048, repeat: int = 5, numpy_too: bool = True) -> dict[s
     return rates
 
 
+def _clock(threads: int, quick: bool) -> tuple[float | None, str]:
+    from bench import clock
+
+    try:
+        return clock.measure_ghz(threads, repeat=3 if quick else 7), ""
+    except Exception as err:  # noqa: BLE001  (no clock: the report leaves the peak out and says why)
+        return None, f"{type(err).__name__}: {err}"
+
+
 def measure(threads: int, quick: bool) -> Limits:
     load = os.getloadavg()
+    clock_ghz, clock_note = _clock(threads, quick)
     torch.set_num_threads(threads)
     triad = triad_gbs(repeat=4 if quick else 10)
     rates = gemm_rates(repeat=2 if quick else 5)
@@ -107,4 +134,7 @@ def measure(threads: int, quick: bool) -> Limits:
         torch.set_num_threads(1)
         scaling = rates["torch.mm"] / gemm_rates(repeat=2, numpy_too=False)["torch.mm"]
         torch.set_num_threads(threads)
-    return Limits(cpu_name(), available_cores(), threads, triad, rates[source], source, _isa(), load, scaling)
+    return Limits(
+        cpu_name(), available_cores(), threads, triad, rates[source], source, _isa(), load, scaling,
+        clock_ghz, clock_note,
+    )  # fmt: skip

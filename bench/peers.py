@@ -43,15 +43,20 @@ class Peer:
 
 class Versa(Peer):
     """parse → JitFunction(pipeline, llvm_opt_level=3); threads from VERSA_NUM_THREADS (set by the driver)
-    or, once JitFunction grows one, its `threads=` keyword."""
+    or, once JitFunction grows one, its `threads=` keyword.
+
+    `target` (a `versa.targets` name; None: the host CPU) is the CPU the code is for: the
+    pipelines that take a target (versa-optimize, lower-to-llvm) get it unless the pipeline text
+    names one, and the torch models go through `versa.compile(..., target=)`. An ISA level this
+    CPU runs (x86-64-v3 on an AVX-512 machine) is how one machine measures Versa's AVX2 code."""
 
     name = "Versa"
 
-    def __init__(self, pipeline: str = "lower-to-llvm"):
-        self.pipeline = pipeline
+    def __init__(self, pipeline: str = "lower-to-llvm", target: str | None = None, name: str = "Versa"):
+        self.pipeline, self.target, self.name = pipeline, target, name
 
     def setup(self, threads: int) -> None:
-        from versa.compiler import Chunk, parse_module
+        from versa.compiler import Chunk, parse_module, parse_pipeline
         from versa.context import make_context
         from versa.cpu.runtime import JitFunction
 
@@ -60,6 +65,8 @@ class Versa(Peer):
         self._parse = lambda text: parse_module(Chunk(text, 1), make_context())
         self._jit = JitFunction
         self._kwargs = {"pipeline": self.pipeline, "llvm_opt_level": 3}
+        if self.target is not None:  # pass objects for the target; parsed here so a bad one fails setup
+            self._kwargs["pipeline"] = parse_pipeline(self.pipeline, self.target)
         if "threads" in inspect.signature(JitFunction).parameters:
             self._kwargs["threads"] = threads
 
@@ -73,14 +80,15 @@ class Versa(Peer):
         return lambda: jit(*arrays)
 
     def _compile_torch(self, case: Case) -> Runner:
-        """`versa.compile(module, args)` (torch.export, import, the default pipeline; ops it cannot
-        take run eagerly between compiled partitions, after a warning): torch tensors in and out."""
+        """`versa.compile(module, args, target=)` (torch.export, import, the default pipeline; ops
+        it cannot take run eagerly between compiled partitions, after a warning): torch tensors
+        in and out."""
         import versa
 
         self.compile_s = None
         args = [torch.from_numpy(a) for a in case.arrays[: case.torch_args]]
         start = time.perf_counter()
-        compiled = versa.compile(case.module, args)
+        compiled = versa.compile(case.module, args, target=self.target)
         self.compile_s = time.perf_counter() - start
         return lambda: _as_list(compiled(*args))
 
@@ -97,7 +105,12 @@ class TorchEager(Peer):
 
 
 class TorchCompile(Peer):
-    """torch.compile with its defaults (inductor, CPU); it compiles on the first (checking) call."""
+    """torch.compile (inductor, CPU) with freezing, as inductor's CPU inference advice has it:
+    weights become constants that it folds and pre-packs (conv weights to channels-last, linear
+    weights into oneDNN/MKL layouts). Set per compile (`options=`, which inductor applies while
+    it compiles, on the first, checking call), not in the global config; inductor freezes only
+    graphs compiled with grad off, which the suite's process is (`torch.set_grad_enabled(False)`
+    in bench/__main__.py). Rows whose weights are inputs (the kernel rows) have nothing to freeze."""
 
     name = "torch.compile"
 
@@ -109,7 +122,7 @@ class TorchCompile(Peer):
 
     def prepare(self, case: Case) -> Runner:
         torch._dynamo.reset()  # one row's graphs and guards at a time
-        module = torch.compile(case.module)
+        module = torch.compile(case.module, options={"freezing": True})
         args = [torch.from_numpy(a) for a in case.arrays[: case.torch_args]]
         return lambda: _as_list(module(*args))
 
@@ -257,5 +270,17 @@ class NumPy(Peer):
         return lambda: [np.asarray(fn(*arrays), np.float32)]
 
 
-def all_peers(versa_pipeline: str) -> list[Peer]:
-    return [Versa(versa_pipeline), TorchEager(), TorchCompile(), Iree(), OnnxRuntime(), OpenVino(), NumPy()]
+def versa_name(target: str, first: bool) -> str:
+    """The system name of Versa compiled for `target`: "Versa" for the run's first target (the
+    one peers are compared with in the progress lines), "Versa <target>" for the others."""
+    return "Versa" if first else f"Versa {target}"
+
+
+def all_peers(versa_pipeline: str, targets: list[str] | None = None) -> list[Peer]:
+    """Versa once per target (None or "host": the host CPU), then the peers, each once: peers run
+    whatever they pick for this CPU, whatever Versa's target."""
+    names = targets or ["host"]
+    versas = [
+        Versa(versa_pipeline, None if t == "host" else t, versa_name(t, i == 0)) for i, t in enumerate(names)
+    ]
+    return [*versas, TorchEager(), TorchCompile(), Iree(), OnnxRuntime(), OpenVino(), NumPy()]

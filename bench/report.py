@@ -1,14 +1,21 @@
-"""Write bench/RESULTS.md (machine, command, tables) and bench/ratios.png (peer/Versa, log scale).
+"""Write bench/RESULTS.md: one section per Versa target (machine, command, tables, plot).
 
 Peers appear as ratios peer time / Versa time, so >1 reads "Versa is faster" at a glance and the
 numbers survive a change of machine better than absolute times; the absolute medians follow in a
 second table. Why a system has no number (failed to install, to compile, or gave a wrong answer)
 goes to numbered footnotes, so the table stays narrow.
+
+Each Versa target (`--target`, `--both-isas`) has its own section between
+`<!-- target:NAME:begin -->` and `<!-- target:NAME:end -->`, carrying its own command, date and
+machine figures: a run replaces the sections of the targets it measured, in place, and keeps the
+others, so `--target x86-64-v3` after a host run adds the AVX2 section beside the host's rather
+than overwriting it. bench/fusion.py's section is kept the same way.
 """
 
 import datetime
 import os
-import textwrap
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.driver import RowResult
@@ -17,6 +24,29 @@ from bench.machine import Limits
 PEERS = ["torch", "torch.compile", "IREE", "ONNX Runtime", "OpenVINO", "NumPy"]
 # bench/fusion.py's section of RESULTS.md: that script rewrites it, this one keeps it.
 FUSION_BEGIN, FUSION_END = "<!-- fusion:begin -->", "<!-- fusion:end -->"
+TARGET_BEGIN, TARGET_END = "<!-- target:{}:begin -->", "<!-- target:{}:end -->"
+_TARGET_SECTION = re.compile(r"<!-- target:(?P<name>\S+?):begin -->.*?<!-- target:(?P=name):end -->", re.S)
+TITLE = [
+    "# Versa benchmark results",
+    "",
+    "One section per target Versa compiled for (`bash bench/run.sh --target NAME`, `--both-isas`); "
+    "a run rewrites the sections of the targets it measured and keeps the others, each with its "
+    "own command and date (bench/README.md).",
+    "",
+]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    command: str
+    repeat: int
+    elapsed: float
+    date: str = ""
+
+    @staticmethod
+    def now(command: str, repeat: int, elapsed: float) -> "RunInfo":
+        date = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+        return RunInfo(command, repeat, elapsed, date)
 
 
 class _Footnotes:
@@ -30,12 +60,26 @@ class _Footnotes:
         return f"[{self.items.index(text) + 1}]"
 
 
-def _rate(r: RowResult, seconds: float, limits: Limits) -> tuple[str, str]:
+@dataclass(frozen=True)
+class Section:
+    """One Versa target's part of the report: its tables, its plot, its FMA peak."""
+
+    target: str  # the name it was asked for (`host`, `x86-64-v3`): the section's marker
+    system: str  # the Versa system's name in the results ("Versa", "Versa x86-64-v3")
+    description: str  # the CPU and ISA the code is for, e.g. "emeraldrapids (x86-64-v4), 512-bit vectors"
+    lanes: int  # f32 lanes of the target's vectors: the FMA peak's width
+    plot: Path
+
+
+def _rate(r: RowResult, seconds: float, limits: Limits, lanes: int) -> tuple[str, str, str]:
+    """(rate, % of the measured SGEMM or triad, % of the FMA peak: compute rows only)."""
     if r.kind == "memory":
         gbs = r.bytes / seconds / 1e9
-        return f"{gbs:.1f} GB/s", f"{100 * gbs / limits.triad_gbs:.0f}%"
+        return f"{gbs:.1f} GB/s", f"{100 * gbs / limits.triad_gbs:.0f}%", ""
     gflops = r.flops / seconds / 1e9
-    return f"{gflops:.1f} GFLOP/s", f"{100 * gflops / limits.gemm_gflops:.1f}%"
+    peak = limits.fma_peak_gflops(lanes)
+    of_peak = "" if peak is None else f"{100 * gflops / peak:.1f}%"
+    return f"{gflops:.1f} GFLOP/s", f"{100 * gflops / limits.gemm_gflops:.1f}%", of_peak
 
 
 def _load(load: tuple[float, ...]) -> str:
@@ -47,16 +91,21 @@ def _ms(seconds: float) -> str:
     return f"{ms:.3f}" if ms < 10 else f"{ms:.1f}" if ms < 1000 else f"{ms:.0f}"
 
 
-def ratio_table(results: list[RowResult], limits: Limits, notes: _Footnotes) -> list[str]:
-    head = ["row", "Versa ms", "Versa rate", "% of limit", *PEERS, "Versa compile s", "samples"]
+RATIO_HEAD = ["row", "Versa ms", "Versa rate", "% of measured SGEMM/triad", "% of FMA peak"]
+
+
+def ratio_table(results: list[RowResult], limits: Limits, notes: _Footnotes, section: Section) -> list[str]:
+    head = [*RATIO_HEAD, *PEERS, "Versa compile s", "samples"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
-        versa = r.cells["Versa"]
-        ok = versa.status == "ok"
+        versa = r.cells.get(section.system)
+        ok = versa is not None and versa.status == "ok"
         if ok:
-            cells = [r.name, _ms(versa.median_s), *_rate(r, versa.median_s, limits)]
+            cells = [r.name, _ms(versa.median_s), *_rate(r, versa.median_s, limits, section.lanes)]
+        elif versa is None:
+            cells = [r.name, "—", "", "", ""]
         else:
-            cells = [r.name, f"{versa.status} {notes.ref('Versa', versa.note)}", "", ""]
+            cells = [r.name, f"{versa.status} {notes.ref('Versa', versa.note)}", "", "", ""]
         for peer in PEERS:
             cell = r.cells.get(peer)
             if cell is None or cell.status == "-":
@@ -67,16 +116,18 @@ def ratio_table(results: list[RowResult], limits: Limits, notes: _Footnotes) -> 
                 cells.append(f"{cell.median_s / versa.median_s:.2f}x")
             else:
                 cells.append(f"{_ms(cell.median_s)} ms")
-        cells.append("" if r.versa_compile_s is None else f"{r.versa_compile_s:.2f}")
+        compile_s = r.compile_s.get(section.system)
+        cells.append("" if compile_s is None else f"{compile_s:.2f}")
         reduced = [f"{n} {c.note}" for n, c in r.cells.items() if c.status == "ok" and c.note]
         cells.append(", ".join(reduced) or "all R")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
-def time_table(results: list[RowResult]) -> list[str]:
-    systems = ["Versa", *PEERS]
-    lines = ["| row | " + " | ".join(f"{s} ms" for s in systems) + " |", "|" + "---|" * (len(systems) + 1)]
+def time_table(results: list[RowResult], system: str = "Versa") -> list[str]:
+    systems = [system, *PEERS]
+    head = ["Versa ms", *(f"{s} ms" for s in PEERS)]
+    lines = ["| row | " + " | ".join(head) + " |", "|" + "---|" * (len(systems) + 1)]
     for r in results:
         cells = [r.name]
         for s in systems:
@@ -86,46 +137,86 @@ def time_table(results: list[RowResult]) -> list[str]:
     return lines
 
 
-def write_markdown(
-    path: Path, results: list[RowResult], limits: Limits, command: str, repeat: int, elapsed: float
-) -> None:
-    notes = _Footnotes()
-    table = ratio_table(results, limits, notes)
-    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    text = [
-        "# Versa benchmark results",
-        "",
-        f"Command: `{command}`  ",
-        f"Date: {now}; the run took {elapsed:.0f} s.",
-        "",
-        "## Machine",
-        "",
+def _machine(limits: Limits, section: Section) -> list[str]:
+    peak = limits.fma_peak_gflops(section.lanes)
+    if peak is None:
+        clock = [f"- Clock: not measured ({limits.clock_note}), so no FMA peak"]
+    else:
+        used = min(limits.threads, limits.cores)
+        clock = [
+            f"- Clock, measured (a chain of dependent integer adds, 1 a cycle, on {limits.threads} "
+            f"thread(s) at once, best of N; `bench/clock.py`): **{limits.clock_ghz:.2f} GHz**",
+            f"- f32 FMA peak of this target's code: {used} core(s) × {section.lanes} lanes × "
+            f"{limits.FMA_PIPES} FMA pipes × 2 flops × {limits.clock_ghz:.2f} GHz = **{peak:.1f} GFLOP/s**",
+        ]
+    return [
         f"- CPU: {limits.cpu} ({limits.isa}), {limits.cores} logical cores available; "
         f"**{limits.threads} thread(s)** used by every system",
         f"- Triad bandwidth (a = b + s·c, 3 × 128 MiB, best of N): **{limits.triad_gbs:.1f} GB/s**",
         f"- Library GEMM 2048³ f32 (best of torch.mm and numpy.matmul, {limits.gemm_source} won): "
         f"**{limits.gemm_gflops:.1f} GFLOP/s**",
+        *clock,
         f"- Load average (1/5/15 min) at the start: {_load(limits.load_before)}; at the end: "
         f"{_load(os.getloadavg())} (other work on the machine shows here: multi-threaded systems "
         "suffer most from it)",
         *([f"- **Warning**: {limits.scaling_warning()}"] if limits.scaling_warning() else []),
+    ]
+
+
+def section_text(path: Path, section: Section, results: list[RowResult], limits: Limits, run: RunInfo) -> str:
+    """One target's section, between its markers: machine, both tables, the plot."""
+    notes = _Footnotes()
+    table = ratio_table(results, limits, notes, section)
+    plot = os.path.relpath(section.plot, path.parent)
+    text = [
+        TARGET_BEGIN.format(section.target),
+        f"## Versa compiled for `{section.target}`: {section.description}",
         "",
-        "## Peer time / Versa time (>1: Versa is faster)",
+        f"Command: `{run.command}`  ",
+        f"Date: {run.date}; the run took {run.elapsed:.0f} s.",
+        "",
+        "### Machine",
+        "",
+        *_machine(limits, section),
+        "",
+        "### Peer time / Versa time (>1: Versa is faster)",
         "",
         "Median over R interleaved rounds (R = "
-        f"{repeat}); `samples` lists systems timed fewer times because a call exceeded the per-row time "
-        "budget. Rates: GFLOP/s for contractions and models (% of the GEMM limit), GB/s of the "
-        "bytes that must move for memory-bound rows (% of triad). Every output was checked against "
-        "torch in float64 before timing; `WRONG` was not timed.",
+        f"{run.repeat}); `samples` lists systems timed fewer times because a call exceeded the per-row "
+        "time budget. Rates: GFLOP/s for contractions and models (% of the measured library SGEMM "
+        "and % of the FMA peak above), GB/s of the bytes that must move for memory-bound rows (% of "
+        "triad). Only Versa's code is for this section's target; every peer runs what it picks for "
+        "this CPU. torch.compile is inductor with freezing. Every output was checked against torch "
+        "in float64 before timing; `WRONG` was not timed.",
         "",
         *table,
         "",
     ]
     if notes.items:
         text += [*(f"{i + 1}. {item}" for i, item in enumerate(notes.items)), ""]
-    text += ["## Median times (ms)", "", *time_table(results), "", "![peer/Versa ratios](ratios.png)", ""]
+    text += [
+        "### Median times (ms)",
+        "",
+        *time_table(results, section.system),
+        "",
+        f"![peer/Versa ratios]({plot})",
+    ]
+    return "\n".join([*text, TARGET_END.format(section.target)])
+
+
+def write_markdown(
+    path: Path, results: list[RowResult], limits: Limits, run: RunInfo, sections: list[Section]
+) -> None:
+    """Write this run's sections into `path`, keeping the other targets' and the fusion section."""
+    old = path.read_text() if path.exists() else ""
+    new = {s.target: section_text(path, s, results, limits, run) for s in sections}
+    parts: dict[str, str] = {}
+    for match in _TARGET_SECTION.finditer(old):  # in the file's order, ours replacing theirs
+        parts.setdefault(match["name"], new.pop(match["name"], match[0]))
+    parts.update(new)
+    body = [text + "\n" for text in parts.values()]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join([*text, *kept_fusion_section(path)]))
+    path.write_text("\n".join([*TITLE, *body, *kept_fusion_section(path)]))
 
 
 def kept_fusion_section(path: Path) -> list[str]:
@@ -133,34 +224,3 @@ def kept_fusion_section(path: Path) -> list[str]:
     old = path.read_text() if path.exists() else ""
     start, end = old.find(FUSION_BEGIN), old.find(FUSION_END)
     return [old[start : end + len(FUSION_END)], ""] if 0 <= start < end else []
-
-
-def write_plot(path: Path, results: list[RowResult], title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = [r for r in results if r.cells["Versa"].status == "ok"]
-    height = 0.8 / len(PEERS)
-    fig, ax = plt.subplots(figsize=(10, 1.8 + 0.5 * max(len(rows), 1)))
-    for j, peer in enumerate(PEERS):
-        ys, values = [], []
-        for i, r in enumerate(rows):
-            c = r.cells.get(peer)
-            if c is not None and c.status == "ok":
-                ys.append(i + (j - (len(PEERS) - 1) / 2) * height)
-                values.append(c.median_s / r.cells["Versa"].median_s)
-        # bars grow from 1 (parity) towards the ratio, left when the peer is faster
-        ax.barh(ys, [v - 1 for v in values], height=height, label=peer, left=1)
-    ax.set_xscale("log")
-    ax.axvline(1.0, color="black", linewidth=1)
-    ax.set_yticks(range(len(rows)), [r.name for r in rows], fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("peer time / Versa time (log scale; >1: Versa is faster)")
-    fig.suptitle(textwrap.fill(title, 110), fontsize=9)
-    ax.grid(axis="x", which="both", alpha=0.3)
-    ax.legend(fontsize=8, ncol=len(PEERS), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)

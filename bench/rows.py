@@ -1,8 +1,9 @@
 """The row table: every benchmarked op, as versa IR and as the torch code a user would write.
 
 A row builds its `Case` lazily: the arrays of the big rows are hundreds of MB, so only one row's
-data lives at a time. Shapes follow the issue "CPU speed" (parts 1 and 2); the models are in
-`bench/models.py`, the mobile and efficient conv nets in `bench/mobile_nets.py`, the real models
+data lives at a time. Shapes follow the issue "CPU speed" (parts 1 and 2), and the layers of real
+models at batch 1 (linear layers, deep convs, attention: `bench/layer_rows.py`, issue 44); the
+models are in `bench/models.py`, the mobile and efficient conv nets in `bench/mobile_nets.py`, the real models
 (`transformers` classes with random weights, rows named "HF ...", `--real-models`) in
 `bench/hf_models.py`.
 """
@@ -15,7 +16,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from bench import hf_models, mobile_nets, models
+from bench import hf_models, layer_rows, mobile_nets, models
 from bench.case import Case, Fn
 from bench.case import rand as _rand
 from bench.ir import Program
@@ -175,6 +176,7 @@ def _r(name, kind, build, quick=False) -> Row:
 
 
 M = 1 << 20
+L = layer_rows
 ROWS: list[Row] = [
     _r("matmul 512³", "compute", lambda: matmul(512, 512, 512), quick=True),
     _r("matmul 1024³", "compute", lambda: matmul(1024, 1024, 1024)),
@@ -186,6 +188,28 @@ ROWS: list[Row] = [
     _r("conv7x7 s2 8x3x224² →64 p3", "compute", lambda: conv(8, 3, 224, 64, 7, stride=2, pad=3)),
     _r("depthwise 3x3 1x128x56² p1", "compute", lambda: conv(1, 128, 56, 128, 3, pad=1, groups=128)),
     _r("conv1x1 1x256x28² →512", "compute", lambda: conv(1, 256, 28, 512, 1), quick=True),
+    *(
+        _r(
+            f"linear{'+bias+gelu' if act else ''} {m}x{k} →{n}",
+            "compute",
+            lambda m=m, k=k, n=n, a=act: L.linear(m, k, n, a),
+        )
+        for act in (False, True)
+        for m in L.TOKENS
+        for k, n in L.LINEAR
+    ),
+    *(
+        _r(f"conv3x3 NCHW 1x{c}x{hw}² →{c} p1", "compute", lambda c=c, hw=hw: conv(1, c, hw, c, 3, pad=1))
+        for c, hw in L.DEEP_3X3
+    ),
+    *(
+        _r(f"conv1x1 NCHW 1x{c}x{hw}² →{f}", "compute", lambda c=c, f=f, hw=hw: conv(1, c, hw, f, 1))
+        for c, f, hw in L.DEEP_1X1
+    ),
+    *(
+        _r(f"attention {L.HEADS} heads x seq {s} x d{L.HEAD_DIM}", "compute", lambda s=s: L.attention(s))
+        for s in L.SEQS
+    ),
     _r("relu 1M", "memory", lambda: relu(M), quick=True),
     _r("relu 16M", "memory", lambda: relu(16 * M)),
     _r("relu(x*a+b)*sigmoid(x) 16M", "memory", lambda: affine_relu_sigmoid(16 * M)),

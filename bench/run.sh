@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark Versa against torch eager, torch.compile, IREE, ONNX Runtime, OpenVINO and NumPy in one process.
 #   bash bench/run.sh [--quick | --real-models] [--threads N] [--rows REGEX] [--repeat R] [--peers NAMES]
+#                     [--target NAME | --both-isas] [--output PATH]
 # Sets up .venv (scripts/setup.sh), then installs the `.[bench]` extra into it. Idempotent like
 # scripts/setup.sh: the extra is reinstalled only when pyproject.toml changed since the last
-# successful install (stamp file .venv/.versa-bench-stamp). Writes bench/RESULTS.md and
-# bench/ratios.png.
+# successful install (stamp file .venv/.versa-bench-stamp). Writes bench/RESULTS.md (a section
+# per Versa target) and bench/ratios.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -20,10 +20,13 @@ from dataclasses import dataclass, field
 
 from versa import environment, targets
 from versa.mlir import ir
+from versa.tuning.db import TuningDb
 
-from ..common.base import Pass, target_option
-from .strategies import kernels, select
+from ..common.base import Pass, PassError, target_option
+from .strategies import kernels, select, strategy_at
 from .strategies.script import Script, apply_script, untag
+from .strategies.signature import Signature
+from .strategies.space import InvalidPoint, from_json
 
 _TAG = "versa.codegen"
 
@@ -38,14 +41,19 @@ class VersaCodegen(Pass):
     # A script that fails to apply fails the pass (tests of the strategies); VERSA_CODEGEN_STRICT
     # sets the default, so that a test run sees every strategy whose script fails.
     strict: bool = field(default_factory=environment.codegen_strict)
+    # Measured points (versa-tune) replace the analytic choice of the ops they were measured for.
+    tuning_db: str = field(default_factory=environment.tuning_db)
 
     def run(self, module: ir.Operation) -> None:
         target, threads = self.target, self.threads or targets.default_threads()
         tagged: list[tuple[ir.Operation, bool]] = []
         scripts: dict[str, Script] = {}
+        db = self._database()
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             strategy = select(op, target, threads) if op.name.startswith("linalg.") else None
+            if strategy is not None and db is not None:
+                strategy = self._tuned(op, strategy, db, threads)
             if strategy is not None:
                 key = f"op{len(tagged)}"
                 op.attributes[_TAG] = ir.StringAttr.get(key)
@@ -76,6 +84,29 @@ class VersaCodegen(Pass):
         untag(module, _TAG)
         for kernel in outlined:
             kernel.inline()
+
+    def _database(self) -> TuningDb | None:
+        if not self.tuning_db:
+            return None
+        try:
+            return TuningDb.load(self.tuning_db)
+        except ValueError as err:
+            raise PassError(f"'{self.name}' {err}") from None
+
+    def _tuned(self, op: ir.Operation, strategy, db: TuningDb, threads: int):
+        """`strategy` at the database's point for `op`, if it holds one this strategy takes."""
+        entry = db.lookup(self.target, threads, Signature.of(op, strategy).key)
+        if entry is None:
+            return strategy
+        try:
+            tuned = strategy_at(strategy, from_json(entry.point), self.target)
+        except InvalidPoint as err:  # written for other code: the analytic choice stands
+            if self.print_script:
+                print(f"// versa-codegen: tuned point for {entry.op} not taken: {err}")
+            return strategy
+        if self.print_script:
+            print(f"// versa-codegen: tuned {entry.op}: {entry.point}")
+        return tuned
 
     def _apply(self, payload: ir.Operation, script: Script, restore, retry=()) -> None:
         """Run `script` on `payload`. Where it fails (a strategy's transform does not apply to

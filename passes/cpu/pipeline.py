@@ -1,9 +1,9 @@
 """lower-to-llvm: the CPU pipeline, read top to bottom."""
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from versa import targets
+from versa import environment, targets
 from versa.cpu import openmp
 
 from ..bufferize.pipeline import buffer_steps
@@ -57,6 +57,7 @@ class LowerToLLVM(Pipeline):
     opt_level: int = 3
     threads: int = 0
     standalone: bool = False  # code for a library that may link only libc/libm (no OpenMP)
+    tuning_db: str = field(default_factory=environment.tuning_db)  # measured points (versa-tune)
 
     def thread_count(self) -> int:
         """Threads of the emitted code: OpenMP needs the runtime in this process (the JIT);
@@ -91,7 +92,7 @@ class LowerToLLVM(Pipeline):
         if self.opt_level >= 2:
             yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
             yield VersaCollapseReductions(rows=max(8, threads))  # one reduced loop; full ones in 2 stages
-            yield VersaCodegen(threads=threads, target=self.target)
+            yield VersaCodegen(threads=threads, target=self.target, tuning_db=self.tuning_db)
             yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.
         if self.opt_level > 0:

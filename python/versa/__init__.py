@@ -4,6 +4,7 @@ from versa import compile_text, JitFunction
 module = compile_text(open("model.mlir").read(), "versa-fuse,lower-to-llvm")
 
 compiled = versa.compile(torch_model, (x,))     # PyTorch (imports torch on first use)
+versa.tune(torch_model, (x,), budget_s=120)      # measured strategy choices → versa-tuning.json
 """
 
 from versa.compiler import compile_text
@@ -11,12 +12,14 @@ from versa.cpu.runtime import JitFunction
 from versa.diagnostics import CompileError
 from versa.reference import interpret
 
-# The frontends import torch (seconds): they load when first named, not with `import versa`.
+# The frontends import torch (seconds) and the tuner spawns workers: they load when first named,
+# not with `import versa`.
 _FRONTEND = {
     "compile": "versa.frontends.torch",
     "import_torch": "versa.frontends.torch",
     "coverage": "versa.frontends.torch",
     "import_onnx": "versa.frontends.onnx",
+    "tune": "versa.tuning.api",
 }
 
 
@@ -28,4 +31,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'versa' has no attribute {name!r}")
 
 
-__all__ = ["CompileError", "JitFunction", "compile", "compile_text", "import_torch", "interpret"]
+__all__ = ["CompileError", "JitFunction", "compile", "compile_text", "import_torch", "interpret", "tune"]

@@ -7,6 +7,7 @@ run is reproduced from its options alone: a pass never reads the environment.
                                   chain and the suite as an AVX2 host sees them (versa.targets)
     VERSA_NUM_THREADS=N           threads of -O3 code where the options say 0 (every core)
     VERSA_CODEGEN_STRICT=1        a codegen strategy whose script fails raises (tests)
+    VERSA_TUNING_DB=PATH          the tuning database lower-to-llvm reads (versa.tuning.db)
 """
 
 import os
@@ -14,6 +15,7 @@ import os
 HOST_TARGET = "VERSA_HOST_TARGET"
 NUM_THREADS = "VERSA_NUM_THREADS"
 CODEGEN_STRICT = "VERSA_CODEGEN_STRICT"
+TUNING_DB = "VERSA_TUNING_DB"
 
 
 def host_target() -> str:
@@ -29,3 +31,8 @@ def num_threads() -> int:
 
 def codegen_strict() -> bool:
     return bool(os.environ.get(CODEGEN_STRICT))
+
+
+def tuning_db() -> str:
+    """The tuning database's path, or "" for none."""
+    return os.environ.get(TUNING_DB, "").strip()

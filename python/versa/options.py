@@ -13,7 +13,7 @@ JIT's code generator runs at, is `llvm_opt_level` (`versa.cpu.runtime.JitFunctio
 
 from dataclasses import dataclass
 
-from versa import targets
+from versa import environment, targets
 from versa.diagnostics import CompileError, Diagnostic
 from versa.passes import Pass
 from versa.passes.common.base import PassError
@@ -31,6 +31,7 @@ class CompileOptions:
     threads: int = 0  # threads of -O3 CPU code; `create` fills in VERSA_NUM_THREADS or every core
     matmul_precision: str = "highest"  # "high": f32 matmuls may use TF32 tensor cores (GPUs)
     standalone: bool = False  # code for a library that may link only libc/libm: serial
+    tuning_db: str = ""  # the tuning database codegen reads (versa-tune); "" = none
 
     @classmethod
     def create(
@@ -42,9 +43,11 @@ class CompileOptions:
         matmul_precision: str = "highest",
         standalone: bool = False,
         runnable: bool = False,
+        tuning_db: str | None = None,
     ) -> "CompileOptions":
         """The options of a compile for `target` (None: the host CPU). With `runnable`, a CPU
-        target must be one this CPU runs (the JIT). Raises TargetError or ValueError."""
+        target must be one this CPU runs (the JIT). `tuning_db` None: VERSA_TUNING_DB's. Raises
+        TargetError or ValueError."""
         resolved = targets.resolve(target or "host")
         if runnable and resolved.kind == "cpu" and not resolved.is_host:
             name = target.name if isinstance(target, targets.Target) else target
@@ -53,7 +56,9 @@ class CompileOptions:
             raise ValueError(f"opt level {opt_level} is not one of 0, 1, 2, 3")
         if matmul_precision not in MATMUL_PRECISIONS:
             raise ValueError(f"matmul precision must be highest or high, not {matmul_precision!r}")
-        return cls(resolved, opt_level, threads or targets.default_threads(), matmul_precision, standalone)
+        database = environment.tuning_db() if tuning_db is None else str(tuning_db)
+        threads = threads or targets.default_threads()
+        return cls(resolved, opt_level, threads, matmul_precision, standalone, database)
 
     @property
     def on_cpu(self) -> bool:
@@ -66,7 +71,11 @@ class CompileOptions:
     def lowering(self) -> list[Pass | str]:
         """versa → the llvm dialect for the CPU target (`lower-to-llvm`); GPUs: `versa.gpu`."""
         lower = LowerToLLVM(
-            target=self.target, opt_level=self.opt_level, threads=self.threads, standalone=self.standalone
+            target=self.target,
+            opt_level=self.opt_level,
+            threads=self.threads,
+            standalone=self.standalone,
+            tuning_db=self.tuning_db,
         )
         try:
             return list(lower.steps())

@@ -11,13 +11,16 @@ from versa.targets import Target
 
 from .conv import ConvStrategy
 from .conv_epilogue import ConvEpilogueStrategy
+from .conv_space import WRAPPERS, conv_at, conv_space, wrapped_at, wrapped_space
 from .depthwise import DepthwiseStrategy
 from .epilogue import EpilogueStrategy
 from .grouped_conv import GroupedConvStrategy
 from .matmul import MatmulStrategy
+from .matmul_space import epilogue_at, epilogue_space, matmul_at, matmul_space
 from .outer_reduction import OuterReductionStrategy
 from .pool import PoolStrategy
 from .reduction import ReductionStrategy
+from .space import Point, Space
 from .strategy import Strategy
 from .transpose import TransposeStrategy
 from .window import WindowStrategy
@@ -62,3 +65,29 @@ def has_points(op: ir.Operation) -> bool:
     alone, and any other indexed dim must hold the loop's range: so the space is empty exactly
     when some operand or result has a dim of size 0."""
     return all(0 not in ir.RankedTensorType(v.type).shape for v in (*op.operands, *op.results))
+
+
+# Each family's search space (the autotuner's knobs) and how it rebuilds itself at a point;
+# a family not named here has no knobs yet: its analytic choice is its only point.
+_SPACES: dict[type, tuple[Callable, Callable]] = {
+    MatmulStrategy: (matmul_space, matmul_at),
+    EpilogueStrategy: (epilogue_space, epilogue_at),
+    ConvStrategy: (conv_space, conv_at),
+    **dict.fromkeys(WRAPPERS, (wrapped_space, wrapped_at)),
+}
+
+
+def search_space(strategy: Strategy, target: Target) -> Space:
+    """The knobs of `strategy` (its analytic choice is their default point)."""
+    family = _SPACES.get(type(strategy))
+    return family[0](strategy, target) if family else Space()
+
+
+def strategy_at(strategy: Strategy, point: Point, target: Target) -> Strategy:
+    """`strategy` rebuilt at `point` (knobs left out keep their default); raises
+    `space.InvalidPoint` for a point it cannot emit."""
+    family = _SPACES.get(type(strategy))
+    if family is None:
+        Space().check(point)
+        return strategy
+    return family[1](strategy, point, target)

@@ -60,7 +60,7 @@ def _divisor_or_max(most: int, extent: int) -> int:
     return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
 
 
-def _thread_split(candidates: list[tuple[int, int, int]], threads: int) -> tuple[int, int]:
+def thread_split(candidates: list[tuple[int, int, int]], threads: int) -> tuple[int, int]:
     """(dim, extent per thread) of the first candidate (dim, extent, register tile) whose
     slowest thread has at most BALANCE more work than the best split's slowest: M = 33 in
     8-row tiles splits 24 + 9 (the slow thread does 1.45x its share), N = 513 splits 288 + 225
@@ -145,7 +145,7 @@ class MatmulStrategy(Strategy):
         split = [(b, m, mr), (b + 1, n, nr)]
         candidates += split[::-1] if n > m and not batch else split
         candidates = candidates[:-1] if dot else candidates
-        thread_dim, thread_tile = _thread_split(candidates, threads)
+        thread_dim, thread_tile = thread_split(candidates, threads)
         cache = uncut((mc, nc, kc), (mr, nr, kr))
         zeros = tuple(_zero(ir.ShapedType(v.type).element_type) for v in op.operands)
         plain = MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, cache, (mr, nr, kr))
@@ -174,11 +174,14 @@ class MatmulStrategy(Strategy):
         split into whole register tiles (a ragged panel would need C padded inside the k loop)."""
         b = 1 if self.batch else 0
         rows = self.thread_tile if self.thread_tile and self.thread_dim == b else self.m
-        mr, nr, kr = self.register_tile
         _, nc, kc = self.cache_tile
         block = (kc or self.k) * (nc or self.n) * 4
-        whole = not ragged(self.n, self.tiles(b + 1)) and not ragged(self.k, self.tiles(b + 2))
-        return whole and rows >= PACK_REUSE * mr and block > l1
+        return self.can_pack() and rows >= PACK_REUSE * self.register_tile[0] and block > l1
+
+    def can_pack(self) -> bool:
+        """Whether B's panels can be packed at all: N and K split into whole register tiles."""
+        b = 1 if self.batch else 0
+        return not ragged(self.n, self.tiles(b + 1)) and not ragged(self.k, self.tiles(b + 2))
 
     def fuses_producers(self) -> bool:
         return self.fused_fill

@@ -31,6 +31,8 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.gpu import Program
 from versa.mlir import ir
 from versa.options import CompileOptions
+from versa.tuning import tuner
+from versa.tuning.db import database_path
 
 from .complex_to_real import program_as_real
 from .convert import convert_module, none_results
@@ -154,9 +156,14 @@ class CompiledModule:
         example_kwargs: dict | None = None,
         target: str | None = None,
         opt_level: int = DEFAULT_OPT_LEVEL,
+        tuning_db: str | None = None,
+        tune: float | None = None,
     ):
         self.model = model
-        self.options = compile_options(target, opt_level)  # the target, tier, threads, precision
+        if tune:  # tuned into a database even when none was named: ./versa-tuning.json
+            tuning_db = database_path(tuning_db)
+        self.options = compile_options(target, opt_level, tuning_db)  # target, tier, threads, ...
+        self.tune_budget_s = float(tune or 0)
         self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
         self._quick: dict[tuple, _WholeGraph | _EagerHosted] = {}  # by _quick_key, same entries
         self._compile(tuple(example_inputs), dict(example_kwargs or {}))
@@ -184,6 +191,9 @@ class CompiledModule:
                 return self._compiled[key]
             try:
                 module, program, nones = _import(program, host_args)
+                if self.tune_budget_s and self.options.on_cpu:  # measured choices first
+                    text = module.operation.get_asm(enable_debug_info=True)
+                    tuner.tune(text, self.options, self.options.tuning_db, self.tune_budget_s)
                 state = State(program) or None
                 function = executable(module, self.options)
                 spec = program.call_spec
@@ -263,11 +273,24 @@ def compile(
     example_kwargs: dict | None = None,
     target: str | None = None,
     opt_level: int = DEFAULT_OPT_LEVEL,
+    tuning_db: str | None = None,
+    tune: float | None = None,
 ) -> CompiledModule:  # noqa: A001
     """Compile `model` (an nn.Module or ExportedProgram) for the shapes of `example_inputs` (and
     of `example_kwargs`, for models called with keywords: `model(input_ids=..., mask=...)`), for
     the host CPU (the default), an x86-64 ISA level this CPU runs (`target="x86-64-v3"`: the code an
-    AVX2 CPU runs) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90")."""
+    AVX2 CPU runs) or an NVIDIA GPU (`target="cuda"`, "nvptx-sm80", "nvptx-sm90").
+
+    CPU code takes the strategy choices measured in `tuning_db` (default VERSA_TUNING_DB);
+    `tune=SECONDS` measures them first (`versa.tune`, into `tuning_db` or ./versa-tuning.json;
+    kernels already there are not measured again; worker processes are spawned, so a script
+    needs the `if __name__ == "__main__":` guard)."""
     return CompiledModule(
-        model, example_inputs, example_kwargs=example_kwargs, target=target, opt_level=opt_level
+        model,
+        example_inputs,
+        example_kwargs=example_kwargs,
+        target=target,
+        opt_level=opt_level,
+        tuning_db=tuning_db,
+        tune=tune,
     )

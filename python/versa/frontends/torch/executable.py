@@ -7,6 +7,7 @@ and the torch.compile backend.
 """
 
 import hashlib
+import os
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -32,12 +33,15 @@ HOST_NAMES = (None, "host", "x86-64", "cpu")
 GPU_NAMES = ("cuda", "nvptx-sm80", "nvptx-sm90")
 
 
-def compile_options(target: str | None = None, opt_level: int = DEFAULT_OPT_LEVEL) -> CompileOptions:
+def compile_options(
+    target: str | None = None, opt_level: int = DEFAULT_OPT_LEVEL, tuning_db: str | None = None
+) -> CompileOptions:
     """The options of a compile by `versa.compile` or the torch.compile backend, where it starts:
     `target` is None for the host CPU (the default), an x86-64 ISA level this CPU runs
     ("x86-64-v3": AVX2 code, as most users' CPUs run it), or an NVIDIA target ("cuda": this
     machine's GPU, compiling needs none); f32 matmuls as `torch.set_float32_matmul_precision`
-    says now. CompileError for a target this CPU cannot run or no target."""
+    says now; `tuning_db` (None: VERSA_TUNING_DB's) holds measured strategy choices (versa-tune).
+    CompileError for a target this CPU cannot run or no target."""
     if target not in (*HOST_NAMES, *targets.NAMED_LEVELS, *GPU_NAMES):
         known = ", ".join(repr(n) for n in (*HOST_NAMES[1:], *targets.NAMED_LEVELS, *GPU_NAMES))
         message = f"versa.compile: unknown target {target!r} (one of {known})"
@@ -45,7 +49,9 @@ def compile_options(target: str | None = None, opt_level: int = DEFAULT_OPT_LEVE
     # "medium" is "high" on the GPU: TF32 tensor cores (bf16 passes would be medium's option)
     precision = "highest" if torch.get_float32_matmul_precision() == "highest" else "high"
     try:
-        return CompileOptions.create(target, opt_level=opt_level, matmul_precision=precision, runnable=True)
+        return CompileOptions.create(
+            target, opt_level=opt_level, matmul_precision=precision, runnable=True, tuning_db=tuning_db
+        )
     except (targets.TargetError, ValueError) as err:
         raise CompileError([Diagnostic("error", f"versa.compile: {err}")]) from None
 
@@ -111,7 +117,7 @@ def executable(module: ir.Module, options: CompileOptions) -> Executable:
     specialization to B again (or a second `versa.compile` of one model) is then no recompile."""
     text = module.operation.get_asm(enable_debug_info=False)
     digest = hashlib.blake2b(text.encode(), digest_size=32).digest()
-    key = (digest, options)
+    key = (digest, options, _database_state(options.tuning_db))
     if key in _EXECUTABLES:
         _EXECUTABLES.move_to_end(key)
     else:
@@ -119,6 +125,16 @@ def executable(module: ir.Module, options: CompileOptions) -> Executable:
         if len(_EXECUTABLES) > EXECUTABLE_CACHE_SIZE:
             _EXECUTABLES.popitem(last=False)
     return _EXECUTABLES[key]
+
+
+def _database_state(path: str) -> tuple:
+    """What a compile read from the tuning database, as far as a cache key must know: a database
+    tuned since (versa.compile(..., tune=)) is a different compile."""
+    try:
+        stat = os.stat(path) if path else None
+    except OSError:
+        return ()
+    return (stat.st_size, stat.st_mtime_ns) if stat else ()
 
 
 EXECUTABLE_CACHE_SIZE = 64  # least recently compiled first out; Dynamo keeps 8 graphs per frame
