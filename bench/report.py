@@ -13,6 +13,7 @@ than overwriting it. bench/fusion.py's section is kept the same way.
 """
 
 import datetime
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -163,6 +164,18 @@ def _machine(limits: Limits, section: Section) -> list[str]:
     ]
 
 
+def _tuning_line() -> str:
+    """Which strategy choices Versa's code took: the analytic ones, or a tuning database's."""
+    path = os.environ.get("VERSA_TUNING_DB", "")
+    if not path:
+        return "Versa's strategy choices: the analytic ones (no tuning database)."
+    try:
+        entries = len(json.loads(Path(path).read_text())["entries"])
+    except (OSError, ValueError, KeyError, TypeError):
+        entries = 0
+    return f"Versa's strategy choices: tuned where `{os.path.basename(path)}` has them ({entries} kernels)."
+
+
 def section_text(path: Path, section: Section, results: list[RowResult], limits: Limits, run: RunInfo) -> str:
     """One target's section, between its markers: machine, both tables, the plot."""
     notes = _Footnotes()
@@ -174,6 +187,7 @@ def section_text(path: Path, section: Section, results: list[RowResult], limits:
         "",
         f"Command: `{run.command}`  ",
         f"Date: {run.date}; the run took {run.elapsed:.0f} s.",
+        _tuning_line(),
         "",
         "### Machine",
         "",

@@ -84,7 +84,9 @@ class LowerToLLVM(Pipeline):
             yield "inline"
             yield "symbol-dce"
         codegen = self.opt_level >= 2
-        yield ConvertVersaToLinalg(split_groups=SPLIT_GROUPS if codegen else 0, pool_views=codegen)
+        yield ConvertVersaToLinalg(
+            split_groups=SPLIT_GROUPS if codegen else 0, pool_views=codegen, pointwise_matmul=codegen
+        )
         yield "canonicalize"
         yield "cse"
         # Contractions get their strategies first: tiles (threads, caches, registers), then

@@ -94,11 +94,20 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
     return True
 
 
-def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
+def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0, pointwise_matmul: bool = False) -> bool:
     """conv2d → pad + linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf; depthwise (one filter per
     channel) → linalg.depthwise_conv_2d_*; other groups > 1 → one generic, or a named
-    convolution per group where there are at most `split_groups`."""
+    convolution per group where there are at most `split_groups`. With `pointwise_matmul`, an
+    NHWC 1x1 conv of stride 1 without padding is the matmul it is: [N*H*W, C] x [C, F]."""
     attrs, (shape, element), (x, w) = versa_attrs(op), result_of(op), op.operands
+    if pointwise_matmul and _pointwise(build.shape_of(w), attrs):
+        rows, channels = int(np.prod(shape[:3])), build.shape_of(x)[3]
+        acc = build.accumulator(element)
+        flat = build.collapse(x, (rows, channels), [[0, 1, 2], [3]])
+        filters = build.collapse(w, (channels, shape[3]), [[0, 1, 2], [3]])
+        y = linalg.matmul(flat, filters, outs=[build.filled((rows, shape[3]), acc, 0.0)])
+        rewriter.replace_op(op, [build.rounded(build.expand(y, shape, [[0, 1, 2], [3]]), element)])
+        return True
     xp = windows.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
     window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
     xp = windows.crop_spatial(xp, shape, attrs, window)
@@ -114,6 +123,20 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0) -> bool:
         y = named(xp, w, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
     rewriter.replace_op(op, [build.rounded(y, element)])
     return True
+
+
+def _pointwise(filters: tuple[int, ...], attrs: dict) -> bool:
+    """An NHWC conv that is a matmul: 1x1 filters, stride 1, no padding, no groups. The matmul
+    strategy blocks K for the caches and packs the filters; the conv strategy streams every
+    filter per output row: 7x7 2048->512 took 2.8 ms as a conv, 1.7 as a matmul (2 threads,
+    Emerald Rapids), 14x14 1024->256 0.82 / 0.78, 28x28 512->128 1.04 / 0.93, 56x56 64->256 equal."""
+    return (
+        attrs["layout"] == "NHWC"
+        and attrs["groups"] == 1
+        and tuple(filters[:2]) == (1, 1)
+        and all(s == 1 for s in attrs["strides"])
+        and not any(attrs["padding"])
+    )
 
 
 def lower_pool2d(op: ir.OpView, rewriter: Any, views: bool = False) -> bool:
@@ -206,10 +229,14 @@ class ConvertVersaToLinalg(Pass):
     # The interior of 2-D pools as reductions over reshaped views of the input (vector code
     # for the CPU's pool strategy) rather than named pooling ops (which versa-gpu-* map).
     pool_views: bool = False
+    # NHWC 1x1 convs of stride 1 as matmuls (the CPU's matmul strategy: cache blocking, packing).
+    pointwise_matmul: bool = False
 
     def run(self, module: ir.Operation) -> None:
         options = {
-            lower_conv2d: functools.partial(lower_conv2d, split_groups=self.split_groups),
+            lower_conv2d: functools.partial(
+                lower_conv2d, split_groups=self.split_groups, pointwise_matmul=self.pointwise_matmul
+            ),
             lower_pool2d: functools.partial(lower_pool2d, views=self.pool_views),
         }
         table = [

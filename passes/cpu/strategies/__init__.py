@@ -20,6 +20,7 @@ from .matmul_space import epilogue_at, epilogue_space, matmul_at, matmul_space
 from .outer_reduction import OuterReductionStrategy
 from .pool import PoolStrategy
 from .reduction import ReductionStrategy
+from .reduction_space import reduction_at, reduction_space
 from .space import Point, Space
 from .strategy import Strategy
 from .transpose import TransposeStrategy
@@ -73,6 +74,7 @@ _SPACES: dict[type, tuple[Callable, Callable]] = {
     MatmulStrategy: (matmul_space, matmul_at),
     EpilogueStrategy: (epilogue_space, epilogue_at),
     ConvStrategy: (conv_space, conv_at),
+    ReductionStrategy: (reduction_space, reduction_at),
     **dict.fromkeys(WRAPPERS, (wrapped_space, wrapped_at)),
 }
 

@@ -31,7 +31,8 @@ CACHE_LINE = 64  # bytes; the alignment of the arrays a compiled function hands 
 @dataclass(frozen=True)
 class MemoryUse:
     """The bytes a compiled function touches per call. Intermediates live in one arena planned
-    at compile time (`versa-plan-buffers`), allocated once per compiled function; allocations
+    at compile time (`versa-plan-buffers`), allocated once per compiled function (`arena` adds
+    those of the functions it calls: kernels shared between layers have their own); allocations
     the plan could not take (dynamic sizes, buffers inside loops) are counted, not sized."""
 
     inputs: int
@@ -55,18 +56,13 @@ class MemoryUse:
 def _memory_use(
     module: ir.Module, name: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
 ) -> MemoryUse:
-    mallocs = collect(
-        module.operation,
-        lambda op: op.name == "llvm.call"
-        and "callee" in op.attributes
-        and str(op.attributes["callee"]) in ("@malloc", "@aligned_alloc"),
-    )
-    return MemoryUse(
-        sum(s.nbytes for s in inputs),
-        sum(s.nbytes for s in outputs),
-        arena_bytes(module).get(name, 0),
-        len(mallocs),
-    )
+    calls = collect(module.operation, lambda op: op.name == "llvm.call" and "callee" in op.attributes)
+    callees = {str(op.attributes["callee"])[1:] for op in calls}
+    mallocs = [op for op in calls if str(op.attributes["callee"]) in ("@malloc", "@aligned_alloc")]
+    # the entry's arena, and those of the functions it calls (kernels shared between layers)
+    arenas = arena_bytes(module)
+    arena = arenas.get(name, 0) + sum(size for f, size in arenas.items() if f in callees and f != name)
+    return MemoryUse(sum(s.nbytes for s in inputs), sum(s.nbytes for s in outputs), arena, len(mallocs))
 
 
 def _ready(array: object, spec: TensorSpec) -> bool:
@@ -158,6 +154,27 @@ class JitFunction:
         function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(module.context)
         elements = compiler.parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
         compiler.run_passes(module, elements)
+        self._load(module, llvm_opt_level)
+
+    @classmethod
+    def lowered(
+        cls,
+        module: ir.Module,
+        name: str,
+        inputs: Sequence[TensorSpec],
+        outputs: Sequence[TensorSpec],
+        llvm_opt_level: int = 3,
+    ) -> "JitFunction":
+        """Machine code for a module already in the llvm dialect (lowered elsewhere, say by
+        another process or machine: `versa.tuning`'s Ray workers), whose entry `name` had
+        `inputs` and `outputs` before lowering and was marked `llvm.emit_c_interface`."""
+        function = cls.__new__(cls)
+        function.name, function.inputs, function.outputs = name, list(inputs), list(outputs)
+        function._load(module, llvm_opt_level)
+        return function
+
+    def _load(self, module: ir.Module, llvm_opt_level: int) -> None:
+        """The lowered `module` compiled by LLVM, its entry looked up and made callable."""
         self._check_signature(module)
         check_external_symbols(module, openmp.provides)
         libraries = openmp.shared_libraries()  # the allowlist (SECURITY.md)

@@ -47,7 +47,7 @@ def tune(
         from versa.tuning.db import fingerprint  # noqa: PLC0415
         from versa.tuning.ray_pool import RayPool  # noqa: PLC0415 (optional extra)
 
-        pool = RayPool(ray, options.target.name, options.threads, fingerprint(options.target), jobs)
+        pool = RayPool(ray, options.lowering(), fingerprint(options.target), size=jobs)
     try:
         text = program_text(program, example_inputs)
         return tuner.tune(text, options, database, budget_s, pool=pool, jobs=jobs, progress=progress)

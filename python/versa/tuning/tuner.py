@@ -200,7 +200,7 @@ def tune(
     if not todo:
         return reports
     owned = pool is None
-    pool = pool or LocalPool(options.target.name, options.threads, jobs or options.target.cores)
+    pool = pool or LocalPool(options.lowering(), jobs or options.target.cores)
     start, weights = time.monotonic(), [k.elements * k.uses for k in todo]
     bar = _progress(len(todo), progress)
     try:

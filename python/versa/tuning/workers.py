@@ -5,6 +5,8 @@ through a one-entry tuning database, the path every tuned compile takes; strict,
 that fails to apply fails the candidate instead of silently measuring plain loops) and keeps the
 machine code, so the coordinator can have every worker compile at once and then time the
 candidates one at a time, the other workers idle: compiles in parallel, timings in isolation.
+A compile is two halves: `lower` (MLIR, to the llvm dialect: any machine can do it, given the
+steps the target's machine built) and `load` (LLVM's machine code, where it will be timed).
 Inputs are random (seeded: every worker builds the same arrays for a kernel).
 
 The local pool runs workers in `spawn`ed processes (MLIR and OpenMP state is not fork-safe) and
@@ -20,46 +22,61 @@ from pathlib import Path
 
 import numpy as np
 
-from versa.compiler import Chunk, parse_module
+from versa.compiler import Chunk, parse_module, run_passes
 from versa.context import make_context
 from versa.cpu.runtime import JitFunction
-from versa.options import CompileOptions
+from versa.mlir import ir
 from versa.passes.cpu.codegen import VersaCodegen
+from versa.signature import TensorSpec, find_function
 from versa.tuning.db import Entry, TuningDb, code_digest, fingerprint
-from versa.tuning.extract import codegen_threads
+from versa.tuning.extract import ENTRY
 
 SEED = 0
 
 
 class KernelWorker:
-    """Compiles candidates (`compile`), runs them (`outputs`) and times them (`time`)."""
+    """Compiles candidates (`compile` = `lower` then `load`), runs them (`outputs`) and times them
+    (`time`). `steps` are lower-to-llvm's for the target and thread count, built where the code
+    will run (its thread count, its OpenMP runtime), so that a worker on another machine lowers
+    exactly as the target machine would."""
 
-    def __init__(self, target_name: str, threads: int):
-        self.target_name, self.threads = target_name, threads
-        self.compiled: dict[str, tuple[object, list[np.ndarray]]] = {}
+    def __init__(self, steps: list):
+        self.steps = steps
+        self.codegen = next(s for s in steps if isinstance(s, VersaCodegen))
+        self.compiled: dict[str, tuple[JitFunction, list[np.ndarray]]] = {}
         self.directory = Path(tempfile.mkdtemp(prefix="versa-tune-"))
+        self.count = 0
+
+    def lower(self, text: str, signature: str, strategy: str, point: dict) -> tuple[str, list, list]:
+        """`text` (a kernel module) lowered to the llvm dialect with `point` for `signature`,
+        read by versa-codegen from a one-entry database (strict: a script that fails to apply
+        fails the candidate instead of measuring plain loops); with the entry's specs."""
+        self.count += 1
+        database = self.directory / f"{self.count}.json"
+        key = (fingerprint(self.codegen.target), self.codegen.threads, signature, code_digest())
+        TuningDb(database).save([Entry(*key, "", strategy, point, 0, 0, 0)])
+        codegen = replace(self.codegen, tuning_db=str(database), strict=True)
+        steps = [codegen if s is self.codegen else s for s in self.steps]
+        module = parse_module(Chunk(text, 1), make_context())
+        function = find_function(module, ENTRY)
+        inputs = [TensorSpec.of(t) for t in function.type.inputs]
+        outputs = [TensorSpec.of(t) for t in function.type.results]
+        function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(module.context)
+        run_passes(module, steps)
+        return module.operation.get_asm(enable_debug_info=False), inputs, outputs
+
+    def load(self, cid: str, lowered: tuple[str, list, list]) -> None:
+        """Machine code for a lowered candidate, with the kernel's random inputs (seeded)."""
+        text, inputs, outputs = lowered
+        module = parse_module(Chunk(text, 1), make_context())
+        function = JitFunction.lowered(module, ENTRY, inputs, outputs)
+        rng = np.random.default_rng(SEED)
+        self.compiled[cid] = (function, [_random(rng, spec) for spec in function.inputs])
 
     def compile(self, cid: str, text: str, signature: str, strategy: str, point: dict) -> float:
-        """Compile candidate `cid`: `text` (a kernel module) with `point` for `signature`.
-        Returns the seconds it took; raises with the reason when it fails."""
+        """`lower` and `load` here; the seconds it took. Raises with the reason when it fails."""
         start = time.perf_counter()
-        options = CompileOptions.create(self.target_name, threads=self.threads, runnable=True)
-        database = self.directory / f"{cid}.json"
-        threads = codegen_threads(options)
-        entry = Entry(
-            fingerprint(options.target), threads, signature, code_digest(), "", strategy, point, 0, 0, 0
-        )
-        TuningDb(database).save([entry])
-        options = CompileOptions.create(
-            self.target_name, threads=self.threads, runnable=True, tuning_db=str(database)
-        )
-        # strict: a script that fails to apply fails the candidate (not plain loops measured)
-        steps = [replace(s, strict=True) if isinstance(s, VersaCodegen) else s for s in options.lowering()]
-        module = parse_module(Chunk(text, 1), make_context())
-        function = JitFunction(module, "kernel", pipeline=steps)
-        rng = np.random.default_rng(SEED)
-        inputs = [_random(rng, spec) for spec in function.inputs]
-        self.compiled[cid] = (function, inputs)
+        self.load(cid, self.lower(text, signature, strategy, point))
         return time.perf_counter() - start
 
     def outputs(self, cid: str) -> list[np.ndarray]:
@@ -88,8 +105,8 @@ def _random(rng: np.random.Generator, spec) -> np.ndarray:
     return rng.integers(0, 4, spec.shape).astype(spec.dtype)
 
 
-def _serve(connection, target_name: str, threads: int) -> None:
-    worker = KernelWorker(target_name, threads)
+def _serve(connection, steps: list) -> None:
+    worker = KernelWorker(steps)
     while True:
         request = connection.recv()
         if request is None:
@@ -98,9 +115,13 @@ def _serve(connection, target_name: str, threads: int) -> None:
         try:
             connection.send(("ok", getattr(worker, method)(*args)))
         except Exception as err:  # noqa: BLE001 (any failure is a failed candidate, reported back)
-            connection.send(
-                ("error", f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
-            )
+            connection.send(("error", reason(err)))
+
+
+def reason(err: BaseException) -> str:
+    """An exception in one line: its type and its message's first line."""
+    lines = str(err).splitlines()
+    return f"{type(err).__name__}: {lines[0] if lines else ''}"
 
 
 class WorkerError(RuntimeError):
@@ -110,12 +131,12 @@ class WorkerError(RuntimeError):
 class LocalPool:
     """`size` worker processes on this machine."""
 
-    def __init__(self, target_name: str, threads: int, size: int):
+    def __init__(self, steps: list, size: int):
         context = multiprocessing.get_context("spawn")
         self.connections, self.processes = [], []
         for _ in range(max(1, size)):
             mine, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(theirs, target_name, threads), daemon=True)
+            process = context.Process(target=_serve, args=(theirs, steps), daemon=True)
             process.start()
             self.connections.append(mine)
             self.processes.append(process)

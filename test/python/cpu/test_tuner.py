@@ -109,7 +109,7 @@ def test_tuning_through_ray_gives_the_same_database(tmp_path):
     from versa.tuning.ray_pool import RayPool
 
     options = CompileOptions.create("host", threads=2)
-    pool = RayPool("local", options.target.name, 2, fingerprint(options.target), size=2)
+    pool = RayPool("local", options.lowering(), fingerprint(options.target), size=1, lowering=2)
     try:
         database = tmp_path / "ray.json"
         reports = tuner.tune(PROGRAM, options, str(database), budget_s=6, pool=pool, progress=False)

@@ -46,6 +46,14 @@ def conv(c: int, f: int, hw: int) -> str:
 }}"""
 
 
+def reduce_sum(rows: int, row: int) -> str:
+    return f"""func.func @f(%a: tensor<{rows}x{row}xf32>) -> tensor<{rows}xf32> {{
+  %y = "versa.reduce_sum"(%a) {{axes = array<i64: 1>, keepdims = false}}
+      : (tensor<{rows}x{row}xf32>) -> tensor<{rows}xf32>
+  return %y : tensor<{rows}xf32>
+}}"""
+
+
 PROGRAMS = [
     matmul(128, 768, 768),
     matmul(197, 768, 2304),
@@ -54,6 +62,8 @@ PROGRAMS = [
     matmul(64, 256, 512, epilogue=True),
     conv(64, 64, 16),
     conv(32, 48, 9),
+    reduce_sum(64, 1000),
+    reduce_sum(8, 4096),
 ]
 
 
@@ -120,10 +130,9 @@ def test_invalid_points_are_rejected_with_the_constraint():
 
 
 def test_families_without_knobs_take_only_the_default():
-    text = """func.func @f(%a: tensor<64x128xf32>) -> tensor<64xf32> {
-  %y = "versa.reduce_sum"(%a) {axes = array<i64: 1>, keepdims = false}
-      : (tensor<64x128xf32>) -> tensor<64xf32>
-  return %y : tensor<64xf32>
+    text = """func.func @f(%a: tensor<64x128xf32>) -> tensor<128x64xf32> {
+  %y = "versa.transpose"(%a) {perm = array<i64: 1, 0>} : (tensor<64x128xf32>) -> tensor<128x64xf32>
+  return %y : tensor<128x64xf32>
 }"""
     target = targets.resolve("x86-64-v3")
     module, found = strategies(text, target, 1)
@@ -166,12 +175,15 @@ def _tuned_compile(text: str, point: dict, tmp_path) -> tuple[JitFunction, str]:
         (matmul(48, 40, 72), {"register": (3, 8), "mc": 8, "kc": 8}),
         (matmul(128, 256, 256, epilogue=True), {"register": (4, 16), "split": "m", "pack_b": False}),
         (conv(16, 24, 10), {"register": (2, 8), "cr": 2, "split": "none"}),
+        (reduce_sum(64, 1000), {"width": 8, "rows": 2}),
     ],
 )
 def test_a_databases_point_compiles_to_the_right_answer(text, point, tmp_path):
     lanes = targets.host().lanes(32)
     if "register" in point and point["register"][1] % lanes:
         point = {**point, "register": (point["register"][0], lanes)}
+    if "width" in point:  # whole vectors of this CPU
+        point = {**point, "width": lanes}
     jit, notes = _tuned_compile(text, {k: as_json(v) for k, v in point.items()}, tmp_path)
     assert "tuned" in notes and "not taken" not in notes
     rng = np.random.default_rng(0)
