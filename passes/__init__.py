@@ -35,6 +35,7 @@ from .cpu.pipeline import LowerToLLVM
 from .cpu.pool_kernels import VersaPoolKernels
 from .cpu.row_kernels import VersaRowKernels
 from .cpu.serial_foralls import VersaSerialForalls
+from .cpu.share_functions import VersaShareFunctions
 from .cpu.streaming_stores import VersaStreamingStores
 from .cpu.target_attributes import VersaTargetAttributes
 from .cpu.unroll_hints import VersaUnrollHints
@@ -62,6 +63,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaLayout,
         VersaRowKernels,
         VersaPoolKernels,
+        VersaShareFunctions,
         ConvertVersaToLinalg,
         VersaVectorize,
         VersaCollapseEpilogues,

@@ -27,7 +27,11 @@ share one arena. Threads inside one call (OpenMP) are fine: they share these buf
 Left alone (still malloc'd): allocs in nested regions (loops, parallel and OpenMP regions),
 dynamic shapes, non-identity layouts, memory spaces, alignments above 64, and buffers that may
 escape: returned or yielded, passed to a call, stored, or flowing into any other op that
-produces a memref (an `scf.for` iter_arg, `arith.select`, ...).
+produces a memref (an `scf.for` iter_arg, `arith.select`, ...). A call of a function defined in
+the module that returns no memref is a use, not an escape: the kernels that `versa-codegen`
+shares between a model's layers (`strategies/sharing.py`) are such calls, and their buffers
+are the model's largest; a callee's own buffers are in its own arena. (A callee could still
+keep an argument's address in memory; no function Versa emits does.)
 """
 
 from dataclasses import dataclass
@@ -105,7 +109,9 @@ def _static_bytes(alloc: ir.Operation) -> int | None:
     return count * element_bytes
 
 
-def _escapes(user: ir.Operation, operand: int) -> bool:
+def _escapes(user: ir.Operation, operand: int, local: frozenset[str]) -> bool:
+    if user.name == "func.call" and ir.FlatSymbolRefAttr(user.attributes["callee"]).value in local:
+        return False
     if user.name in _ESCAPES or user.has_trait(ir.IsTerminatorTrait):
         return True
     if user.name == "memref.store" and operand == 0:  # the buffer itself is the stored value
@@ -114,7 +120,9 @@ def _escapes(user: ir.Operation, operand: int) -> bool:
     return produces_memref and user.name not in _ALIASES
 
 
-def _liveness(alloc: ir.Operation, body: ir.Operation, index: dict[ir.Operation, int]) -> Buffer | None:
+def _liveness(
+    alloc: ir.Operation, body: ir.Operation, index: dict[ir.Operation, int], local: frozenset[str]
+) -> Buffer | None:
     """The buffer of `alloc` with its interval and deallocs, following aliases; None if it escapes.
     The interval starts at the first use, not at the alloc: bufferization hoists allocs, and no
     op touches the bytes before that use."""
@@ -127,7 +135,7 @@ def _liveness(alloc: ir.Operation, body: ir.Operation, index: dict[ir.Operation,
             if user.name == "memref.dealloc":
                 buffer.deallocs.append(user)
                 continue
-            if _escapes(user, use.operand_number):
+            if _escapes(user, use.operand_number, local):
                 return None
             if user.name in _ALIASES:
                 pending.extend(r for r in user.results if isinstance(r.type, ir.MemRefType))
@@ -151,14 +159,14 @@ def _place(buffers: list[Buffer]) -> int:
     return max((_align(b.offset + b.size) for b in buffers), default=0)
 
 
-def _plan(function: ir.Operation, symbols: ir.SymbolTable) -> None:
+def _plan(function: ir.Operation, symbols: ir.SymbolTable, local: frozenset[str]) -> None:
     block = function.regions[0].blocks[0]
     ops = [op.operation for op in block.operations]
     index = {op: i for i, op in enumerate(ops)}
     buffers = []
     for op in ops:
         size = _static_bytes(op) if op.name == "memref.alloc" else None
-        buffer = _liveness(op, function, index) if size is not None else None
+        buffer = _liveness(op, function, index, local) if size is not None else None
         if buffer is not None:
             buffer.size = size
             buffers.append(buffer)
@@ -196,9 +204,21 @@ class VersaPlanBuffers(Pass):
 
     def run(self, module: ir.Operation) -> None:
         symbols = ir.SymbolTable(module)
-        for op in list(module.regions[0].blocks[0].operations):
-            if op.operation.name == "func.func" and len(op.regions[0].blocks) == 1:
-                _plan(op.operation, symbols)
+        functions = [
+            op.operation for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"
+        ]
+        local = frozenset(
+            f.attributes["sym_name"].value
+            for f in functions
+            if f.regions[0].blocks
+            and not any(
+                isinstance(t, ir.MemRefType)
+                for t in ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value).results
+            )
+        )
+        for function in functions:
+            if len(function.regions[0].blocks) == 1:
+                _plan(function, symbols, local)
 
 
 def arena_bytes(module: ir.Module | ir.Operation) -> dict[str, int]:

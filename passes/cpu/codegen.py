@@ -2,14 +2,17 @@
 
 Every linalg op that a strategy accepts (`codegen.select`) is tagged, its strategy writes the
 transform sequence for it, and each op's kernel is outlined into a function of its own
-(`kernels.py`: what the script's function-wide patterns see is one kernel, not the model); the
-interpreter runs each kernel's sequence on its function, and those of the ops left in place as
-one script on the module. A sequence that fails to apply (a strategy that accepted an op its
-transforms cannot take: Wav2Vec2's packed positional conv once) fails nothing: its payload is
-put back from a copy taken before (a kernel's function: small; the module once for the ops in
-place) and the op is left untransformed (`strict=1`, by default where VERSA_CODEGEN_STRICT is
-set, raises instead, for tests of the strategies). Runs on tensors, before
-bufferization (hoisting accumulators only works there). What no strategy takes, or a failed
+(`kernels.py`: what the script's function-wide patterns see is one kernel, not the model);
+kernels equal up to their constant weights share one function (`sharing.py`: a model's
+identical layers are tiled and compiled once, each layer a call); the interpreter runs each
+kernel's sequence on its function, and those of the ops left in place as one script on the
+module. Where a tuning database (`tuning-db`, versa-tune) holds a measured point for an op's
+signature, its strategy is rebuilt at that point. A sequence that fails to apply (a strategy
+that accepted an op its transforms cannot take: Wav2Vec2's packed positional conv once) fails
+nothing: its payload is put back from a copy taken before (a kernel's function: small; the
+module once for the ops in place) and the op is left untransformed (`strict=1`, by default where
+VERSA_CODEGEN_STRICT is set, raises instead, for tests of the strategies). Runs on tensors,
+before bufferization (hoisting accumulators only works there). What no strategy takes, or a failed
 one leaves, is left for `versa-vectorize` and the loop lowering.
 
     linalg.matmul ins(%a, %b : tensor<1024x1024xf32>, ...)
@@ -69,6 +72,7 @@ class VersaCodegen(Pass):
             for script in scripts.values():
                 print(script.text())
         outlined = kernels.outline(tagged)
+        outlined = kernels.share(outlined, scripts, _TAG)  # one function per structure (layers)
         for kernel in outlined:  # each kernel's script on its function alone, a copy at hand
             for key in kernel.tags(_TAG):
                 self._apply(kernel.function, scripts.pop(key), kernel.restore)
@@ -83,7 +87,7 @@ class VersaCodegen(Pass):
             self._apply(module, _joined(scripts.values()), restore, retry=scripts.values())
         untag(module, _TAG)
         for kernel in outlined:
-            kernel.inline()
+            kernel.close()  # inlined back, or a shared function whose calls stay
 
     def _database(self) -> TuningDb | None:
         if not self.tuning_db:

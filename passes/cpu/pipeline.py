@@ -22,6 +22,7 @@ from .flatten_transfers import VersaFlattenTransfers
 from .pool_kernels import VersaPoolKernels
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
+from .share_functions import VersaShareFunctions
 from .streaming_stores import VersaStreamingStores
 from .target_attributes import VersaTargetAttributes
 from .unroll_hints import VersaUnrollHints
@@ -81,6 +82,7 @@ class LowerToLLVM(Pipeline):
         if self.opt_level > 0:
             yield VersaRowKernels(threads=threads, target=self.target)
             yield VersaPoolKernels(threads=threads, target=self.target)
+            yield VersaShareFunctions()  # identical kernels (a model's layers): one function, calls kept
             yield "inline"
             yield "symbol-dce"
         codegen = self.opt_level >= 2

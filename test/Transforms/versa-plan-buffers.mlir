@@ -121,3 +121,37 @@ func.func @negative_escaping(%x: memref<8xf32>) -> (memref<8xf32>, memref<2x4xf3
   memref.dealloc %c : memref<8xf32>
   return %a, %e : memref<8xf32>, memref<2x4xf32>
 }
+
+// -----
+
+// A call of a function with a body in this module that returns no memref (a kernel shared
+// between layers) is a use, not an escape: buffers passed to it are planned; the callee's own
+// buffers go to its own arena.
+// CHECK-LABEL: func.func private @kernel
+//  CHECK-SAME:   versa.arena_bytes = 64
+//       CHECK:   memref.get_global @__versa_arena_kernel
+// CHECK-LABEL: func.func @calls_kernel
+//  CHECK-SAME:   versa.arena_bytes = 128
+//   CHECK-NOT:   memref.alloc
+//       CHECK:   %[[A:.+]] = memref.view
+//       CHECK:   call @kernel(%arg0, %[[A]])
+//       CHECK:   %[[B:.+]] = memref.view
+//       CHECK:   call @kernel(%[[A]], %[[B]])
+func.func private @kernel(%x: memref<8xf32>, %out: memref<8xf32>) {
+  %t = memref.alloc() : memref<8xf32>
+  linalg.copy ins(%x : memref<8xf32>) outs(%t : memref<8xf32>)
+  linalg.copy ins(%t : memref<8xf32>) outs(%out : memref<8xf32>)
+  memref.dealloc %t : memref<8xf32>
+  return
+}
+
+func.func @calls_kernel(%x: memref<8xf32>, %y: memref<8xf32>) {
+  %a = memref.alloc() : memref<8xf32>
+  func.call @kernel(%x, %a) : (memref<8xf32>, memref<8xf32>) -> ()
+  %b = memref.alloc() : memref<8xf32>
+  func.call @kernel(%a, %b) : (memref<8xf32>, memref<8xf32>) -> ()
+  linalg.copy ins(%b : memref<8xf32>) outs(%y : memref<8xf32>)
+  memref.dealloc %a : memref<8xf32>
+  memref.dealloc %b : memref<8xf32>
+  return
+}

@@ -1,5 +1,7 @@
 """Kernel functions: each strategy's ops sit in a private function of their own while the
-transform script runs, and are inlined back after it.
+transform script runs, and are inlined back after it, unless several kernels are one function
+up to their weights (the layers of a model): those share one function and stay calls
+(`sharing.py`).
 
 The strategies apply their pattern sets to the enclosing function, and must: a vectorized
 fill outside the loops folds into the accumulators' first read only there. With a model in
@@ -15,6 +17,7 @@ ops use as well is copied in, the original stays for them; everything else is an
 from versa.mlir import func, ir
 
 from .consumers import epilogue_consumer
+from .sharing import share as share  # the kernels of one structure as one function (codegen)
 
 _FREE = ("arith.constant", "tensor.empty")  # copied into each kernel that uses them
 
@@ -92,6 +95,8 @@ class Kernel:
     def __init__(self, function: func.FuncOp, call: func.CallOp):
         self.function, self.call = function, call
         self.name = ir.StringAttr(function.attributes["sym_name"]).value  # for `rebind`
+        self.shared = False  # called from several places (`share`): stays a function
+        self.originals: dict = {}  # each constant copied in -> the caller's own
 
     @staticmethod
     def outline(root: ir.Operation, name: str, tagged: set, fuses: bool) -> "Kernel | None":
@@ -172,7 +177,9 @@ class Kernel:
         with ir.InsertionPoint(ret), root.location:
             func.ReturnOp([mapping.get(r, r) for r in results])
         ret.operation.erase()
-        return Kernel(function, call)
+        kernel = Kernel(function, call)
+        kernel.originals = {copy: definer for definer, copy in copies.items()}
+        return kernel
 
     def tags(self, tag: str) -> list[str]:
         """The values of the attribute `tag` on the ops inside the kernel (its tagged root)."""
@@ -206,6 +213,12 @@ class Kernel:
             return ir.WalkResult.ADVANCE
 
         module.walk(visit)
+
+    def close(self) -> None:
+        """After its script: a kernel called once goes back where it was (`inline`); a shared
+        one stays a function (`sharing.py`)."""
+        if not self.shared:
+            self.inline()
 
     def inline(self) -> None:
         """Put the function's body back in place of the call; drop both."""
