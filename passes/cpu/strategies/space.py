@@ -58,9 +58,9 @@ class Space:
                     yield {**point, knob.name: value}
 
     def check(self, point: Point) -> None:
-        """Raise InvalidPoint for a knob this space lacks or a value outside its candidates'
-        type (a value not among the candidates is allowed: a database written by another
-        version may hold one; the strategy's `at` judges it)."""
+        """Raise InvalidPoint for a knob this space lacks (a value not among the candidates is
+        allowed: a database written by another version may hold one; the strategy's `at`
+        judges it)."""
         names = {k.name for k in self.knobs}
         unknown = sorted(set(point) - names)
         if unknown:

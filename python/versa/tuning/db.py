@@ -21,6 +21,7 @@ database inside the lock: two tuners writing at once both keep their entries.
 import datetime
 import fcntl
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import os
@@ -36,7 +37,6 @@ from versa.targets import Target
 
 DEFAULT_PATH = "versa-tuning.json"  # where a tune with no database named writes
 SCHEMA = 1
-VERSION = "0.1.0"  # pyproject's; a tuned point also names the strategies' code digest
 
 
 @cache
@@ -46,7 +46,7 @@ def code_digest() -> str:
     digest = hashlib.sha256()
     for path in sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.py")):
         digest.update(path.name.encode() + path.read_bytes())
-    return f"{VERSION}+{digest.hexdigest()[:12]}"
+    return f"{importlib.metadata.version('versa')}+{digest.hexdigest()[:12]}"
 
 
 def database_path(tuning_db: str | None) -> str:

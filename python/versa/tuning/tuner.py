@@ -56,8 +56,8 @@ class KernelReport:
 class _Candidates:
     """The compiled candidates of one kernel, spread over the pool's workers."""
 
-    def __init__(self, pool, kernel: TuneKernel, options: CompileOptions):
-        self.pool, self.kernel, self.options = pool, kernel, options
+    def __init__(self, pool, kernel: TuneKernel):
+        self.pool, self.kernel = pool, kernel
         self.where: dict[str, int] = {}
         self.reference: list[np.ndarray] | None = None
 
@@ -121,7 +121,7 @@ def _agrees(outputs: list[np.ndarray], reference: list[np.ndarray]) -> bool:
 def tune_kernel(pool, kernel: TuneKernel, options: CompileOptions, deadline: float) -> KernelReport:
     report = KernelReport(kernel)
     space, strategy = kernel.space, kernel.strategy_object
-    candidates = _Candidates(pool, kernel, options)
+    candidates = _Candidates(pool, kernel)
     current = space.default()
     ok, failed = candidates.compile([current], ["c0"])
     if not ok:
