@@ -87,6 +87,8 @@ def main(argv: list[str]) -> int:
     # GNU OpenMP's (torch's) otherwise spin after every call and take the second core from the
     # next system; passive waiting treats every runtime alike.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # The compile column is a cold compile: not code from the compile cache of an earlier run.
+    os.environ.setdefault("VERSA_CACHE_DIR", "off")
 
     import torch
 

@@ -4,7 +4,7 @@ A row's GB/s or GFLOP/s means little alone; as a percentage of what this machine
 how much is left to win. Memory-bound rows are rated against a STREAM-like triad
 (a = b + s*c on arrays far larger than the caches: 3 arrays of bytes move per pass), compute-bound
 rows against the best library GEMM (torch.mm and NumPy's BLAS at 2048³ f32) and against the
-f32 FMA peak (cores x lanes x 2 FMA pipes x 2 flops x the clock measured by bench/clock.py): a
+f32 FMA peak (cores x lanes x 2 FMA pipes x 2 flops x the clock measured by versa/clock.py): a
 library GEMM is itself short of the peak (and Versa can beat it), so only the peak says how much
 any system could still win. All are best-of-N: the machine is shared, and the best run is the
 closest to what the hardware can do.
@@ -30,20 +30,17 @@ class Limits:
     isa: str
     load_before: tuple[float, float, float] = (0.0, 0.0, 0.0)  # os.getloadavg() at the start
     gemm_scaling: float | None = None  # torch.mm GFLOP/s with `threads` over 1 thread
-    clock_ghz: float | None = None  # measured (bench/clock.py); None where it could not be
+    clock_ghz: float | None = None  # measured (versa/clock.py); None where it could not be
     clock_note: str = ""  # why there is no clock
 
-    FMA_PIPES = 2  # full-width FMA units per core: Intel server cores since Skylake-SP, Zen 5
-
     def fma_peak_gflops(self, lanes: int) -> float | None:
-        """f32 GFLOP/s if every core used ran `lanes`-wide FMAs (2 flops) on both pipes each
-        cycle at the measured clock; None without a clock. `lanes` is the code's ISA's
-        (the Versa target's `lanes(32)`), not necessarily the machine's widest. Cores with
-        one FMA pipe, or Zen 4, which splits a 512-bit FMA into two 256-bit halves, never
-        reach it: this is the formula's peak, an upper bound."""
+        """The f32 FMA peak of `lanes`-wide code on the cores used (versa.clock's formula);
+        None without a clock."""
+        from versa import clock
+
         if self.clock_ghz is None:
             return None
-        return min(self.threads, self.cores) * lanes * self.FMA_PIPES * 2 * self.clock_ghz
+        return clock.fma_peak_gflops(min(self.threads, self.cores), lanes, self.clock_ghz)
 
     def scaling_warning(self) -> str | None:
         """Why multi-threaded numbers may be unreliable, if the N-thread GEMM did not scale."""
@@ -114,7 +111,7 @@ def gemm_rates(n: int = 2048, repeat: int = 5, numpy_too: bool = True) -> dict[s
 
 
 def _clock(threads: int, quick: bool) -> tuple[float | None, str]:
-    from bench import clock
+    from versa import clock
 
     try:
         return clock.measure_ghz(threads, repeat=3 if quick else 7), ""

@@ -146,9 +146,9 @@ def _machine(limits: Limits, section: Section) -> list[str]:
         used = min(limits.threads, limits.cores)
         clock = [
             f"- Clock, measured (a chain of dependent integer adds, 1 a cycle, on {limits.threads} "
-            f"thread(s) at once, best of N; `bench/clock.py`): **{limits.clock_ghz:.2f} GHz**",
+            f"thread(s) at once, best of N; `versa/clock.py`): **{limits.clock_ghz:.2f} GHz**",
             f"- f32 FMA peak of this target's code: {used} core(s) × {section.lanes} lanes × "
-            f"{limits.FMA_PIPES} FMA pipes × 2 flops × {limits.clock_ghz:.2f} GHz = **{peak:.1f} GFLOP/s**",
+            f"{clock.FMA_PIPES} FMA pipes × 2 flops × {limits.clock_ghz:.2f} GHz = **{peak:.1f} GFLOP/s**",
         ]
     return [
         f"- CPU: {limits.cpu} ({limits.isa}), {limits.cores} logical cores available; "

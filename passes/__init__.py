@@ -33,6 +33,7 @@ from .cpu.fast_math import VersaFastMath
 from .cpu.flatten_transfers import VersaFlattenTransfers
 from .cpu.pipeline import LowerToLLVM
 from .cpu.pool_kernels import VersaPoolKernels
+from .cpu.profile_kernels import VersaProfileKernels
 from .cpu.row_kernels import VersaRowKernels
 from .cpu.serial_foralls import VersaSerialForalls
 from .cpu.share_functions import VersaShareFunctions
@@ -77,6 +78,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaLowerMemrefCopy,
         VersaPlanBuffers,
         VersaSerialForalls,
+        VersaProfileKernels,
         VersaStreamingStores,
         VersaUnrollHints,
         VersaFlattenTransfers,

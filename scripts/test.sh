@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/cross-tools.sh
+bash scripts/chromium.sh
 # Where this run is: a red run on a new machine says which CPU and ISA level it met.
 .venv/bin/python -c "from versa import targets; print(targets.machine_summary())"
 .venv/bin/ruff check dialects passes python tools test bench examples

@@ -18,6 +18,8 @@ config.substitutions.append(("FileCheck", "filecheck"))
 # `VERSA_HOST_TARGET=x86-64-v3 lit test` runs the suite as an AVX2 host would (versa.targets).
 if "VERSA_HOST_TARGET" in os.environ:
     config.environment["VERSA_HOST_TARGET"] = os.environ["VERSA_HOST_TARGET"]
+# Every run compiles (the tests check compiles) and writes nothing into the user's cache.
+config.environment["VERSA_CACHE_DIR"] = "off"
 
 # An upstream mlir-opt (the one the torch-mlir wheel ships), to show the exported IRDL loads
 # outside Versa.

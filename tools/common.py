@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Callable
 from typing import NoReturn
 
-from versa import targets
+from versa import log, targets
 from versa.diagnostics import CompileError
 
 TRACEBACK_ENV = "VERSA_TRACEBACK"
@@ -25,6 +25,33 @@ class ArgumentParser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         sys.exit(1)
+
+
+def add_verbosity(parser: argparse.ArgumentParser) -> None:
+    """`-v`: log more than VERSA_LOG says, one level per `v` (versa.log)."""
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log to stderr: -v passes and their times, cache hits (info), -vv debug",
+    )
+
+
+def configure_logging(verbosity: int = 0) -> None:
+    """VERSA_LOG raised by `verbosity` steps; a VERSA_LOG that is no level is a ToolError."""
+    try:
+        log.configure(verbosity)
+    except ValueError as err:
+        raise ToolError(str(err)) from None
+
+
+def human_bytes(n: int) -> str:
+    """`n` bytes in binary units: 400000000000 -> '372.5 GiB'."""
+    value, units = float(n), ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    while value >= 1024 and len(units) > 1:
+        value, units = value / 1024, units[1:]
+    return f"{n} B" if units[0] == "B" else f"{value:.1f} {units[0]}"
 
 
 def read_input(path: str) -> tuple[str, bytes]:
@@ -68,6 +95,7 @@ def _write_file(path: str, data: bytes) -> None:
 def tool_main(run: Callable[[list[str]], int]) -> None:
     prog = os.path.basename(sys.argv[0])
     try:
+        configure_logging()  # a bad VERSA_LOG stops every tool with exit code 1
         code = run(sys.argv[1:])
     except (ToolError, targets.TargetError) as err:  # a target the machine or environment names
         sys.stderr.write(f"{prog}: error: {err}\n")

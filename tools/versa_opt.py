@@ -17,7 +17,15 @@ from versa.diagnostics import CompileError, Diagnostic, from_mlir
 from versa.dialects.versa import irdl_text
 from versa.mlir import ir
 from versa.passes import PASSES, PIPELINES
-from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_output
+from versa.tools.common import (
+    ArgumentParser,
+    ToolError,
+    add_verbosity,
+    configure_logging,
+    read_input,
+    tool_main,
+    write_output,
+)
 from versa.verify_diagnostics import check, expectations
 
 TOOL_FLAGS = {
@@ -34,6 +42,7 @@ TOOL_FLAGS = {
     "--list-targets",
     "--target",
     "--emit-irdl",
+    "--verbose",
     "-h",
     "--help",
 }
@@ -83,6 +92,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         "--target", default=None, help="default target of the pipelines (versa-optimize, lower-to-*)"
     )
     parser.add_argument("--emit-irdl", action="store_true")
+    add_verbosity(parser)
     return parser.parse_args(tool_args), elements
 
 
@@ -124,6 +134,7 @@ def save_reproducer(failure: compiler.PassFailure, elements: list, directory: st
 
 def run(argv: list[str]) -> int:
     args, flag_elements = parse_args(argv)
+    configure_logging(args.verbose)
     if args.list_passes:
         sys.stdout.write(list_passes())
         return 0

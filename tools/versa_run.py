@@ -21,7 +21,15 @@ from versa.mlir import func, ir
 from versa.options import CompileOptions
 from versa.passes.optimize.fuse import VersaFuse
 from versa.reference import interpret
-from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main
+from versa.tools.common import (
+    ArgumentParser,
+    ToolError,
+    add_verbosity,
+    configure_logging,
+    human_bytes,
+    read_input,
+    tool_main,
+)
 
 MAX_BUFFER_ENV = "VERSA_MAX_BUFFER_BYTES"
 DEFAULT_MAX_BUFFER_BYTES = 4 << 30  # 4 GiB per argument or result buffer
@@ -67,6 +75,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--memory", action="store_true", help="print the peak bytes of the compiled function (CPU)"
     )
+    add_verbosity(parser)
     return parser.parse_args(argv)
 
 
@@ -88,14 +97,6 @@ def max_buffer_bytes() -> int:
     if limit < 0:
         raise ToolError(f"{MAX_BUFFER_ENV} must be a non-negative number of bytes, got '{text}'")
     return limit
-
-
-def human_bytes(n: int) -> str:
-    """`n` bytes in binary units: 400000000000 -> '372.5 GiB'."""
-    value, units = float(n), ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-    while value >= 1024 and len(units) > 1:
-        value, units = value / 1024, units[1:]
-    return f"{n} B" if units[0] == "B" else f"{value:.1f} {units[0]}"
 
 
 def check_buffer_sizes(function: func.FuncOp, limit: int) -> None:
@@ -220,6 +221,7 @@ def load(args: argparse.Namespace, module):
 
 def run(argv: list[str]) -> int:
     args = parse_args(argv)
+    configure_logging(args.verbose)
     filename, data = read_input(args.input)
     try:
         return execute(args, compiler.decode(data))

@@ -19,8 +19,16 @@ from versa.context import make_context
 from versa.cpu import aot
 from versa.diagnostics import CompileError, Diagnostic, error_at
 from versa.mlir import ir
-from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_binary, write_output
-from versa.tools.versa_run import MAX_BUFFER_ENV, human_bytes, max_buffer_bytes
+from versa.tools.common import (
+    ArgumentParser,
+    ToolError,
+    human_bytes,
+    read_input,
+    tool_main,
+    write_binary,
+    write_output,
+)
+from versa.tools.versa_run import MAX_BUFFER_ENV, max_buffer_bytes
 
 MODES = {
     "--mlir-to-llvmir": "LLVM IR text",

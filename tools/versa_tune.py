@@ -22,7 +22,14 @@ from versa import compiler
 from versa.context import make_context
 from versa.diagnostics import CompileError
 from versa.options import CompileOptions
-from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main
+from versa.tools.common import (
+    ArgumentParser,
+    ToolError,
+    add_verbosity,
+    configure_logging,
+    read_input,
+    tool_main,
+)
 
 
 def budget_seconds(text: str) -> float:
@@ -48,11 +55,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--list-space", action="store_true", help="print each kernel's knobs; measure nothing"
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_verbosity(parser)
     return parser.parse_args(argv)
 
 
 def run(argv: list[str]) -> int:
     args = parse_args(argv)
+    configure_logging(args.verbose)
     from versa.tuning import api, db, extract  # noqa: PLC0415 (the CLI's --help stays fast)
 
     filename, data = read_input(args.input)

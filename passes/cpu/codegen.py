@@ -21,7 +21,7 @@ one leaves, is left for `versa-vectorize` and the loop lowering.
 
 from dataclasses import dataclass, field
 
-from versa import environment, targets
+from versa import environment, log, targets
 from versa.mlir import ir
 from versa.tuning.db import TuningDb
 
@@ -32,6 +32,7 @@ from .strategies.signature import Signature
 from .strategies.space import InvalidPoint, from_json
 
 _TAG = "versa.codegen"
+_log = log.get("codegen")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class VersaCodegen(Pass):
             if strategy is not None and db is not None:
                 strategy = self._tuned(op, strategy, db, threads)
             if strategy is not None:
+                _log.debug("%s at %s: %s", op.name, op.location, strategy)
                 key = f"op{len(tagged)}"
                 op.attributes[_TAG] = ir.StringAttr.get(key)
                 tagged.append((op, strategy.fuses_producers()))

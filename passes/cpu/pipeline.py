@@ -20,6 +20,7 @@ from .collapse_reductions import VersaCollapseReductions
 from .fast_math import VersaFastMath
 from .flatten_transfers import VersaFlattenTransfers
 from .pool_kernels import VersaPoolKernels
+from .profile_kernels import VersaProfileKernels
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
 from .share_functions import VersaShareFunctions
@@ -59,6 +60,7 @@ class LowerToLLVM(Pipeline):
     threads: int = 0
     standalone: bool = False  # code for a library that may link only libc/libm (no OpenMP)
     tuning_db: str = field(default_factory=environment.tuning_db)  # measured points (versa-tune)
+    profile: bool = False  # time each kernel (versa-profile-kernels): the optimizer's profile
 
     def thread_count(self) -> int:
         """Threads of the emitted code: OpenMP needs the runtime in this process (the JIT);
@@ -106,6 +108,8 @@ class LowerToLLVM(Pipeline):
             yield "canonicalize"
         yield from buffer_steps(plan=True)
         yield VersaSerialForalls()  # loops that a strategy made foralls only to fuse into them
+        if self.profile:
+            yield VersaProfileKernels()  # a clock mark after each kernel, kernels in final order
         # Threads: the strategies' scf.forall loops become OpenMP parallel loops.
         if threads > 1:
             yield "scf-forall-to-parallel"

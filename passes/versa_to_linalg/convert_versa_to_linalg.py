@@ -103,6 +103,8 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0, pointwise_
     if pointwise_matmul and _pointwise(build.shape_of(w), attrs):
         rows, channels = int(np.prod(shape[:3])), build.shape_of(x)[3]
         acc = build.accumulator(element)
+        if any(s != 1 for s in attrs["strides"]):  # the pixels it reads, gathered first
+            x = _strided_pixels(x, (*shape[:3], channels), attrs["strides"])
         flat = build.collapse(x, (rows, channels), [[0, 1, 2], [3]])
         filters = build.collapse(w, (channels, shape[3]), [[0, 1, 2], [3]])
         y = linalg.matmul(flat, filters, outs=[build.filled((rows, shape[3]), acc, 0.0)])
@@ -126,17 +128,27 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0, pointwise_
 
 
 def _pointwise(filters: tuple[int, ...], attrs: dict) -> bool:
-    """An NHWC conv that is a matmul: 1x1 filters, stride 1, no padding, no groups. The matmul
-    strategy blocks K for the caches and packs the filters; the conv strategy streams every
-    filter per output row: 7x7 2048->512 took 2.8 ms as a conv, 1.7 as a matmul (2 threads,
-    Emerald Rapids), 14x14 1024->256 0.82 / 0.78, 28x28 512->128 1.04 / 0.93, 56x56 64->256 equal."""
+    """An NHWC conv that is a matmul: 1x1 filters, no padding, no groups, no dilation to speak
+    of. The matmul strategy blocks K for the caches and packs the filters; the conv strategy
+    streams every filter per output row: 7x7 2048->512 took 2.8 ms as a conv, 1.7 as a matmul
+    (2 threads, Emerald Rapids), 14x14 1024->256 0.82 / 0.78, 28x28 512->128 1.04 / 0.93,
+    56x56 64->256 equal. A strided one (ResNet's downsampling shortcuts) reads every s-th pixel:
+    those are gathered into a dense image first (a quarter of the input for stride 2)."""
     return (
         attrs["layout"] == "NHWC"
         and attrs["groups"] == 1
         and tuple(filters[:2]) == (1, 1)
-        and all(s == 1 for s in attrs["strides"])
         and not any(attrs["padding"])
     )
+
+
+def _strided_pixels(x: ir.Value, shape: tuple[int, ...], strides) -> ir.Value:
+    """x[:, ::s0, ::s1, :] of `shape` as a dense tensor (a copy: the matmul reads it as rows)."""
+    d = [ir.AffineDimExpr.get(i) for i in range(4)]
+    scaled = [d[0], d[1] * int(strides[0]), d[2] * int(strides[1]), d[3]]
+    maps = [ir.AffineMap.get(4, 0, scaled), ir.AffineMap.get_identity(4)]
+    out = build.empty(shape, build.element_of(x))
+    return build.generic([x], [out], maps, [build.PARALLEL] * 4, lambda v, _: [v])[0]
 
 
 def lower_pool2d(op: ir.OpView, rewriter: Any, views: bool = False) -> bool:

@@ -7,10 +7,13 @@ compiled = versa.compile(torch_model, (x,))     # PyTorch (imports torch on firs
 versa.tune(torch_model, (x,), budget_s=120)      # measured strategy choices → versa-tuning.json
 """
 
+from versa import log
 from versa.compiler import compile_text
 from versa.cpu.runtime import JitFunction
 from versa.diagnostics import CompileError
 from versa.reference import interpret
+
+log.configure_from_environment()
 
 # The frontends import torch (seconds) and the tuner spawns workers: they load when first named,
 # not with `import versa`.
@@ -20,6 +23,7 @@ _FRONTEND = {
     "coverage": "versa.frontends.torch",
     "import_onnx": "versa.frontends.onnx",
     "tune": "versa.tuning.api",
+    "optimize": "versa.optimizer.api",
 }
 
 
@@ -31,4 +35,13 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'versa' has no attribute {name!r}")
 
 
-__all__ = ["CompileError", "JitFunction", "compile", "compile_text", "import_torch", "interpret", "tune"]
+__all__ = [
+    "CompileError",
+    "JitFunction",
+    "compile",
+    "compile_text",
+    "import_torch",
+    "interpret",
+    "optimize",
+    "tune",
+]

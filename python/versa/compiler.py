@@ -5,14 +5,20 @@ Versa passes are Python objects, not registered names, so the driver splits the 
 top level: each Versa element becomes a Python pass, each upstream element is handed to the
 PassManager as text, and a pipeline (`lower-to-llvm`) expands into its steps. All of them run in
 one upstream PassManager, so IR printing, timing and verification cover every step alike.
+With the `versa.compiler` log at info (VERSA_LOG=info), each element runs in a PassManager of
+its own instead, timed one by one (the same passes and verification; MLIR's own `--mlir-timing`
+and IR printing keep the single PassManager).
 """
 
+import logging
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from versa import log
 from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic, from_mlir_error
 from versa.mlir import PassManager, ir
@@ -28,6 +34,7 @@ MAX_NESTING = 500
 _NOT_NESTING = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|[<>]=')
 _OPEN, _CLOSE = (np.array([ord(c) for c in chars], np.uint32) for chars in ("([{<", ")]}>"))
 _BARE_VERSA_OP = re.compile(r"(?<![\w.$#!@%^])versa\.\w+")
+_log = log.get("compiler")
 
 
 @dataclass(frozen=True)
@@ -219,11 +226,24 @@ def run_passes(
         return
     before = module.operation.clone() if keep_input else None
     refusals: list[str] = []
+    timed = _log.isEnabledFor(logging.INFO) and not any(options.values())
+    start = time.perf_counter()
     try:
-        build_pass_manager(elements, module.context, refusals=refusals, **options).run(module.operation)
+        for group in [[e] for e in elements] if timed else [elements]:
+            began = time.perf_counter()
+            build_pass_manager(group, module.context, refusals=refusals, **options).run(module.operation)
+            if timed:
+                _log.info("%-40s %8.3f s", element_name(group[0]), time.perf_counter() - began)
     except ir.MLIRError as err:
         error = from_mlir_error(err)
         raise (error if refusals else PassFailure(error.diagnostics, before)) from None
+    _log.info("%d passes in %.3f s", len(elements), time.perf_counter() - start)
+
+
+def element_name(element: Element) -> str:
+    """A pipeline element as a log shows it: a Versa pass's flag, an upstream element's text."""
+    text = element.name if isinstance(element, Pass) else " ".join(element.split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def compile_text(text: str, pipeline: str | Sequence[Element]) -> ir.Module:

@@ -8,14 +8,30 @@ run is reproduced from its options alone: a pass never reads the environment.
     VERSA_NUM_THREADS=N           threads of -O3 code where the options say 0 (every core)
     VERSA_CODEGEN_STRICT=1        a codegen strategy whose script fails raises (tests)
     VERSA_TUNING_DB=PATH          the tuning database lower-to-llvm reads (versa.tuning.db)
+    VERSA_CACHE_DIR=PATH|off      the compile cache's folder (default $XDG_CACHE_HOME/versa, else
+                                  ~/.cache/versa); `off` (or 0, none, "") disables it (versa.cache)
+    VERSA_CACHE_SIZE=N[KMG]       the cache's size limit in bytes (default 2G; versa.cache)
+    VERSA_LOG=warning|info|debug  what Versa logs to stderr (versa.log; default warning)
+
+The cache and the log are not compile options: they change how long a compile takes and what it
+prints, never the code it produces.
 """
 
 import os
+import re
+from pathlib import Path
 
 HOST_TARGET = "VERSA_HOST_TARGET"
 NUM_THREADS = "VERSA_NUM_THREADS"
 CODEGEN_STRICT = "VERSA_CODEGEN_STRICT"
 TUNING_DB = "VERSA_TUNING_DB"
+CACHE_DIR = "VERSA_CACHE_DIR"
+CACHE_SIZE = "VERSA_CACHE_SIZE"
+LOG = "VERSA_LOG"
+CACHE_OFF = ("off", "0", "none", "false", "no")
+DEFAULT_CACHE_SIZE = 2 << 30
+LOG_LEVELS = ("warning", "info", "debug")
+_SIZE = re.compile(r"(\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
 
 
 def host_target() -> str:
@@ -36,3 +52,34 @@ def codegen_strict() -> bool:
 def tuning_db() -> str:
     """The tuning database's path, or "" for none."""
     return os.environ.get(TUNING_DB, "").strip()
+
+
+def cache_dir() -> Path | None:
+    """The compile cache's folder, or None when VERSA_CACHE_DIR turns it off."""
+    text = os.environ.get(CACHE_DIR)
+    if text is not None:
+        text = text.strip()
+        return None if text.lower() in ("", *CACHE_OFF) else Path(text).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
+    return Path(base) / "versa"
+
+
+def cache_size() -> int:
+    """VERSA_CACHE_SIZE in bytes (`500M`, `2G`, `1073741824`); ValueError when unreadable."""
+    text = os.environ.get(CACHE_SIZE, "").strip()
+    if not text:
+        return DEFAULT_CACHE_SIZE
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{CACHE_SIZE}={text!r} is not a size (bytes, or with K, M, G, T: 500M, 2G)")
+    return int(match[1]) << (10 * "kmgt".find(match[2].lower()) + 10 if match[2] else 0)
+
+
+def log_level() -> str | None:
+    """VERSA_LOG, lower case (None when unset); ValueError when it is not one of LOG_LEVELS."""
+    text = os.environ.get(LOG, "").strip().lower()
+    if not text:
+        return None
+    if text not in LOG_LEVELS:
+        raise ValueError(f"{LOG}={os.environ[LOG]!r} is not one of {', '.join(LOG_LEVELS)}")
+    return text

@@ -68,14 +68,16 @@ class CompileOptions:
         """The versa-level optimisations for the target (`versa-optimize`)."""
         return list(VersaOptimize(target=self.target).steps())
 
-    def lowering(self) -> list[Pass | str]:
-        """versa → the llvm dialect for the CPU target (`lower-to-llvm`); GPUs: `versa.gpu`."""
+    def lowering(self, profile: bool = False) -> list[Pass | str]:
+        """versa → the llvm dialect for the CPU target (`lower-to-llvm`); GPUs: `versa.gpu`.
+        `profile`: with a clock mark after each kernel (the optimizer's per-layer profile)."""
         lower = LowerToLLVM(
             target=self.target,
             opt_level=self.opt_level,
             threads=self.threads,
             standalone=self.standalone,
             tuning_db=self.tuning_db,
+            profile=profile,
         )
         try:
             return list(lower.steps())

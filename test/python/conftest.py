@@ -7,12 +7,18 @@ import pytest
 from versa import compiler
 from versa.context import make_context
 from versa.cpu.runtime import JitFunction, TensorSpec, find_function
-from versa.environment import CODEGEN_STRICT
+from versa.environment import CACHE_DIR, CODEGEN_STRICT
 from versa.reference import interpret
 
 # A codegen strategy whose script fails leaves its op to plain loops in users' compiles; in the
 # tests it fails the compile, so that a broken strategy shows (test_codegen_fallback unsets it).
 os.environ.setdefault(CODEGEN_STRICT, "1")
+# No compile cache (versa.cache), whatever the environment says: a test that compiles must run
+# the pipeline it tests (a hit would skip it, and many tests read the lowered module, which a
+# hit does not have), tests stay independent of each other and of earlier runs, and nothing is
+# written into the user's cache. The subprocesses of tests inherit it; the cache's own tests
+# (test/python/cache/) turn it on in a folder of their own.
+os.environ[CACHE_DIR] = "off"
 
 
 class Compiled:

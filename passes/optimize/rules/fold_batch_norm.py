@@ -109,11 +109,13 @@ def _fold(
         return False
     attrs = dict(op.operation.attributes.items())
     y_type = op.results[0].type
-    y = OPS[op.operation.name].build([op.operands[0], constant(scaled, weight.type)], attrs, y_type)
-    along_result = [len(scale) if i == out_dim else 1 for i in range(y_type.rank)]
-    bias_type = ir.RankedTensorType.get(along_result, y_type.element_type)
-    bias_value = constant(folded_bias.reshape(along_result), bias_type)
-    rewriter.replace_op(root, [AddOp.build([y, bias_value], {}, root.results[0].type)])
+    # The folded op is both source ops: its location says so (the profile names layers by it).
+    with ir.Location.fused([op.operation.location, root.operation.location]):
+        y = OPS[op.operation.name].build([op.operands[0], constant(scaled, weight.type)], attrs, y_type)
+        along_result = [len(scale) if i == out_dim else 1 for i in range(y_type.rank)]
+        bias_type = ir.RankedTensorType.get(along_result, y_type.element_type)
+        bias_value = constant(folded_bias.reshape(along_result), bias_type)
+        rewriter.replace_op(root, [AddOp.build([y, bias_value], {}, root.results[0].type)])
     return True
 
 

@@ -14,18 +14,19 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from versa import compiler, translate
-from versa.cpu.runtime import find_function
 from versa.cpu.symbols import LIBC, LIBM
 from versa.diagnostics import CompileError, Diagnostic, error_at, location_line_col
 from versa.mlir import ir
 from versa.options import CompileOptions
 from versa.reference import numpy_dtype
+from versa.signature import find_function
 from versa.targets import Target
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -173,21 +174,32 @@ def linker(target: Target) -> str:
 
 def link_shared(obj: bytes, target: Target, soname: str) -> bytes:
     """A shared library (`soname`) of one object, linked against libc and libm only."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source, library = Path(tmp, "model.o"), Path(tmp, soname)
+        source.write_bytes(obj)
+        link_shared_file(source, library, target, soname)
+        return library.read_bytes()
+
+
+def link_shared_file(
+    obj: Path, library: Path, target: Target, soname: str, libraries: Sequence[str] = ()
+) -> None:
+    """`link_shared` from file to file (a model's library holds its weights: hundreds of MB),
+    also against `libraries` (paths: the compile cache's OpenMP runtime) where the code calls
+    them, found at run time in their folders (DT_RPATH, which LD_LIBRARY_PATH does not override)."""
     driver = linker(target)
     if shutil.which(driver) is None:
         package = "" if target.is_host else f" (Debian: apt-get install gcc-{driver.removesuffix('-gcc')})"
         raise CompileError(
             [Diagnostic("error", f"linking for target '{target.name}' needs '{driver}', not found{package}")]
         )
-    with tempfile.TemporaryDirectory() as tmp:
-        source, library = Path(tmp, "model.o"), Path(tmp, soname)
-        source.write_bytes(obj)
-        command = [driver, "-shared", "-o", str(library), str(source), f"-Wl,-soname,{soname}"]
-        command += ["-Wl,-z,defs", "-Wl,--as-needed", "-lm"]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise CompileError([Diagnostic("error", f"'{driver}' could not link: {done.stderr.strip()}")])
-        return library.read_bytes()
+    command = [driver, "-shared", "-o", str(library), str(obj), f"-Wl,-soname,{soname}"]
+    command += ["-Wl,-z,defs", "-Wl,--as-needed", "-lm"]
+    for path in libraries:
+        command += [path, f"-Wl,--disable-new-dtags,-rpath,{Path(path).parent}"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CompileError([Diagnostic("error", f"'{driver}' could not link: {done.stderr.strip()}")])
 
 
 # The C header ------------------------------------------------------------------------------------
@@ -229,8 +241,19 @@ def _wrap(head: str, items: list[str], tail: str = ");", indent: str = "") -> st
     return f"{indent}{head}(\n" + ",\n".join(f"{indent}    {item}" for item in items) + tail
 
 
-def header(entry: Entry, target: Target, source: str, opt: int = 3) -> str:
-    """The C header of a compiled entry: descriptors, the symbol, shapes, two call helpers."""
+SERIAL = "The code is serial and needs only libc and libm (it may malloc temporaries)."
+
+
+def header(
+    entry: Entry,
+    target: Target,
+    source: str,
+    opt: int = 3,
+    made_by: str = "versa-translate",
+    runtime: str = SERIAL,
+) -> str:
+    """The C header of a compiled entry: descriptors, the symbol, shapes, two call helpers;
+    `runtime` says what the code needs to run (a sentence of the header's comment)."""
     name, prefix, n_in = entry.name, entry.name.upper(), len(entry.inputs)
     buffers = [*entry.inputs, *entry.outputs]
     labels = [f"arg{i}" for i in range(n_in)] + [f"result{i}" for i in range(len(entry.outputs))]
@@ -248,13 +271,13 @@ def header(entry: Entry, target: Target, source: str, opt: int = 3) -> str:
     packed = _wrap(f"{name}_run", [f"({b.c_type} *)buffers[{i}]" for i, b in enumerate(buffers)], indent="  ")
     guard = f"VERSA_{prefix}_H"
     return f"""\
-/* The C interface of '{name}', compiled ahead of time by versa-translate from {source}
+/* The C interface of '{name}', compiled ahead of time by {made_by} from {source}
  * (target {target.name}, -O{opt}); generated, do not edit.
  *
  * {name}({", ".join(shapes[:n_in])})
  *   -> {", ".join(shapes[n_in:]) or "nothing"}
  * Inputs, then one caller-allocated output per result: C-contiguous buffers of the shapes
- * below. The code is serial and needs only libc and libm (it may malloc temporaries). */
+ * below. {runtime} */
 #ifndef {guard}
 #define {guard}
 

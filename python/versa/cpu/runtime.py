@@ -4,9 +4,15 @@ The entry point is compiled with `llvm.emit_c_interface`; after `lower-to-llvm` 
 out-params (`buffer-results-to-out-params`), so `_mlir_ciface_<entry>` takes one memref
 descriptor pointer per input and then one per result. The wrapper checks that count against the
 lowered signature rather than assuming it.
+
+The compile cache (`versa.cache`, on unless VERSA_CACHE_DIR=off) hooks in here, so every
+compile that JITs shares it: the key is taken before the pipeline runs; a hit loads the code of
+an earlier compile and runs neither the pipeline nor LLVM (`module` is then left unlowered and
+`JitFunction.module` is None), a miss compiles and writes the entry.
 """
 
 import ctypes
+import dataclasses
 import math
 import sys
 import time
@@ -15,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from versa import compiler
+from versa import compiler, log
+from versa.cache import jit as cached
 from versa.cpu import openmp
 from versa.cpu.memref import PackedCall
 from versa.cpu.symbols import check_external_symbols
@@ -26,6 +33,7 @@ from versa.passes.common.base import collect
 from versa.signature import TensorSpec, find_function
 
 CACHE_LINE = 64  # bytes; the alignment of the arrays a compiled function hands out
+_log = log.get("jit")
 
 
 @dataclass(frozen=True)
@@ -137,7 +145,11 @@ def _has_bf16(module: ir.Module) -> bool:
 
 
 class JitFunction:
-    """A versa function compiled to machine code; call it with NumPy arrays."""
+    """A versa function compiled to machine code; call it with NumPy arrays. `from_cache`: its
+    code came from the compile cache (`module` is None then: no lowered module exists)."""
+
+    from_cache = False
+    library: ctypes.CDLL | None = None  # the cached code, loaded (the engine holds it otherwise)
 
     def __init__(
         self,
@@ -146,15 +158,28 @@ class JitFunction:
         *,
         pipeline: Sequence[compiler.Element] | str = "lower-to-llvm",
         llvm_opt_level: int = 3,  # LLVM's -O for the machine code (the pipeline sets Versa's tier)
+        cache: bool = True,  # False: always compile (for a caller that reads `module` or `engine`)
+        module_digest: str | None = None,  # `cache.keys.module_digest(module)`, if the caller has it
     ):
         function = find_function(module, entry)
         self.name = function.attributes["sym_name"].value
         self.inputs = [TensorSpec.of(t) for t in function.type.inputs]
         self.outputs = [TensorSpec.of(t) for t in function.type.results]
-        function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(module.context)
         elements = compiler.parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
+        cache = cached.store() if cache else None
+        key = cached.key(module, elements, llvm_opt_level, module_digest) if cache else None
+        function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(module.context)
+        hit = cached.load(cache, key, self.name, self.inputs, self.outputs) if cache else None
+        if hit is not None:
+            self.module, self.engine, self.library, self.from_cache = None, None, hit.library, True
+            self.memory = MemoryUse(**hit.memory)
+            self._ready(hit.address)
+            return
         compiler.run_passes(module, elements)
-        self._load(module, llvm_opt_level)
+        self._load(module, llvm_opt_level, position_independent=cache is not None)
+        if cache is not None:
+            memory = dataclasses.asdict(self.memory)
+            cached.save(cache, key, self.engine, self.name, self.inputs, self.outputs, memory)
 
     @classmethod
     def lowered(
@@ -173,8 +198,9 @@ class JitFunction:
         function._load(module, llvm_opt_level)
         return function
 
-    def _load(self, module: ir.Module, llvm_opt_level: int) -> None:
-        """The lowered `module` compiled by LLVM, its entry looked up and made callable."""
+    def _load(self, module: ir.Module, llvm_opt_level: int, position_independent: bool = False) -> None:
+        """The lowered `module` compiled by LLVM, its entry looked up and made callable;
+        `position_independent` code can be linked into a shared library (the cache's)."""
         self._check_signature(module)
         check_external_symbols(module, openmp.provides)
         libraries = openmp.shared_libraries()  # the allowlist (SECURITY.md)
@@ -183,17 +209,26 @@ class JitFunction:
             # accesses its x86 backend cannot select: it aborts the process ("Do not know how
             # to soft promote"). Our vector code is MLIR's; O2 loses nothing measurable there.
             llvm_opt_level = 2
+            _log.info("%s: LLVM -O2, not -O3 (the module holds bf16)", self.name)
+        start = time.perf_counter()
         try:
-            self.engine = ExecutionEngine(module, opt_level=llvm_opt_level, shared_libs=libraries)
+            self.engine = ExecutionEngine(
+                module, opt_level=llvm_opt_level, shared_libs=libraries, enable_pic=position_independent
+            )
             address = self.engine.raw_lookup(f"_mlir_ciface_{self.name}")
         except (RuntimeError, ValueError) as err:
             raise CompileError([Diagnostic("error", f"JIT compilation failed: {err}")]) from None
+        _log.info("%s: LLVM -O%d in %.3f s", self.name, llvm_opt_level, time.perf_counter() - start)
         if not address:  # LLVM could not materialise the function: never call address 0
             raise CompileError(
                 [Diagnostic("error", f"JIT compilation failed: no code for '_mlir_ciface_{self.name}'")]
             )
         self.module = module
         self.memory = _memory_use(module, self.name, self.inputs, self.outputs)
+        self._ready(address)
+
+    def _ready(self, address: int) -> None:
+        """Callable: `address` is the entry's `_mlir_ciface_` wrapper."""
         self._pool = OutputPool(self.outputs)
         self._call = PackedCall(address, [s.shape for s in (*self.inputs, *self.outputs)])
 

@@ -24,7 +24,9 @@ import llvmlite.binding as llvm
 from versa.diagnostics import CompileError, Diagnostic, location_line_col
 from versa.mlir import ir
 
-LIBC = frozenset(["malloc", "free", "aligned_alloc", "calloc", "realloc", "memcpy", "memmove", "memset"])
+LIBC = frozenset(
+    ["malloc", "free", "aligned_alloc", "calloc", "realloc", "memcpy", "memmove", "memset", "clock_gettime"]
+)
 _MATH = (
     "exp exp2 expm1 log log2 log10 log1p pow sqrt cbrt sin cos tan asin acos atan atan2 sinh cosh "
     "tanh asinh acosh atanh erf erfc fabs floor ceil round trunc rint fmod copysign fma hypot"

@@ -19,21 +19,17 @@ database inside the lock: two tuners writing at once both keep their entries.
 """
 
 import datetime
-import fcntl
-import hashlib
-import importlib.metadata
-import importlib.util
 import json
 import os
-import tempfile
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from versa import environment
+from versa.files import atomic_write, locked
 from versa.targets import Target
+from versa.version import source_digest, version
 
 DEFAULT_PATH = "versa-tuning.json"  # where a tune with no database named writes
 SCHEMA = 1
@@ -42,11 +38,7 @@ SCHEMA = 1
 @cache
 def code_digest() -> str:
     """A digest of the codegen strategies' source (passes/cpu/strategies/*.py)."""
-    spec = importlib.util.find_spec("versa.passes.cpu.strategies")  # found, not imported
-    digest = hashlib.sha256()
-    for path in sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
-    return f"{importlib.metadata.version('versa')}+{digest.hexdigest()[:12]}"
+    return f"{version()}+{source_digest(('versa.passes.cpu.strategies',), recursive=False)[:12]}"
 
 
 def database_path(tuning_db: str | None) -> str:
@@ -110,16 +102,13 @@ class TuningDb:
     def save(self, new: list[Entry]) -> None:
         """Merge `new` into the file (read again under the lock) and replace it atomically."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(self.path):
+        with locked(self.path):
             current = TuningDb.load(self.path).entries if self.path.exists() else {}
             current.update({e.key: e for e in new})
             text = json.dumps(
                 {"schema": SCHEMA, "entries": [asdict(e) for e in current.values()]}, indent=1, sort_keys=True
             )
-            fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
-            with os.fdopen(fd, "w") as handle:
-                handle.write(text + "\n")
-            os.replace(temporary, self.path)
+            atomic_write(self.path, (text + "\n").encode())
             self.entries = current
 
 
@@ -133,13 +122,3 @@ def _read(path: str, size: int, mtime: int) -> tuple[tuple[str, Entry], ...]:
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ValueError(f"{path}: not a Versa tuning database ({err})") from None
     return tuple((e.key, e) for e in entries)
-
-
-@contextmanager
-def _locked(path: Path):
-    with open(path.with_name(path.name + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from versa import log
 from versa.options import CompileOptions
 from versa.passes.cpu.strategies import strategy_at
 from versa.passes.cpu.strategies.space import InvalidPoint, as_json
@@ -36,6 +37,7 @@ ROUNDS = 5
 CLOSE = 0.05  # re-measure when the best two are this close
 GAIN = 0.02  # a move needs this much
 SLICE_S = 0.01  # one timing: back-to-back calls for about this long
+_log = log.get("tuning")
 
 
 @dataclass
@@ -197,6 +199,7 @@ def tune(
             reports.append(KernelReport(kernel, entry.default_s, entry.best_s, entry.point, cached=True))
         else:
             todo.append(kernel)
+    _log.info("%d kernel(s) to tune, %d already in %s", len(todo), len(reports), database)
     if not todo:
         return reports
     owned = pool is None
@@ -212,6 +215,11 @@ def tune(
             if report.best_s:
                 db.save([_entry(report, options)])
             bar.set_postfix_str(f"{kernel.signature.summary[:40]}: {report.speedup:.2f}x")
+            _log.info(
+                "kernel %d/%d %s: %d points measured, %.2fx at %s",
+                *(i + 1, len(todo), kernel.signature.summary, report.measured + 1, report.speedup),
+                report.point or "(failed)",
+            )
             bar.update(1)
     finally:
         bar.close()

@@ -25,6 +25,7 @@ CASES = {
     "odd_5x9x11": ((1, 5, 9, 11), (7, 3, 2), [1, 2], [1, 0, 1, 1], [1, 1]),
     "batch2": ((2, 4, 7, 9), (35, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1]),
     "stride_skips_rows": ((1, 3, 2, 8), (4, 1, 1), [2, 3], [0, 0, 0, 0], [1, 1]),  # rows/cols unread
+    "1x1_s2_batch2": ((2, 24, 9, 8), (40, 1, 1), [2, 2], [0, 0, 0, 0], [1, 1]),  # NHWC: gather, matmul
     # Depthwise (linalg.depthwise_conv_2d_*): channels that leave partial vectors, strides,
     # dilation; then grouped convs (a named conv per group) and a channel multiplier of 2.
     "depthwise_3x3": ((1, 40, 9, 11), (40, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 40),

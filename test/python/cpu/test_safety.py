@@ -173,7 +173,7 @@ def test_allowlist_is_one_place_and_holds_only_openmp():
 def test_the_engine_gets_only_allowlisted_libraries(monkeypatch):
     given = []
 
-    def engine(module, *, opt_level, shared_libs):
+    def engine(module, *, opt_level, shared_libs, enable_pic=False):
         given.extend(shared_libs)
         raise RuntimeError("stop after recording")
 

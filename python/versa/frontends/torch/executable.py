@@ -6,7 +6,6 @@ and the torch.compile backend.
 (torch.compile's, or a partition) imported, converted and compiled, called boxed.
 """
 
-import hashlib
 import os
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ import numpy as np
 import torch
 
 from versa import targets
+from versa.cache.keys import module_digest
 from versa.cpu import runtime
 from versa.diagnostics import CompileError, Diagnostic
 from versa.gpu import Program, compile_gpu, driver
@@ -80,11 +80,12 @@ class Executable:
     CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
     torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
 
-    def __init__(self, module: ir.Module, options: CompileOptions):
+    def __init__(self, module: ir.Module, options: CompileOptions, module_digest: str | None = None):
         self.program: Program | None = None
         self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
-        if options.on_cpu:  # the JIT: the host or an ISA level it runs
-            self._function = runtime.JitFunction(module, pipeline=options.passes())
+        if options.on_cpu:  # the JIT (and its compile cache): the host or an ISA level it runs
+            passes = options.passes()
+            self._function = runtime.JitFunction(module, pipeline=passes, module_digest=module_digest)
         else:  # the PTX is always built at -O3 (translate.emit_ptx)
             passes = options.versa_passes()  # versa-layout takes the GPU's conv layout, like a CPU's
             self.program = compile_gpu(module, options.target, None, passes, options.matmul_precision)
@@ -115,13 +116,12 @@ def executable(module: ir.Module, options: CompileOptions) -> Executable:
     """`Executable(module, ...)`, shared by every graph whose module prints the same: Dynamo
     retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
     specialization to B again (or a second `versa.compile` of one model) is then no recompile."""
-    text = module.operation.get_asm(enable_debug_info=False)
-    digest = hashlib.blake2b(text.encode(), digest_size=32).digest()
+    digest = module_digest(module)  # also the compile cache's, printed once (large with weights)
     key = (digest, options, _database_state(options.tuning_db))
     if key in _EXECUTABLES:
         _EXECUTABLES.move_to_end(key)
     else:
-        _EXECUTABLES[key] = Executable(module, options)
+        _EXECUTABLES[key] = Executable(module, options, digest)
         if len(_EXECUTABLES) > EXECUTABLE_CACHE_SIZE:
             _EXECUTABLES.popitem(last=False)
     return _EXECUTABLES[key]

@@ -16,7 +16,7 @@ from torch.export.graph_signature import InputKind, InputSpec, OutputKind
 from torch_mlir import fx
 from torch_mlir.compiler_utils import TorchMlirCompilerError
 from torch_mlir.dialects import torch as torch_dialect
-from torch_mlir.extras.fx_importer import FxImporter, FxImporterHooks
+from torch_mlir.extras.fx_importer import FxImporterHooks
 
 from versa.context import make_context
 from versa.diagnostics import CompileError, Diagnostic
@@ -31,6 +31,7 @@ from .decompositions import (
     updates_running_stats,
 )
 from .fallback import load_torch_c
+from .locations import source_importer
 from .types import TORCH_DTYPES, TORCH_ELEMENT
 
 # What torch-mlir's importer raises on a graph it cannot express: its own errors, and asserts and
@@ -123,7 +124,7 @@ def import_program(model, example_inputs: Sequence, context: ir.Context) -> tupl
                     output_type="raw",
                     decomposition_table={},
                     backend_legal_ops=BACKEND_LEGAL_OPS,
-                    fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
+                    fx_importer=source_importer(context, _WeightHooks()),
                 )
     except IMPORT_ERRORS as err:
         raise _import_error(err) from None
@@ -250,7 +251,7 @@ def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.
             return fx.stateless_fx_import(
                 torch.fx.GraphModule(graph_module, graph),
                 output_type="raw",
-                fx_importer=FxImporter(context=context, hooks=_WeightHooks()),
+                fx_importer=source_importer(context, _WeightHooks()),
                 backend_legal_ops=BACKEND_LEGAL_OPS,
             )
     except IMPORT_ERRORS as err:

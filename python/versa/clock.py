@@ -103,3 +103,14 @@ def measure_ghz(threads: int = 1, repeat: int = 5, seconds: float = 0.02) -> flo
 
 def _into(times: list[float], i: int, fn, n: int) -> None:
     times[i] = _run(fn, n)
+
+
+FMA_PIPES = 2  # full-width FMA units per core: Intel server cores since Skylake-SP, Zen 5
+
+
+def fma_peak_gflops(cores: int, lanes: int, ghz: float) -> float:
+    """f32 GFLOP/s if `cores` cores ran `lanes`-wide FMAs (2 flops) on both pipes each cycle at
+    `ghz`. `lanes` is the code's ISA's (a Versa target's `lanes(32)`), not necessarily the
+    machine's widest. Cores with one FMA pipe, or Zen 4, which splits a 512-bit FMA into two
+    256-bit halves, never reach it: this is the formula's peak, an upper bound."""
+    return cores * lanes * FMA_PIPES * 2 * ghz

@@ -1,0 +1,74 @@
+"""The per-layer profile (versa.optimizer.profile): kernels timed by a profiling compile, mapped
+back to torch module paths and versa IR lines, FLOPs from the source ops."""
+
+import numpy as np
+import pytest
+import torch
+from versa import compiler
+from versa.context import make_context
+from versa.frontends.torch.api import import_torch
+from versa.optimizer.profile import profile_module
+from versa.options import CompileOptions
+
+ROUNDS = 5
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.head = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(16 * 8 * 8, 10))
+
+    def forward(self, x):
+        return torch.softmax(self.head(torch.relu(self.stem(x))), -1)
+
+
+@pytest.fixture(scope="module")
+def profile():
+    torch.manual_seed(0)
+    x = torch.randn(1, 8, 8, 8)
+    module = import_torch(Net().eval(), [x])
+    return profile_module(module, CompileOptions.create(), [x.numpy()], rounds=ROUNDS)
+
+
+def test_every_kernel_ran_once_per_call_and_the_parts_add_up(profile):
+    assert profile.layers
+    assert all(layer.calls == 1 for layer in profile.layers)
+    assert profile.attributed_ms == pytest.approx(sum(layer.ms for layer in profile.layers))
+    # The marks sit inside the call: their sum cannot exceed the median call (a little slack
+    # for the median of the call against the mean of the parts).
+    assert 0 < profile.attributed_ms <= 1.5 * profile.instrumented_ms
+    assert sum(layer.percent for layer in profile.layers) == pytest.approx(100)
+
+
+def test_layers_are_named_by_module_path_with_the_flops_of_their_op(profile):
+    by_path = {}
+    for layer in profile.layers:
+        for source in layer.sources:
+            by_path.setdefault(source, []).append(layer)
+    conv = [layer for layer in by_path["stem"] if layer.flops]
+    assert len(conv) == 1 and "conv2d" in conv[0].family
+    assert conv[0].flops == 2 * (16 * 8 * 8) * (8 * 3 * 3)
+    assert conv[0].rate_unit == "GFLOP/s" and conv[0].rate > 0
+    linear = [layer for layer in by_path["head.1"] if layer.flops]
+    assert len(linear) == 1 and linear[0].flops == 2 * 1024 * 10
+    softmax = [layer for layer in profile.layers if "softmax" in layer.family]
+    assert softmax and softmax[0].rate_unit == "GB/s"
+
+
+def test_textual_ir_is_located_by_line():
+    text = """
+func.func @main(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<64x48xf32> {
+  %0 = "versa.matmul"(%a, %b) : (tensor<64x32xf32>, tensor<32x48xf32>) -> tensor<64x48xf32>
+  %1 = "versa.tanh"(%0) : (tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %1 : tensor<64x48xf32>
+}
+"""
+    module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((64, 32), np.float32), rng.standard_normal((32, 48), np.float32)]
+    profile = profile_module(module, CompileOptions.create(opt_level=2), inputs, rounds=ROUNDS)
+    sources = {s for layer in profile.layers for s in layer.sources}
+    assert "line 3:8" in sources
+    flops = [layer.flops for layer in profile.layers if layer.flops]
+    assert flops == [2 * 64 * 48 * 32]
