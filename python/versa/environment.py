@@ -12,9 +12,11 @@ run is reproduced from its options alone: a pass never reads the environment.
                                   ~/.cache/versa); `off` (or 0, none, "") disables it (versa.cache)
     VERSA_CACHE_SIZE=N[KMG]       the cache's size limit in bytes (default 2G; versa.cache)
     VERSA_LOG=warning|info|debug  what Versa logs to stderr (versa.log; default warning)
+    VERSA_FOLLOW_LOAD=1           OpenMP teams shrink to the cores other jobs leave free (a
+                                  shared machine; versa.cpu.openmp); default: a fixed team
 
-The cache and the log are not compile options: they change how long a compile takes and what it
-prints, never the code it produces.
+The cache, the log and the team policy are not compile options: they change how long a compile
+or a call takes and what it prints, never the code a compile produces.
 """
 
 import os
@@ -28,6 +30,7 @@ TUNING_DB = "VERSA_TUNING_DB"
 CACHE_DIR = "VERSA_CACHE_DIR"
 CACHE_SIZE = "VERSA_CACHE_SIZE"
 LOG = "VERSA_LOG"
+FOLLOW_LOAD = "VERSA_FOLLOW_LOAD"
 CACHE_OFF = ("off", "0", "none", "false", "no")
 DEFAULT_CACHE_SIZE = 2 << 30
 LOG_LEVELS = ("warning", "info", "debug")
@@ -47,6 +50,11 @@ def num_threads() -> int:
 
 def codegen_strict() -> bool:
     return bool(os.environ.get(CODEGEN_STRICT))
+
+
+def follow_load() -> bool:
+    """Whether OpenMP team sizes follow the machine's load (VERSA_FOLLOW_LOAD set, not 0/off)."""
+    return os.environ.get(FOLLOW_LOAD, "").strip().lower() not in ("", *CACHE_OFF)
 
 
 def tuning_db() -> str:

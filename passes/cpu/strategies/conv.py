@@ -69,6 +69,8 @@ ROLES = {"NHWC": ("ow", "f"), "NCHW": ("f", "ow"), "DEPTHWISE_NHWC": ("ow", "c")
 # 256->256 at 56x56 75 -> 40. Packing alone gained 20%, blocking alone nothing; smaller
 # filters (128 channels) and strided or 1x1 convs gained nothing or lost up to 25% packed.
 PACK_REUSE = 4
+# Filters this many times the image's bytes are split across threads (not the output rows).
+FILTERS_OVER_IMAGE = 4
 
 
 def _divisor_or_max(most: int, extent: int) -> int:
@@ -135,10 +137,12 @@ class ConvStrategy(Strategy):
         filters = math.prod(w_shape) * element
         image = math.prod(ir.ShapedType(op.operands[0].type).shape) * element
         f_even = f % (threads * (rows if layout == "NCHW" else vec)) == 0
-        # Split the filters where they outweigh the image (deep layers: 512 channels at 7x7):
-        # each thread then streams half of them, not all; 3x3 512->512 at 7x7 ran 1.6x faster
-        # on 2 threads, 256->256 at 14x14 1.3x (and rows split 7 as 4 + 3).
-        by_filters = f_even and layout != "DEPTHWISE_NHWC" and filters > image
+        # Split the filters where they far outweigh the image (deep layers: 512 channels at
+        # 7x7): each thread then streams its share of them, not all. 3x3 convs on 2 threads
+        # (Emerald Rapids): 512->512 at 7x7 (filters 94x the image) 2.94 -> 1.86 ms,
+        # 256->256 at 14x14 (12x) 1.36 -> 1.12; 128->128 at 28x28 (1.5x) 1.07 -> 1.11, so not
+        # there; 64->64 at 56x56 (0.2x) 1.38 -> 1.45.
+        by_filters = f_even and layout != "DEPTHWISE_NHWC" and filters > FILTERS_OVER_IMAGE * image
         if threads > 1 and oh >= threads and not by_filters:
             thread_dim, thread_tile = "oh", -(-oh // threads)
         elif threads > 1 and f_even:

@@ -17,6 +17,8 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from versa import environment
+
 ALLOWED_NAMES = ("libiomp5.so", "libomp.so", "libomp.so.5")
 ALLOWED_DIRS = (Path(sys.prefix) / "lib", Path(sys.base_prefix) / "lib", Path("/usr/lib/x86_64-linux-gnu"))
 
@@ -31,12 +33,16 @@ ALLOWED_DIRS = (Path(sys.prefix) / "lib", Path(sys.base_prefix) / "lib", Path("/
 # worker costs ~55 µs a region: a 64K-element add, 6.8 µs on one thread, 64.6 on two, at 0).
 BLOCKTIME = "1ms"
 
-# Team sizes follow the machine's load (libiomp's `load_balance` dynamic mode: each parallel
-# region gets the cores no other runnable thread holds, counted from /proc once a second). With
-# a fixed team, regions are split statically and end at a barrier, so on cores other jobs share
-# every region waits for the worker that has no core: MobileNetV2 batch 1 at 2 threads beside
-# two busy processes ran 111 ms a call against 22.5 ms in this mode (5.9 vs 6.1 ms idle, where it
-# keeps both threads). Set through `kmp_set_defaults`, which only libiomp reads: the OMP_DYNAMIC
+# With VERSA_FOLLOW_LOAD, team sizes follow the machine's load (libiomp's `load_balance` dynamic
+# mode: each parallel region gets the cores no other runnable thread holds, counted from /proc
+# once a second). With a fixed team, regions are split statically and end at a barrier, so on
+# cores other jobs share every region waits for the worker that has no core: MobileNetV2 batch 1
+# at 2 threads beside two busy processes ran 111 ms a call against 22.5 ms in this mode;
+# ResNet-50 beside one busy process 155 against 137 ms. But on a quiet machine the mode counts
+# our own spinning workers as load and often runs a region on one thread: ResNet-50 78 ms
+# against 58 with a fixed team, a 128x768x3072 linear layer 11.1 against 4.9 ms (2 threads,
+# Emerald Rapids). So the default is the fixed team, as every peer runtime's, and a shared
+# machine opts in. Set through `kmp_set_defaults`, which only libiomp reads: the OMP_DYNAMIC
 # environment variable would also change torch's libgomp. A user's OMP_DYNAMIC or
 # KMP_DYNAMIC_MODE wins.
 DYNAMIC_DEFAULTS = (b"OMP_DYNAMIC=true", b"KMP_DYNAMIC_MODE=load_balance")
@@ -56,9 +62,9 @@ def runtime_library() -> str | None:
 
 
 def _follow_load(library: ctypes.CDLL) -> None:
-    """Let team sizes shrink while other jobs hold cores (DYNAMIC_DEFAULTS), before the runtime's
-    first region reads its settings."""
-    if "OMP_DYNAMIC" in os.environ or "KMP_DYNAMIC_MODE" in os.environ:
+    """With VERSA_FOLLOW_LOAD, let team sizes shrink while other jobs hold cores
+    (DYNAMIC_DEFAULTS), before the runtime's first region reads its settings."""
+    if not environment.follow_load() or "OMP_DYNAMIC" in os.environ or "KMP_DYNAMIC_MODE" in os.environ:
         return
     if hasattr(library, "kmp_set_defaults"):
         for setting in DYNAMIC_DEFAULTS:

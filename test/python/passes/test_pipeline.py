@@ -137,10 +137,19 @@ def test_threads_come_from_the_option_then_the_environment(monkeypatch):
     assert LowerToLLVM(opt_level=3).thread_count() == available_cores()
 
 
-@pytest.mark.parametrize("environment, dynamic", [({}, 1), ({"OMP_DYNAMIC": "false"}, 0)])
-def test_openmp_teams_follow_the_load_unless_the_user_says(environment, dynamic):
-    """Team sizes shrink while other jobs hold the cores (openmp.DYNAMIC_DEFAULTS), set in
-    libiomp alone; a user's OMP_DYNAMIC wins. A fresh process: the runtime reads it once."""
+@pytest.mark.parametrize(
+    "environment, dynamic",
+    [
+        ({}, 0),
+        ({"VERSA_FOLLOW_LOAD": "1"}, 1),
+        ({"VERSA_FOLLOW_LOAD": "1", "OMP_DYNAMIC": "false"}, 0),
+        ({"OMP_DYNAMIC": "true"}, 1),
+    ],
+)
+def test_openmp_teams_are_fixed_unless_asked_to_follow_the_load(environment, dynamic):
+    """A fixed team by default; with VERSA_FOLLOW_LOAD team sizes shrink while other jobs hold
+    the cores (openmp.DYNAMIC_DEFAULTS, set in libiomp alone); a user's OMP_DYNAMIC wins. A fresh
+    process: the runtime reads it once."""
     import os
     import subprocess
     import sys
@@ -153,7 +162,8 @@ def test_openmp_teams_follow_the_load_unless_the_user_says(environment, dynamic)
         "import ctypes; from versa.cpu import openmp; "
         "print(ctypes.CDLL(openmp.runtime_library()).omp_get_dynamic())"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_DYNAMIC", "KMP_DYNAMIC_MODE")}
+    unset = ("OMP_DYNAMIC", "KMP_DYNAMIC_MODE", "VERSA_FOLLOW_LOAD")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     result = subprocess.run(
         [sys.executable, "-c", probe], env=env | environment, capture_output=True, text=True, check=True
     )
