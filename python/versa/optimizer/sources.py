@@ -125,8 +125,8 @@ def _onnx(path: str, input_shapes: dict[str, list[int]] | None, threads: int) ->
 
     from versa.frontends.onnx import import_onnx, load
 
-    proto = load(path, input_shapes)
-    module = import_onnx(proto)
+    module = import_onnx(path, input_shapes)  # from the cache when this file was imported before
+    proto = load(path, input_shapes)  # ONNX Runtime runs the model as the importer read it
     rng = np.random.default_rng(SEED)
     graph_inputs = [i for i in proto.graph.input if i.name not in {t.name for t in proto.graph.initializer}]
     function = _entry(module)

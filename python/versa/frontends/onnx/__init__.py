@@ -1,180 +1,36 @@
-"""ONNX → versa: torch-mlir's ONNX importer, `convert-torch-onnx-to-torch`, then the torch rules.
+"""ONNX → versa (`importer.py`: torch-mlir's ONNX importer, `convert-torch-onnx-to-torch`, then
+the torch rules).
 
     module = versa.import_onnx("model.onnx")        # a versa module (weights as constants)
 
-Shapes are inferred with onnx's shape inference first (Versa compiles static shapes;
-`input_shapes={"x": [1, 3, 224, 224]}` fixes symbolic dims such as a batch "N"). Before that,
-`prepare` normalises what torch-mlir's ONNX conversion gets wrong or does not take: opsets
-before 13 are upgraded (Resize/Upsample from opset <= 10 keep their asymmetric coordinates),
-the shape arithmetic exporters emit (Shape -> Gather -> Div -> Concat -> Reshape) is folded to
-constants, so every tensor has a static shape, and an If of a constant condition becomes its
-taken branch (`onnx_fold`), then forms the conversion gets wrong (Gemm's alpha without C,
-ceil-mode pools, MaxPool's flat indices, DepthToSpace CRD) or turns into f64 (ReduceLogSumExp,
-f64 intermediates of f32 models) are rewritten (`onnx_rewrites`).
-Initializers become dense elements straight from their NumPy arrays (`_DenseCache`), not
-torch-mlir's resource blobs, which the Python bindings cannot read back.
+A file imported before is read back from the compile cache by its content (`cache/imports.py`)
+without loading torch, onnx or torch-mlir (~3 s of imports: most of a warm start); the
+importer's names (`load`, `onnx_to_torch`, ...) load it when first used.
 """
 
-import re
+import os
 
-import numpy as np
-import onnx
-from onnx import helper, numpy_helper, version_converter
-from torch_mlir.extras import onnx_importer
-
-from versa.diagnostics import CompileError, Diagnostic
-from versa.mlir import PassManager, ir
-
-from ..torch import rules  # noqa: F401  (fills the rule table)
-from ..torch.convert import convert_module
-from ..torch.importer import BACKEND_LEGAL_OPS, make_torch_context
-from .fold import FIRST_OPSET, fold_shape_arithmetic, opset
-from .rewrites import BEFORE_FOLDING, rewrite
-
-_TO_TORCH = (
-    "builtin.module(func.func(convert-torch-onnx-to-torch), "
-    f"torch-lower-to-backend-contract{{backend-legal-ops={','.join(BACKEND_LEGAL_OPS)}}}, canonicalize, cse)"
-)
+from versa.mlir import ir
 
 
-class _DenseCache(onnx_importer.ContextCache):
-    def tensor_proto_to_attr(self, tp: onnx.TensorProto) -> ir.Attribute:
-        element = self.tensor_proto_to_builtin_type(tp).element_type
-        array = np.asarray(numpy_helper.to_array(tp), order="C")  # (ascontiguousarray makes 0-d 1-d)
-        return ir.DenseElementsAttr.get(array, type=element, shape=list(array.shape))
+def import_onnx(source, input_shapes: dict[str, list[int]] | None = None) -> ir.Module:
+    """The versa module of an ONNX model (a path, the file's bytes, or a ModelProto;
+    `input_shapes` fixes symbolic input dims)."""
+    if isinstance(source, str) and os.path.isfile(source):
+        from versa.cache.imports import cached_import
+
+        def convert(context: ir.Context | None) -> ir.Module:
+            from .importer import import_uncached
+
+            return import_uncached(source, input_shapes)
+
+        return cached_import(source, "onnx", {"input_shapes": input_shapes or {}}, convert)
+    from .importer import import_uncached
+
+    return import_uncached(source, input_shapes)
 
 
-def load(
-    source: str | bytes | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
-) -> onnx.ModelProto:
-    """An ONNX model (a path, the file's bytes, or a proto) with inferred, static shapes."""
-    try:
-        if isinstance(source, str):
-            proto = onnx.load(source)
-        elif isinstance(source, bytes):
-            proto = onnx.load_from_string(source)
-        else:
-            proto = onnx.ModelProto()
-            proto.CopyFrom(source)  # never edit the caller's proto
-    except Exception as err:  # onnx raises DecodeError, ValidationError, OSError, ...
-        raise CompileError([Diagnostic("error", f"not a readable ONNX model: {err}")]) from None
-    _set_input_shapes(proto, input_shapes or {})
-    try:
-        return prepare(onnx.shape_inference.infer_shapes(_upgrade(proto)))
-    except CompileError:
-        raise
-    except Exception as err:
-        raise CompileError([Diagnostic("error", f"not a readable ONNX model: {err}")]) from None
+def __getattr__(name: str):
+    import importlib  # not `from . import importer`: that asks this very __getattr__ first
 
-
-def _set_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:
-    """Fix the graph inputs' dims; an input left with a symbolic dim is an error naming it."""
-    initialized = {t.name for t in proto.graph.initializer}
-    unknown = sorted(set(shapes) - {i.name for i in proto.graph.input})
-    if unknown:
-        raise CompileError([Diagnostic("error", f"input_shapes names no graph input: {', '.join(unknown)}")])
-    dynamic = []
-    for value in proto.graph.input:
-        dims = value.type.tensor_type.shape.dim
-        if value.name in shapes:
-            if len(shapes[value.name]) != len(dims):
-                raise CompileError(
-                    [
-                        Diagnostic(
-                            "error",
-                            f"input '{value.name}' has rank {len(dims)}, not {len(shapes[value.name])}",
-                        )
-                    ]
-                )
-            for d, n in zip(dims, shapes[value.name], strict=True):
-                d.Clear()
-                d.dim_value = int(n)
-        elif value.name not in initialized and any(not d.HasField("dim_value") for d in dims):
-            named = [d.dim_param or "?" if not d.HasField("dim_value") else str(d.dim_value) for d in dims]
-            dynamic.append(f"'{value.name}' [{', '.join(named)}]")
-    if dynamic:
-        message = (
-            f"Versa compiles static shapes; input(s) {', '.join(dynamic)} have symbolic dims: "
-            "give them with input_shapes={name: [dims]} (versa-import --input-shape name=1,3,224,224)"
-        )
-        raise CompileError([Diagnostic("error", message)])
-    if shapes:  # outputs and intermediates declared with symbolic dims: let inference redo them
-        for value in proto.graph.output:
-            for d in value.type.tensor_type.shape.dim:
-                if not d.HasField("dim_value"):
-                    d.Clear()
-        del proto.graph.value_info[:]
-
-
-def _upgrade(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """A model of an opset before 13 converted to opset 17 (onnx's version converter)."""
-    old = opset(proto)
-    if old >= FIRST_OPSET:
-        return proto
-    try:
-        new = version_converter.convert_version(proto, 17)
-    except Exception as err:
-        raise CompileError(
-            [Diagnostic("error", f"opset {old} is not supported and onnx cannot convert it to 17: {err}")]
-        ) from None
-    if old <= 10:  # Upsample and Resize-10 sample at asymmetric coordinates (x_out / scale);
-        # the converter leaves Resize-13's default (half_pixel), as does torch-mlir's Upsample
-        resized = {n.output[0] for n in proto.graph.node if n.op_type in ("Upsample", "Resize")}
-        for node in new.graph.node:
-            if node.op_type == "Resize" and node.output[0] in resized:
-                kept = [
-                    a
-                    for a in node.attribute
-                    if a.name not in ("coordinate_transformation_mode", "nearest_mode")
-                ]
-                del node.attribute[:]
-                node.attribute.extend(kept)
-                node.attribute.append(helper.make_attribute("coordinate_transformation_mode", "asymmetric"))
-                node.attribute.append(helper.make_attribute("nearest_mode", "floor"))
-    return new
-
-
-def prepare(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """`proto` (shapes inferred) rewritten where torch-mlir's conversion would go wrong."""
-    # folded first: the rewrites read static shapes (a DepthToSpace after a computed Reshape);
-    # ceil-mode pools before too, where they can: their Shape must fold to torch's output size
-    proto = rewrite(proto, BEFORE_FOLDING, f64=False)
-    return rewrite(fold_shape_arithmetic(proto))
-
-
-def onnx_to_torch(proto: onnx.ModelProto, context: ir.Context) -> ir.Module:
-    """The ONNX graph as a torch-dialect module (static shapes)."""
-    try:
-        info = onnx_importer.ModelInfo(proto)
-        module = info.create_module(context=context)
-        onnx_importer.NodeImporter.define_function(
-            info.main_graph, module.operation, _DenseCache(context)
-        ).import_all()
-        with context:
-            PassManager.parse(_TO_TORCH).run(module.operation)
-    except (onnx_importer.OnnxImportError, ir.MLIRError) as err:
-        raise CompileError([Diagnostic("error", _import_message(str(err), proto))]) from None
-    return module
-
-
-_ILLEGAL = re.compile(
-    r'error: "([^"]*)": failed to legalize operation .*?name = "onnx\.(\w+)"\}> ?(\{[^}]*\})?'
-)
-
-
-def _import_message(text: str, proto: onnx.ModelProto) -> str:
-    """torch-mlir's 'failed to legalize' dump, said as the ONNX node and op it could not take."""
-    match = _ILLEGAL.search(text)
-    if not match:
-        return f"could not import the ONNX model: {text}"
-    node, op, attrs = match.groups()
-    where = f"node '{node}'" if node else "an unnamed node"
-    given = f" with {attrs.replace('torch.onnx.', '')}" if attrs else ""
-    return f"torch-mlir's ONNX conversion does not take {op} (opset {opset(proto)}) at {where}{given}"
-
-
-def import_onnx(
-    source: str | bytes | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
-) -> ir.Module:
-    """The versa module of an ONNX model (`input_shapes` fixes symbolic input dims)."""
-    return convert_module(onnx_to_torch(load(source, input_shapes), make_torch_context()))
+    return getattr(importlib.import_module(f"{__name__}.importer"), name)
