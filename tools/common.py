@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from versa import log, targets
 from versa.diagnostics import CompileError
+from versa.optimizer import units
 
 TRACEBACK_ENV = "VERSA_TRACEBACK"
 
@@ -47,11 +48,8 @@ def configure_logging(verbosity: int = 0) -> None:
 
 
 def human_bytes(n: int) -> str:
-    """`n` bytes in binary units: 400000000000 -> '372.5 GiB'."""
-    value, units = float(n), ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-    while value >= 1024 and len(units) > 1:
-        value, units = value / 1024, units[1:]
-    return f"{n} B" if units[0] == "B" else f"{value:.1f} {units[0]}"
+    """`n` bytes in binary units: 400000000000 -> '372.5 GiB' (the optimizer's writing)."""
+    return units.size(n)
 
 
 def read_input(path: str) -> tuple[str, bytes]:

@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         not args.no_artifact,
         args.tune,
         args.tuning_db,
+        progress=not args.quiet and len(args.models) == 1,  # a batch: a bar over the models
     )
     _log_file(args.log_file)
     try:

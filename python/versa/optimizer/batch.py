@@ -9,8 +9,11 @@ how many ran at once (`steps`' detail), and a figure to rely on comes from `--jo
 
 import os
 import re
+import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
+
+from tqdm import tqdm
 
 from .index import ModelResult
 from .run import Settings, optimize_model
@@ -68,13 +71,16 @@ def optimize_many(
     if ray:
         return _on_ray(work, settings, force, formats, ray)
     if jobs <= 1:
-        return [optimize_one(m, settings, d, force, formats) for m, d in work]
+        bar = tqdm(work, unit="model", leave=False, file=sys.stderr, disable=None if len(work) > 1 else True)
+        return [optimize_one(m, settings, d, force, formats) for m, d in bar]
     results: dict[int, ModelResult] = {}
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
         futures = {
             pool.submit(optimize_one, m, settings, d, force, formats): i for i, (m, d) in enumerate(work)
         }
-        for future in as_completed(futures):
+        for future in tqdm(
+            as_completed(futures), total=len(futures), unit="model", leave=False, file=sys.stderr
+        ):
             i = futures[future]
             try:
                 results[i] = future.result()

@@ -105,6 +105,6 @@ def memory(source: Source, function: JitFunction) -> dict:
         "inputs_bytes": use.inputs,
         "outputs_bytes": use.outputs,
         "peak_bytes": use.peak + weights,
-        "reference_peak_bytes": None,
+        "reference_peak_bytes": None,  # reference_memory.measure, in a fresh process
         "buffers": buffers,
     }

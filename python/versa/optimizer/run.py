@@ -10,12 +10,14 @@ interleaved calls at the same thread count; the profile is `profile.py`'s.
 import contextlib
 import logging
 import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
+from tqdm import tqdm
 
 from versa import clock, compiler, targets, tolerance
 from versa.cpu.runtime import JitFunction
@@ -23,7 +25,7 @@ from versa.diagnostics import CompileError
 from versa.options import CompileOptions
 from versa.signature import find_function
 
-from . import compile_log, measure
+from . import compile_log, measure, reference_memory
 from . import profile as profiling
 from .decisions import decisions
 from .sources import Source, load_model
@@ -41,17 +43,27 @@ class Settings:
     artifact: bool = True
     tune_s: float = 0.0  # > 0: versa-tune the model's kernels first, within this budget
     tuning_db: str | None = None  # where tuned points go (default: VERSA_TUNING_DB or ./versa-tuning.json)
+    progress: bool = False  # a progress bar of the steps on stderr (when it is a terminal)
+
+
+STEPS = ("import", "compile", "validate", "benchmark", "profile", "memory", "artifact")
 
 
 class _Steps:
-    """The report's steps, each timed; a failed one records its error and re-raises _Stop."""
+    """The report's steps, each timed and shown on a progress bar (tqdm, on a terminal); a
+    failed one records its error and re-raises _Stop."""
 
-    def __init__(self, report: dict):
+    def __init__(self, report: dict, progress: bool):
         self.report = report
+        self.bar = tqdm(
+            total=len(STEPS), desc=report["model"]["name"], unit="step", leave=False,
+            disable=None if progress else True, file=sys.stderr,
+        )  # fmt: skip
 
     @contextlib.contextmanager
     def step(self, name: str) -> Iterator[dict]:
         entry = {"name": name, "seconds": 0.0, "status": "ok", "detail": None}
+        self.bar.set_postfix_str(name)
         start = time.perf_counter()
         try:
             yield entry
@@ -62,6 +74,7 @@ class _Steps:
         finally:
             entry["seconds"] = time.perf_counter() - start
             self.report["steps"].append(entry)
+            self.bar.update(1 if name in STEPS else 0)
 
     def _fail(self, entry: dict, name: str, message: str) -> None:
         entry["status"], entry["detail"] = "failed", message.splitlines()[0][:500]
@@ -137,11 +150,12 @@ def optimize_model(model, settings: Settings, out_dir: str | None = None, exampl
         "artifact": None,
         "errors": [],
     }
-    steps = _Steps(report)
+    steps = _Steps(report, settings.progress)
     with contextlib.suppress(_Stop):
         _run(model, settings, options, report, steps, out_dir, example_inputs)
+    steps.bar.close()
     done = {s["name"] for s in report["steps"]}
-    for name in ("import", "compile", "validate", "benchmark", "profile", "memory", "artifact"):
+    for name in STEPS:
         if name not in done:
             steps.skip(name, "an earlier step failed")
     return report
@@ -198,8 +212,13 @@ def _run(model, settings, options, report, steps, out_dir, example_inputs) -> No
     with steps.step("profile"):
         found = profiling.profile_module(source.module, options, source.inputs, settings.rounds)
         report["profile"] = profiling.as_report(found, report["machine"]["fma_peak_gflops"])
-    with steps.step("memory"):
+    with steps.step("memory") as entry:
         report["memory"] = measure.memory(source, function)
+        peak = reference_memory.measure(model, source.format, settings.input_shapes, options.threads)
+        report["memory"]["reference_peak_bytes"] = peak
+        entry["detail"] = (
+            "the reference measured in a fresh process" if peak is not None else "no reference measurement"
+        )
     if settings.artifact and out_dir is not None:
         with steps.step("artifact"):
             from .artifact import write_artifact

@@ -24,13 +24,14 @@ def seconds(value: float | None) -> str:
 
 
 def size(value: int | float | None) -> str:
-    """Bytes in binary units: memory is allocated in pages and arenas, not in powers of ten."""
+    """Bytes in binary units (memory is allocated in pages and arenas, not in powers of ten):
+    400000000000 -> '372.5 GiB'. The tools write sizes with it too (`tools/common.py`)."""
     if value is None:
         return "—"
-    for unit, scale in (("GiB", 1024**3), ("MiB", MIB), ("KiB", 1024)):
-        if value >= scale:
-            return f"{value / scale:.1f} {unit}"
-    return f"{value:.0f} B"
+    scaled, units = float(value), ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    while scaled >= 1024 and len(units) > 1:
+        scaled, units = scaled / 1024, units[1:]
+    return f"{value:.0f} B" if units[0] == "B" else f"{scaled:.1f} {units[0]}"
 
 
 def speedup(value: float | None) -> str:

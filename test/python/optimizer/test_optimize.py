@@ -43,6 +43,7 @@ def test_onnx_model_gets_a_checked_profiled_report_and_a_library(tmp_path):
     assert len(convs) == 2  # conv1 and conv2, each credited once, named by their ONNX nodes
     assert all(any("Conv" in s for s in layer["sources"]) for layer in convs)
     assert report["memory"]["weights_bytes"] > 0 and report["memory"]["arena_bytes"] >= 0
+    assert report["memory"]["reference_peak_bytes"] > 0  # ONNX Runtime's, in a fresh process
     library = ctypes.CDLL(str(out / report["artifact"]["library"]))
     assert library._mlir_ciface_main_graph  # the ONNX graph's entry, which the header declares
     assert "void _mlir_ciface_main_graph(" in (out / report["artifact"]["header"]).read_text()
@@ -57,6 +58,7 @@ def test_torch_model_layers_are_named_by_module_path(tmp_path):
     assert {"conv1", "conv2", "shortcut.0"} <= sources
     assert any(d["kind"] == "fusion" for d in report["decisions"])
     assert report["artifact"] is None  # no --out, no files
+    assert report["memory"]["reference_peak_bytes"] is None  # a module object: not re-created
 
 
 def test_many_models_in_parallel_with_one_failing(tmp_path):
