@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from versa import clock
+
 from bench.driver import RowResult
 from bench.machine import Limits
 
@@ -141,10 +143,10 @@ def time_table(results: list[RowResult], system: str = "Versa") -> list[str]:
 def _machine(limits: Limits, section: Section) -> list[str]:
     peak = limits.fma_peak_gflops(section.lanes)
     if peak is None:
-        clock = [f"- Clock: not measured ({limits.clock_note}), so no FMA peak"]
+        clock_lines = [f"- Clock: not measured ({limits.clock_note}), so no FMA peak"]
     else:
         used = min(limits.threads, limits.cores)
-        clock = [
+        clock_lines = [
             f"- Clock, measured (a chain of dependent integer adds, 1 a cycle, on {limits.threads} "
             f"thread(s) at once, best of N; `versa/clock.py`): **{limits.clock_ghz:.2f} GHz**",
             f"- f32 FMA peak of this target's code: {used} core(s) × {section.lanes} lanes × "
@@ -156,7 +158,7 @@ def _machine(limits: Limits, section: Section) -> list[str]:
         f"- Triad bandwidth (a = b + s·c, 3 × 128 MiB, best of N): **{limits.triad_gbs:.1f} GB/s**",
         f"- Library GEMM 2048³ f32 (best of torch.mm and numpy.matmul, {limits.gemm_source} won): "
         f"**{limits.gemm_gflops:.1f} GFLOP/s**",
-        *clock,
+        *clock_lines,
         f"- Load average (1/5/15 min) at the start: {_load(limits.load_before)}; at the end: "
         f"{_load(os.getloadavg())} (other work on the machine shows here: multi-threaded systems "
         "suffer most from it)",
