@@ -1,11 +1,10 @@
 """The framework's memory for the report: how much the reference takes to load the model and
 run it once, in a fresh process (`python -m versa.optimizer.reference_memory MODEL`).
 
-Measured as the growth of the process's peak resident set (`ru_maxrss`) from before the model
-is loaded to the end of its first call, or of its resident set where that is larger (a small
-model stays under the peak that importing the framework set): weights as the framework holds
-them, its workspace, activations and one-time initialisation (oneDNN's JIT kernels, thread
-pools). A fresh process,
+Measured as the peak resident set (VmHWM, reset to the current one after the framework's
+import through `/proc/self/clear_refs`) at the end of the model's first call, less the resident
+set before the model was loaded: weights as the framework holds them, its workspace,
+activations and one-time initialisation (oneDNN's JIT kernels, thread pools). A fresh process,
 because the peak of the optimizer's own process is set by compiles. Versa's `peak_bytes`
 (weights + arena + inputs + outputs) is the like quantity on its side. Torch models come from
 files and factories only (a module object given to `versa.optimize` is not re-created
@@ -14,7 +13,6 @@ elsewhere); versa IR has no framework.
 
 import json
 import os
-import resource
 import subprocess
 import sys
 
@@ -22,13 +20,24 @@ SEED = 0
 TIMEOUT_S = 600
 
 
-def _maxrss() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+def _status(field: str) -> int:
+    """A `/proc/self/status` size (VmRSS, VmHWM) in bytes."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
-def _rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize()
+def _reset_peak() -> bool:
+    """Set the peak resident set (VmHWM) to the current one (Linux: `clear_refs` 5), so that
+    the peak the framework's import reached does not hide the model's."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def _onnx(path: str, input_shapes: dict) -> None:
@@ -87,9 +96,13 @@ def main() -> None:
         import onnxruntime  # noqa: F401
     else:
         import torch  # noqa: F401
-    peak, resident = _maxrss(), _rss()
+    reset = _reset_peak()
+    resident, peak = _status("VmRSS"), _status("VmHWM")
     _onnx(model, shapes) if fmt == "onnx" else _torch(model)
-    print(max(_maxrss() - peak, _rss() - resident, 0))
+    # Without the reset, the peak can be the import's: the resident set's growth is then the
+    # better (lower) bound of the two.
+    grown = _status("VmHWM") - (resident if reset else peak)
+    print(max(grown, _status("VmRSS") - resident, 0))
 
 
 if __name__ == "__main__":
