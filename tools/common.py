@@ -114,3 +114,17 @@ def tool_main(run: Callable[[list[str]], int]) -> None:
         code = 1
     sys.stdout.flush()
     sys.exit(code)
+
+
+def input_shapes(specs: list[str]) -> dict[str, list[int]]:
+    """`--input-shape NAME=D0,D1,...` flags (repeatable) as {name: dims}; ToolError if malformed."""
+    shapes = {}
+    for spec in specs:
+        name, _, dims = spec.rpartition("=")
+        try:
+            shapes[name] = [int(d) for d in dims.split(",")]
+        except ValueError:
+            raise ToolError(f"--input-shape {spec!r}: expected NAME=D0,D1,... with integer dims") from None
+        if not name:
+            raise ToolError(f"--input-shape {spec!r}: expected NAME=D0,D1,...")
+    return shapes

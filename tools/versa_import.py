@@ -13,7 +13,7 @@ import sys
 from versa.compiler import Chunk, decode, parse_module
 from versa.diagnostics import CompileError
 from versa.mlir import ir
-from versa.tools.common import ArgumentParser, ToolError, read_input, tool_main, write_output
+from versa.tools.common import ArgumentParser, ToolError, input_shapes, read_input, tool_main, write_output
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -29,19 +29,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="static dims for an ONNX input with symbolic ones (repeatable)",
     )
     return parser.parse_args(argv)
-
-
-def _input_shapes(specs: list[str]) -> dict[str, list[int]]:
-    shapes = {}
-    for spec in specs:
-        name, _, dims = spec.rpartition("=")
-        try:
-            shapes[name] = [int(d) for d in dims.split(",")]
-        except ValueError:
-            raise ToolError(f"--input-shape {spec!r}: expected NAME=D0,D1,... with integer dims") from None
-        if not name:
-            raise ToolError(f"--input-shape {spec!r}: expected NAME=D0,D1,...")
-    return shapes
 
 
 def _torch_module(name: str, data: bytes, shapes: dict[str, list[int]] | None = None) -> ir.Module:
@@ -67,7 +54,7 @@ def run(argv: list[str]) -> int:
     except ImportError as err:
         raise ToolError(f"the frontends need torch and onnx (pip install 'versa[onnx]'): {err}") from None
     try:
-        module = _torch_module(name, data, _input_shapes(args.input_shape))
+        module = _torch_module(name, data, input_shapes(args.input_shape))
         output = format_coverage(coverage_of(module)) if args.coverage else str(convert_module(module))
     except CompileError as err:
         sys.stderr.write(err.format(name) + "\n")

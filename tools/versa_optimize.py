@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 
-from versa.tools.common import ToolError
+from versa.tools.common import ToolError, input_shapes
 
 SUMMARY = "compile a model, check and time it against its framework, profile it, write a report"
 FORMATS = ("html", "json")
@@ -50,19 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary on stdout")
     parser.add_argument("--log-file", help="also write the log to this file")
-
-
-def _shapes(items: list[str]) -> dict[str, list[int]]:
-    shapes = {}
-    for item in items:
-        name, _, dims = item.partition("=")
-        try:
-            shapes[name] = [int(d) for d in dims.split(",")]
-        except ValueError:
-            raise ToolError(f"--input-shape {item!r}: expected NAME=D,D,... with integer dims") from None
-        if not name or not shapes[name]:
-            raise ToolError(f"--input-shape {item!r}: expected NAME=D,D,...")
-    return shapes
 
 
 def _formats(text: str) -> tuple[str, ...]:
@@ -105,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         args.opt_level,
         args.threads,
         args.rounds,
-        _shapes(args.input_shape),
+        input_shapes(args.input_shape),
         not args.no_artifact,
         args.tune,
         args.tuning_db,

@@ -212,10 +212,14 @@ def copy_module(module: ir.Module) -> ir.Module:
     return copy
 
 
-def profile_module(module: ir.Module, options, inputs, rounds: int = 20) -> Profile:
-    """Compile versa `module` twice with `options` (CompileOptions; the input is left as it
-    was): as usual, and with kernel marks at the same tile choices; time both, interleaved."""
-    plain = JitFunction(copy_module(module), pipeline=options.passes())
+def profile_module(
+    module: ir.Module, options, inputs, rounds: int = 20, plain: JitFunction | None = None
+) -> Profile:
+    """Compile versa `module` with `options` (CompileOptions; the input is left as it was) with
+    kernel marks at the same tile choices, and time it interleaved with `plain`, the usual
+    compile (compiled here when the caller has none)."""
+    if plain is None:
+        plain = JitFunction(copy_module(module), pipeline=options.passes())
     tagged = copy_module(module)
     from versa import compiler  # the driver sits above the runtime
 

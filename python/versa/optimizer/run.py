@@ -210,7 +210,7 @@ def _run(model, settings, options, report, steps, out_dir, example_inputs) -> No
     with steps.step("benchmark") as entry:
         measure.benchmark(source, function, options, settings, report, entry)
     with steps.step("profile"):
-        found = profiling.profile_module(source.module, options, source.inputs, settings.rounds)
+        found = profiling.profile_module(source.module, options, source.inputs, settings.rounds, function)
         report["profile"] = profiling.as_report(found, report["machine"]["fma_peak_gflops"])
     with steps.step("memory") as entry:
         report["memory"] = measure.memory(source, function)
