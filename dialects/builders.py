@@ -50,6 +50,9 @@ from .builders_indexing import (  # noqa: F401
 # sin, cos, tan, atan, log1p, expm1, floor, ceil, round, trunc and sign: builders_math.py.
 from .builders_math import atan, ceil, cos, expm1, floor, log1p, round, sign, sin, tan, trunc  # noqa: F401
 
+# quantize, dequantize, requantize, qmatmul and qconv2d: builders_quant.py.
+from .builders_quant import dequantize, qconv2d, qmatmul, quantize, requantize  # noqa: F401
+
 # ----------------------------------------------------------------------------- elementwise
 
 
@@ -164,7 +167,8 @@ def constant(array: np.ndarray, *, loc: Loc = None, ip: Ip = None) -> ir.Value:
     # Not np.ascontiguousarray: it turns a 0-d array into shape (1,). The explicit shape keeps
     # the rank whatever the bindings infer from the buffer.
     data = np.asarray(array, order="C")
-    value = ir.DenseElementsAttr.get(data, shape=list(data.shape))
+    unsigned = data.dtype.kind == "u"  # uint8 → ui8 (the quantized ops' bytes), not i8
+    value = ir.DenseElementsAttr.get(data, signless=not unsigned, shape=list(data.shape))
     return v.ConstantOp.build([], {"value": value}, value.type, loc=loc, ip=ip)
 
 

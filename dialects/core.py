@@ -41,6 +41,7 @@ class VersaOp(Versa.Operation):
     FLOAT_ONLY = False
     NUMERIC = False
     ELEMENTWISE = False
+    ACCEPTED_TYPES = ELEMENT_TYPES  # the quantized ops add ui8 (ops_quant.py)
 
     @classmethod
     def verify_invariants(cls, op: ir.OpView) -> bool:
@@ -61,8 +62,8 @@ class VersaOp(Versa.Operation):
         for t in (*operand_types, *(r.type for r in op.results)):
             shapes.require(isinstance(t, Tensor), f"expects ranked tensors, got {t}")
             shapes.require(
-                str(t.element_type) in ELEMENT_TYPES,
-                f"element type {t.element_type} is not one of {', '.join(ELEMENT_TYPES)}",
+                str(t.element_type) in cls.ACCEPTED_TYPES,
+                f"element type {t.element_type} is not one of {', '.join(cls.ACCEPTED_TYPES)}",
             )
         attrs = parse_attrs(cls.ATTRS, op.attributes, rank_of(operand_types))
         cls.check_element_types(operand_types, [r.type for r in op.results])

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
-from . import semantics_indexing
+from . import semantics_indexing, semantics_quant
 
 Shape = tuple[int, ...]
 Pair = Sequence[int]
@@ -38,15 +38,17 @@ def evaluate(
 def _register(name: str, fn: Callable[..., Any]) -> None:
     """Store `fn` under `name`, wrapped to take the common calling convention.
 
-    `fn` gets the inputs as arrays, the attributes, and `shape` only if it names it; the
+    `fn` gets the inputs as arrays, the attributes, and `shape` (`dtype`) only if it names it; the
     wrapper silences NumPy's float warnings (inf and nan are results, not errors), casts to
     `dtype` and checks the shape.
     """
     wants_shape = "shape" in signature(fn).parameters
+    wants_dtype = "dtype" in signature(fn).parameters  # the quantized ops saturate to it
 
     def op(*inputs: np.ndarray, shape: Sequence[int], dtype: DTypeLike, **attrs: Any) -> np.ndarray:
         shape, dtype = tuple(int(d) for d in shape), np.dtype(dtype)
         extra = {"shape": shape} if wants_shape else {}
+        extra |= {"dtype": dtype} if wants_dtype else {}
         with np.errstate(all="ignore"):
             out = np.asarray(fn(*map(np.asarray, inputs), **attrs, **extra)).astype(dtype)
         if out.shape != shape:
@@ -369,4 +371,9 @@ def _pad(x: np.ndarray, *, low: Sequence[int], high: Sequence[int], value: float
 # --- comparison, logic and indexing (semantics_indexing.py) ------------------------------
 
 for _name, _fn in semantics_indexing.TABLE.items():
+    _register(_name, _fn)
+
+# --- quantization and integer contractions (semantics_quant.py) --------------------------
+
+for _name, _fn in semantics_quant.table(conv2d=_conv2d).items():
     _register(_name, _fn)

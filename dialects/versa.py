@@ -168,6 +168,7 @@ class CastOp(ElementwiseUnaryOp, name="cast", traits=[ext.Pure]):
 
 class ConstantOp(VersaOp, name="constant", traits=[ext.Pure]):
     ATTRS = {"value": Elements()}
+    ACCEPTED_TYPES = (*ELEMENT_TYPES, "ui8")  # zero points of the quantized ops
     value: Any
     result: ext.Result[Tensor]
 
@@ -495,6 +496,7 @@ from .ops_math import (  # noqa: E402, F401
     TanOp,
     TruncOp,
 )
+from .ops_quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp  # noqa: E402, F401
 
 OPS: dict[str, type[VersaOp]] = {cls.OPERATION_NAME: cls for cls in Versa.operations}
 

@@ -41,7 +41,7 @@ from ..common.base import Pass, PassError
 from ..common.matching import result_of, versa_attrs
 from ..common.rewrite import Pattern, apply_greedily
 from ..common.scalar_emitters import SCALAR, batch_norm_scalar
-from .lowering import lower_data_movement, lower_indexing
+from .lowering import lower_data_movement, lower_indexing, lower_qcontract, lower_quant
 from .lowering.decompose_norms import lower_layer_norm, lower_softmax
 from .lowering.lower_fused import lower_fused, reduce_generic
 from .lowering.pool_regions import pool2d
@@ -217,6 +217,8 @@ PATTERNS: list[tuple[type[dialect.VersaOp], Pattern]] = [
     *lower_data_movement.PATTERNS,  # transpose, reshape, concat, slice, pad
     (dialect.ConstantOp, lower_constant),
     *lower_indexing.PATTERNS,  # gather, iota, reduce_argmax, cumsum, conv_transpose2d
+    *lower_quant.PATTERNS,  # quantize, dequantize, requantize
+    *lower_qcontract.PATTERNS,  # qmatmul, qconv2d
 ]
 
 
@@ -267,3 +269,4 @@ class ConvertVersaToLinalg(Pass):
         module.walk(find, ir.WalkOrder.PRE_ORDER)
         if left:
             raise PassError(f"failed to lower '{left[0].name}'", left[0].location)
+        lower_quant.erase_unsigned(module)  # ui8 → i8 once no versa op reads the sign

@@ -16,6 +16,7 @@ _DTYPES = {
     "f64": np.float64,
     "i32": np.int32,
     "i8": np.int8,
+    "ui8": np.uint8,  # the quantized ops' unsigned bytes
     "i64": np.int64,
     "i1": np.bool_,
 }

@@ -611,3 +611,32 @@ func.func @scatter(%t: tensor<10x16xf32>, %ids: tensor<2x5x1xi64>, %g: tensor<2x
   %1 = "versa.scatter"(%0, %at, %v) : (tensor<10x16xf32>, tensor<3x2xi32>, tensor<3xf32>) -> tensor<10x16xf32>
   return %1 : tensor<10x16xf32>
 }
+
+// -----
+
+// Quantization (dialects/ops_quant.py): scales and zero points are 0-d (per tensor) or 1-d
+// along `axis` (per channel); unsigned bytes are ui8; requantize's clamp bounds are optional.
+// CHECK-LABEL: func.func @quantization
+//       CHECK:   %[[Q:.+]] = "versa.quantize"(%{{.+}}, %{{.+}}, %{{.+}}) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>
+//       CHECK:   "versa.dequantize"(%[[Q]], %{{.+}}, %{{.+}}) {axis = 1 : i64} : (tensor<2x3xui8>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xf32>
+//       CHECK:   %[[Z:.+]] = "versa.constant"() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
+//       CHECK:   "versa.requantize"(%{{.+}}, %{{.+}}, %[[Z]]) {max = 100 : i64, min = -3 : i64} : (tensor<2x3xi32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+func.func @quantization(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xui8>, %acc: tensor<2x3xi32>, %rs: tensor<f32>) -> (tensor<2x3xf32>, tensor<2x3xi8>) {
+  %0 = "versa.quantize"(%x, %s, %z) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>
+  %1 = "versa.dequantize"(%0, %s, %z) {axis = 1 : i64} : (tensor<2x3xui8>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xf32>
+  %rz = "versa.constant"() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
+  %2 = "versa.requantize"(%acc, %rs, %rz) {min = -3 : i64, max = 100 : i64} : (tensor<2x3xi32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  return %1, %2 : tensor<2x3xf32>, tensor<2x3xi8>
+}
+
+// -----
+
+// Integer contractions: 8-bit operands, a 0-d zero point each, an i32 result.
+// CHECK-LABEL: func.func @integer_contractions
+//       CHECK:   "versa.qmatmul"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) : (tensor<2x4x8xui8>, tensor<8x5xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x4x5xi32>
+//       CHECK:   "versa.qconv2d"(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) {groups = 2 : i64, layout = "NHWC", padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x4xui8>, tensor<3x3x2x6xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x6x6x6xi32>
+func.func @integer_contractions(%a: tensor<2x4x8xui8>, %b: tensor<8x5xi8>, %za: tensor<ui8>, %zb: tensor<i8>, %x: tensor<1x6x6x4xui8>, %w: tensor<3x3x2x6xi8>) -> (tensor<2x4x5xi32>, tensor<1x6x6x6xi32>) {
+  %0 = "versa.qmatmul"(%a, %b, %za, %zb) : (tensor<2x4x8xui8>, tensor<8x5xi8>, tensor<ui8>, tensor<i8>) -> tensor<2x4x5xi32>
+  %1 = "versa.qconv2d"(%x, %w, %za, %zb) {groups = 2 : i64, layout = "NHWC", padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x4xui8>, tensor<3x3x2x6xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x6x6x6xi32>
+  return %0, %1 : tensor<2x4x5xi32>, tensor<1x6x6x6xi32>
+}

@@ -150,7 +150,25 @@ def every_op(x: ir.Value, m: ir.Value) -> ir.Value:
     x = vb.gather(x, vb.cumsum(vb.iota([4], i64, axis=0), axis=0), axis=3)  # [0, 1, 3, 6]
     x = vb.add(x, vb.cast(vb.reduce_argmax(x, axis=3, keepdims=True), ir.F32Type.get()))
     x = vb.scatter(x, vb.reshape(vb.iota([2], i64, axis=0), [2, 1]), x, reduction="add")  # rows 0, 1
-    return vb.conv_transpose2d(x, depthwise, groups=3, padding=[1, 1, 1, 1])
+    x = vb.conv_transpose2d(x, depthwise, groups=3, padding=[1, 1, 1, 1])
+    # quantization and integer contractions (builders_quant.py), back to 2x3x4x4 f32
+    scale, zero = vb.constant(np.full(3, 0.5, np.float32)), vb.constant(np.full(3, 128, np.uint8))
+    q = vb.quantize(x, scale, zero, axis=1)  # ui8, per channel
+    i8_zero = vb.constant(np.int8(-1))
+    w = vb.constant(np.ones((3, 1, 1, 1), np.int8))
+    u8_zero = vb.constant(np.uint8(128))
+    acc = vb.qconv2d(q, w, u8_zero, i8_zero, groups=3)
+    acc = vb.add(
+        acc,
+        vb.qmatmul(
+            vb.constant(np.ones((2, 3, 4, 4), np.int8)),
+            vb.constant(np.ones((4, 4), np.int8)),
+            i8_zero,
+            i8_zero,
+        ),
+    )
+    y = vb.requantize(acc, vb.constant(np.float32(0.25)), u8_zero, min=128)
+    return vb.dequantize(y, vb.constant(np.float32(2.0)), u8_zero)
 
 
 def test_every_builder_verifies():

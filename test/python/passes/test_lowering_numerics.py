@@ -26,6 +26,7 @@ DTYPES = {
     "f16": np.dtype(np.float16),
     "i32": np.dtype(np.int32),
     "i8": np.dtype(np.int8),
+    "ui8": np.dtype(np.uint8),
     "i64": np.dtype(np.int64),
     "i1": np.dtype(np.bool_),
 }
@@ -122,6 +123,12 @@ def make_input(shape: tuple[int, ...], kind: str, rng: np.random.Generator) -> n
         return rng.integers(-128, 128, shape).astype(np.int8)
     if kind == "i64":
         return rng.integers(-300, 300, shape).astype(np.int64)
+    if kind == "u8":
+        return rng.integers(0, 256, shape).astype(np.uint8)
+    if kind == "qscale":
+        return rng.uniform(0.01, 0.05, shape).astype(np.float32)
+    if kind == "acc":
+        return rng.integers(-(2**20), 2**20, shape).astype(np.int32)
     if kind == "i64big":
         return rng.integers(-(2**40), 2**40, shape).astype(np.int64)
     if kind == "bool":
@@ -458,10 +465,107 @@ INDEXING = [
     case("conv_transpose2d", (1, 2, 3, 4), (2, 2, 2, 2), kinds="f16small", strides=[2, 2], id="f16"),
 ]
 
+# quantize, dequantize, requantize (per tensor, per channel, i8 and ui8, ties, saturation) and
+# the integer contractions qmatmul and qconv2d (dialects/ops_quant.py); more in test_quant.py.
+Q8 = ("i8", "i8", "i8", "i8")
+QUANTIZED = [
+    case("quantize", (3, 37), (), (), kinds=("normal", "qscale", "i8"), out="i8"),
+    case(
+        "quantize",
+        (3, 37),
+        (37,),
+        (37,),
+        kinds=("normal", "qscale", "u8"),
+        out="ui8",
+        axis=1,
+        id="per_channel_u8",
+    ),
+    case("quantize", (4, 9), (), (), kinds=("halves", "positive", "i8"), out="i8", id="ties"),
+    case("dequantize", (3, 37), (), (), kinds=("i8", "qscale", "i8"), out="f32"),
+    case(
+        "dequantize",
+        (5, 37),
+        (5,),
+        (5,),
+        kinds=("u8", "qscale", "u8"),
+        out="f32",
+        axis=0,
+        id="per_channel_u8",
+    ),
+    case("requantize", (3, 37), (), (), kinds=("acc", "qscale", "i8"), out="i8"),
+    case(
+        "requantize",
+        (2, 3, 37),
+        (37,),
+        (37,),
+        kinds=("acc", "qscale", "u8"),
+        out="ui8",
+        axis=-1,
+        min=20,
+        max=240,
+        id="per_channel_clamp_u8",
+    ),
+    case("qmatmul", (3, 37), (37, 5), (), (), kinds=Q8, out="i32"),
+    case("qmatmul", (3, 37), (37, 5), (), (), kinds=("u8", "i8", "u8", "i8"), out="i32", id="u8_i8"),
+    case("qmatmul", (2, 3, 37), (2, 37, 5), (), (), kinds=Q8, out="i32", id="batch"),
+    case(
+        "qmatmul", (2, 3, 19), (19, 5), (), (), kinds=("i8", "u8", "i8", "u8"), out="i32", id="rank_broadcast"
+    ),
+    case(
+        "qconv2d",
+        (1, 3, 9, 8),
+        (4, 3, 3, 2),
+        (),
+        (),
+        kinds=Q8,
+        out="i32",
+        strides=[2, 1],
+        padding=[1, 2, 0, 1],
+    ),
+    case(
+        "qconv2d",
+        (1, 8, 7, 5),
+        (3, 3, 5, 4),
+        (),
+        (),
+        kinds=("u8", "i8", "u8", "i8"),
+        out="i32",
+        layout="NHWC",
+        padding=[1, 1, 1, 1],
+        id="nhwc_u8",
+    ),
+    case("qconv2d", (2, 4, 9, 8), (6, 2, 3, 2), (), (), kinds=Q8, out="i32", **CONV_ALL, id="groups_all"),
+    case(
+        "qconv2d",
+        (2, 9, 8, 4),
+        (3, 2, 2, 6),
+        (),
+        (),
+        kinds=("u8", "u8", "u8", "u8"),
+        out="i32",
+        layout="NHWC",
+        **CONV_ALL,
+        id="nhwc_groups_u8",
+    ),
+    case(
+        "qconv2d",
+        (1, 6, 6, 5),
+        (3, 3, 1, 5),
+        (),
+        (),
+        kinds=Q8,
+        out="i32",
+        layout="NHWC",
+        groups=5,
+        padding=[1, 1, 1, 1],
+        id="depthwise_nhwc",
+    ),
+]
+
 
 @pytest.mark.parametrize("opt_level", [0, 1, 2, 3], ids=["O0", "O1", "O2", "O3"])
 @pytest.mark.parametrize(
-    ("op", "shapes", "kinds", "out", "shape", "attrs"), WIDE_TYPES + LOGICAL + INDEXING + MATH
+    ("op", "shapes", "kinds", "out", "shape", "attrs"), WIDE_TYPES + LOGICAL + INDEXING + MATH + QUANTIZED
 )
 def test_new_op_matches_reference(
     op: str,
