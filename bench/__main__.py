@@ -1,8 +1,10 @@
 """CLI: python -m bench [--quick | --real-models] [--threads N] [--rows REGEX] [--repeat R]
-[--target NAME | --both-isas] (bench/run.sh).
+[--target NAME | --both-isas] [--isolate | --no-isolate] (bench/run.sh).
 
 Everything runs in one process, so the machine limits, Versa and every peer see the same machine
-state, thread settings and data. Thread counts are fixed through the environment before NumPy,
+state, thread settings and data; with `--isolate` (the default of `--real-models`) each row runs
+in a fresh spawned process of its own instead (bench/isolate.py), which gives its memory back
+when the row is done. Thread counts are fixed through the environment before NumPy,
 torch or Versa are imported (OpenBLAS and OpenMP read them once, at load time), then again through
 each system's own knob (see bench/peers.py).
 
@@ -60,6 +62,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
         action="store_true",
         help="on an AVX-512 host: Versa for the host and for x86-64-v3 in the same rounds, a section each",
     )
+    parser.add_argument(
+        "--isolate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="measure each row in a fresh process of its own, which sets up the peers itself and exits "
+        "(its memory goes back; a row that kills it is a table entry); default: on with --real-models",
+    )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown report path")
     parser.add_argument(
         "--plot", type=Path, help="ratio plot path (default: bench/ratios.png, or beside --output)"
@@ -68,6 +77,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if args.plot is None:  # a report written elsewhere keeps the committed plot as it is
         default = args.output.resolve() == HERE / "RESULTS.md"
         args.plot = HERE / "ratios.png" if default else args.output.with_suffix(".png")
+    if args.isolate is None:
+        args.isolate = args.real_models
     if args.repeat is None:
         args.repeat = 5 if args.quick else 10
     if args.repeat < 1 or (args.threads is not None and args.threads < 1):
@@ -139,7 +150,7 @@ def main(argv: list[str]) -> int:
         log(f"Versa target {s.target}: {s.description}")
     if limits.scaling_warning():
         log(f"warning: {limits.scaling_warning()}")
-    for peer in peers:
+    for peer in [] if args.isolate else peers:  # isolated rows set up their peers in their process
         try:
             peer.setup(threads)
         except Exception as err:  # noqa: BLE001  (a missing peer is a table entry)
@@ -149,15 +160,28 @@ def main(argv: list[str]) -> int:
             log(f"{peer.name}: {unusable[peer.name]}")
     settle = 0.25 if threads > 1 else 0.0  # one thread: no spinning pool of ours to wait out
     budget = Budget(args.repeat, per_system_s=1.5 if args.quick else 5.0, long_s=3.0, settle_s=settle)
+    if args.isolate:
+        from bench.isolate import Isolated
+
+        names = [p.name for p in peers]
+        isolated = Isolated(names, threads, budget, args.versa_pipeline, [t for t, _ in targets], log)
     results = []
     try:
         for i, row in enumerate(selected):
             log(f"[{i + 1}/{len(selected)}] {row.name} ...")
-            results.append(measure_row(row, peers, unusable, budget, log))
+            if args.isolate:
+                results.append(isolated.measure(row))
+            else:
+                results.append(measure_row(row, peers, unusable, budget, log))
     except KeyboardInterrupt:
         log("interrupted: writing the rows measured so far")
         command += "  (interrupted)"
     elapsed = time.perf_counter() - started
+    if args.isolate:  # the largest of the row processes, as the kernel accounted it
+        import resource
+
+        largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+        log(f"largest row process: {largest / 1e9:.2f} GB resident at its peak")
     if results:
         run = report.RunInfo.now(command, args.repeat, elapsed)
         report.write_markdown(args.output, results, limits, run, sections)

@@ -45,6 +45,7 @@ class RowResult:
     cells: dict[str, Cell] = field(default_factory=dict)
     compile_s: dict[str, float | None] = field(default_factory=dict)  # per Versa system (one per target)
     seconds: float = 0.0  # wall time the row took, everything included
+    peak_rss_bytes: int | None = None  # peak resident memory of the row's own process (--isolate)
 
 
 @dataclass(frozen=True)

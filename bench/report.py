@@ -178,6 +178,15 @@ def _tuning_line() -> str:
     return f"Versa's strategy choices: tuned where `{os.path.basename(path)}` has them ({entries} kernels)."
 
 
+def _memory_lines(results: list[RowResult]) -> list[str]:
+    """Peak resident memory of each row's own process, for runs with `--isolate`; else nothing."""
+    peaks = [f"{r.name} {r.peak_rss_bytes / 1e9:.2f} GB" for r in results if r.peak_rss_bytes is not None]
+    if not peaks:
+        return []
+    intro = "Each row ran in a fresh process of its own (`--isolate`); their peak resident memory"
+    return [f"{intro}: {'; '.join(peaks)}.", ""]
+
+
 def section_text(path: Path, section: Section, results: list[RowResult], limits: Limits, run: RunInfo) -> str:
     """One target's section, between its markers: machine, both tables, the plot."""
     notes = _Footnotes()
@@ -210,6 +219,7 @@ def section_text(path: Path, section: Section, results: list[RowResult], limits:
     ]
     if notes.items:
         text += [*(f"{i + 1}. {item}" for i, item in enumerate(notes.items)), ""]
+    text += _memory_lines(results)
     text += [
         "### Median times (ms)",
         "",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark Versa against torch eager, torch.compile, IREE, ONNX Runtime, OpenVINO and NumPy in one process.
 #   bash bench/run.sh [--quick | --real-models] [--threads N] [--rows REGEX] [--repeat R] [--peers NAMES]
-#                     [--target NAME | --both-isas] [--output PATH]
+#                     [--target NAME | --both-isas] [--isolate | --no-isolate] [--output PATH]
+# (--isolate, the default of --real-models: each row in a fresh process of its own; bench/isolate.py)
 # Sets up .venv (scripts/setup.sh), then installs the `.[bench]` extra into it. Idempotent like
 # scripts/setup.sh: the extra is reinstalled only when pyproject.toml changed since the last
 # successful install (stamp file .venv/.versa-bench-stamp). Writes bench/RESULTS.md (a section

@@ -5,18 +5,22 @@
 
 Every pass flag (Versa or upstream, `--name` or `--name=opt=val`) runs in the order given.
 A pass that fails on valid input (a bug) leaves a reproducer (`versa.reproducer`): its path is in
-the error, and `versa-opt --run-reproducer FILE` replays it.
+the error, and `versa-opt --run-reproducer FILE` replays it. `--remarks-filter=REGEX` (and
+`-passed`, `-missed`) prints the passes' remarks as mlir-opt does (`passes/common/remarks.py`).
 """
 
 import argparse
+import contextlib
+import re
 import sys
 
 from versa import compiler, reproducer, targets
 from versa.context import make_context
-from versa.diagnostics import CompileError, Diagnostic, from_mlir
+from versa.diagnostics import CompileError, Diagnostic, from_mlir, location_line_col
 from versa.dialects.versa import irdl_text
 from versa.mlir import ir
 from versa.passes import PASSES, PIPELINES
+from versa.passes.common import remarks
 from versa.tools.common import (
     ArgumentParser,
     ToolError,
@@ -42,10 +46,24 @@ TOOL_FLAGS = {
     "--list-targets",
     "--target",
     "--emit-irdl",
+    "--remarks-filter",
+    "--remarks-filter-passed",
+    "--remarks-filter-missed",
     "--verbose",
     "-h",
     "--help",
 }
+
+
+_VALUED = (
+    "-o",
+    "--pass-pipeline",
+    "--target",
+    "--mlir-reproducer-dir",
+    "--remarks-filter",
+    "--remarks-filter-passed",
+    "--remarks-filter-missed",
+)
 
 
 def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -58,7 +76,7 @@ def split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
             elements.append(name[2:] + ("{" + value.strip("'\"") + "}" if value else ""))
         else:
             tool_args.append(arg)
-            if arg in ("-o", "--pass-pipeline", "--target", "--mlir-reproducer-dir") and i + 1 < len(argv):
+            if arg in _VALUED and i + 1 < len(argv):
                 tool_args.append(argv[i + 1])
                 i += 1
         i += 1
@@ -92,6 +110,10 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         "--target", default=None, help="default target of the pipelines (versa-optimize, lower-to-*)"
     )
     parser.add_argument("--emit-irdl", action="store_true")
+    remark = "print the %s remarks of passes whose name matches REGEX (file:line:col: remark: ...)"
+    parser.add_argument("--remarks-filter", metavar="REGEX", help=remark % "applied and missed")
+    parser.add_argument("--remarks-filter-passed", metavar="REGEX", help=remark % "applied")
+    parser.add_argument("--remarks-filter-missed", metavar="REGEX", help=remark % "missed")
     add_verbosity(parser)
     return parser.parse_args(tool_args), elements
 
@@ -106,22 +128,44 @@ def list_passes() -> str:
 
 
 def process_chunk(
-    chunk: compiler.Chunk, elements: list, args: argparse.Namespace, context: ir.Context
+    chunk: compiler.Chunk, elements: list, args: argparse.Namespace, context: ir.Context, filename: str = "-"
 ) -> str:
     module = compiler.parse_module(chunk, context)
-    try:
-        compiler.run_passes(
-            module,
-            elements,
-            keep_input=True,
-            print_ir_after_all=args.mlir_print_ir_after_all,
-            print_ir_after_failure=args.mlir_print_ir_after_failure,
-            timing=args.mlir_timing,
-        )
-    except compiler.PassFailure as failure:
-        failure.diagnostics.append(save_reproducer(failure, elements, args.mlir_reproducer_dir))
-        raise
+    wanted = remark_filter(args)
+    listen = remarks.collected() if wanted.active() else contextlib.nullcontext([])
+    with listen as found:
+        try:
+            compiler.run_passes(
+                module,
+                elements,
+                keep_input=True,
+                print_ir_after_all=args.mlir_print_ir_after_all,
+                print_ir_after_failure=args.mlir_print_ir_after_failure,
+                timing=args.mlir_timing,
+            )
+        except compiler.PassFailure as failure:
+            failure.diagnostics.append(save_reproducer(failure, elements, args.mlir_reproducer_dir))
+            raise
+        finally:
+            for remark in found:  # before the errors: what the passes said on the way there
+                if wanted.wants(remark):
+                    line, col = location_line_col(remark.location)
+                    sys.stderr.write(
+                        Diagnostic("remark", remark.message(), line, col).format(filename) + "\n"
+                    )
     return str(module)
+
+
+def remark_filter(args: argparse.Namespace) -> remarks.Filter:
+    """The remarks `--remarks-filter*` ask for; a pattern that is no regular expression is a
+    ToolError (exit code 1)."""
+    patterns = (args.remarks_filter, args.remarks_filter_passed, args.remarks_filter_missed)
+    for flag, pattern in zip(("", "-passed", "-missed"), patterns, strict=True):
+        try:
+            re.compile(pattern or "")
+        except re.error as err:
+            raise ToolError(f"--remarks-filter{flag}: '{pattern}' is no regular expression: {err}") from None
+    return remarks.Filter(*patterns)
 
 
 def save_reproducer(failure: compiler.PassFailure, elements: list, directory: str | None) -> Diagnostic:
@@ -163,7 +207,7 @@ def run(argv: list[str]) -> int:
             if args.verify_diagnostics:
                 failed |= verify_chunk(chunk, elements, args, filename)
                 continue
-            outputs.append(process_chunk(chunk, elements, args, reporting_context(filename)))
+            outputs.append(process_chunk(chunk, elements, args, reporting_context(filename), filename))
         except CompileError as err:
             sys.stderr.write(err.format(filename) + "\n")
             failed = True
@@ -191,7 +235,7 @@ def verify_chunk(chunk: compiler.Chunk, elements: list, args, filename: str) -> 
     try:
         context = make_context()
         context.attach_diagnostic_handler(lambda d: captured.append(from_mlir(d)) or True)
-        process_chunk(chunk, elements, args, context)
+        process_chunk(chunk, elements, args, context, filename)
     except CompileError as err:
         captured.extend(err.diagnostics)
     problems = check(expectations(chunk.text, chunk.first_line), captured, filename)

@@ -25,8 +25,10 @@ from versa import environment, log, targets
 from versa.mlir import ir
 from versa.tuning.db import TuningDb
 
+from ..common import remarks
 from ..common.base import Pass, PassError, target_option
-from .strategies import kernels, select, strategy_at
+from .strategies import has_points, kernels, select, strategy_at
+from .strategies.declines import declined
 from .strategies.script import Script, apply_script, untag
 from .strategies.signature import Signature
 from .strategies.space import InvalidPoint, from_json
@@ -52,16 +54,21 @@ class VersaCodegen(Pass):
         target, threads = self.target, self.threads or targets.default_threads()
         tagged: list[tuple[ir.Operation, bool]] = []
         scripts: dict[str, Script] = {}
+        where: dict[str, ir.Location] = {}  # each tagged op's location: its remarks go there
         db = self._database()
+        listening = remarks.enabled()
 
         def visit(op: ir.Operation) -> ir.WalkResult:
             strategy = select(op, target, threads) if op.name.startswith("linalg.") else None
             if strategy is not None and db is not None:
                 strategy = self._tuned(op, strategy, db, threads)
+            if listening:
+                self._remark(op, strategy, threads)
             if strategy is not None:
                 _log.debug("%s at %s: %s", op.name, op.location, strategy)
                 key = f"op{len(tagged)}"
                 op.attributes[_TAG] = ir.StringAttr.get(key)
+                where[key] = op.location
                 tagged.append((op, strategy.fuses_producers()))
                 script = scripts[key] = Script()
                 strategy.emit(script, script.match_tag(_TAG, key), (_TAG, key))
@@ -77,7 +84,7 @@ class VersaCodegen(Pass):
         outlined = kernels.share(outlined, scripts, _TAG)  # one function per structure (layers)
         for kernel in outlined:  # each kernel's script on its function alone, a copy at hand
             for key in kernel.tags(_TAG):
-                self._apply(kernel.function, scripts.pop(key), kernel.restore)
+                self._apply(kernel.function, scripts.pop(key), kernel.restore, where[key])
         if scripts:  # ops left in place: one script, and one by one only if that one fails
 
             def restore(module: ir.Operation, copy: ir.Operation) -> ir.Operation:
@@ -86,7 +93,8 @@ class VersaCodegen(Pass):
                     kernel.rebind(module)
                 return module
 
-            self._apply(module, _joined(scripts.values()), restore, retry=scripts.values())
+            retry = [(where[key], script) for key, script in scripts.items()]
+            self._apply(module, _joined(scripts.values()), restore, None, retry)
         untag(module, _TAG)
         for kernel in outlined:
             kernel.close()  # inlined back, or a shared function whose calls stay
@@ -114,12 +122,13 @@ class VersaCodegen(Pass):
             print(f"// versa-codegen: tuned {entry.op}: {entry.point}")
         return tuned
 
-    def _apply(self, payload: ir.Operation, script: Script, restore, retry=()) -> None:
+    def _apply(self, payload: ir.Operation, script: Script, restore, location, retry=()) -> None:
         """Run `script` on `payload`. Where it fails (a strategy's transform does not apply to
         an op it accepted), `payload` is put back as it was (`restore(payload, copy)`) and its
         ops are left to the later passes (`versa-vectorize`, plain loops): a valid op never
-        fails the module. With `retry`, the scripts `script` joins are then tried one by one.
-        The copy is taken per kernel (small) or once for the ops left in the module."""
+        fails the module; a remark at `location` (its op's) says so. With `retry` (location,
+        script) pairs, the scripts `script` joins are then tried one by one. The copy is taken
+        per kernel (small) or once for the ops left in the module."""
         payload = payload.operation
         copy = payload.clone(ip=False)
         try:
@@ -128,12 +137,47 @@ class VersaCodegen(Pass):
             if self.strict:
                 raise
             payload = restore(payload, copy)
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
             if self.print_script:
-                print(f"// versa-codegen: left untransformed: {str(err).splitlines()[0]}")
-            for each in retry:
-                self._apply(payload, each, restore)
+                print(f"// versa-codegen: left untransformed: {first}")
+            if location is not None:
+                reason = "the strategy's transform script failed: the op is left untransformed (plain loops)"
+                remarks.missed(self.name, "fallback", location, reason, error=first[:200])
+            for each_location, each in retry:
+                self._apply(payload, each, restore, each_location)
             return
         copy.erase()
+
+    def _remark(self, op: ir.Operation, strategy, threads: int) -> None:
+        """The remarks of one op: its strategy (applied) and what that declined, or why a
+        contraction, convolution, pooling or reduction got none (missed)."""
+        if strategy is not None:
+            remarks.applied(
+                self.name, "strategy", op.location, f"tiled by {type(strategy).__name__}", op=op.name
+            )
+            for category, reason, values in declined(strategy, op, self.target, threads):
+                remarks.missed(self.name, category, op.location, reason, op=op.name, **values)
+        elif _has_reduction(op):
+            static = all(
+                isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape
+                for v in (*op.operands, *op.results)
+            )
+            if static and not has_points(op):
+                return  # an empty iteration space: its loops never run
+            reason = "no strategy takes its shape, element type or form" if static else "a dynamic shape"
+            operands = ", ".join(str(v.type) for v in op.operands)
+            reason = f"no codegen strategy ({reason}): it becomes plain loops"
+            remarks.missed(self.name, "fallback", op.location, reason, op=op.name, operands=operands)
+
+
+def _has_reduction(op: ir.Operation) -> bool:
+    """Whether `op` is a linalg op with a reduction loop (a contraction, convolution, pooling
+    or reduction: where a strategy's tiling matters; elementwise ops go to versa-vectorize)."""
+    if op.name == "linalg.generic":
+        return "reduction" in str(op.attributes["iterator_types"])
+    return op.name.startswith(("linalg.matmul", "linalg.batch_matmul", "linalg.conv", "linalg.depthwise",
+                               "linalg.pooling", "linalg.matvec", "linalg.vecmat", "linalg.dot",
+                               "linalg.reduce", "linalg.contract"))  # fmt: skip
 
 
 def _joined(scripts) -> Script:

@@ -37,7 +37,9 @@ from dataclasses import dataclass
 from versa.dialects.versa import FusedOp, YieldOp
 from versa.mlir import ir
 
+from ..common import remarks
 from ..common.base import Pass
+from .rules import fusion_remarks
 from .rules import fusion_rules as rules
 
 
@@ -62,14 +64,18 @@ class _Groups:
     def all_cheap(self, op: ir.Operation) -> bool:
         return all(rules.is_cheap(m) for m in self.members[self.find(op)])
 
-    def merge(self, producer: ir.Operation, consumer: ir.Operation, max_ops: int) -> None:
+    def merge(self, producer: ir.Operation, consumer: ir.Operation, max_ops: int) -> str | None:
+        """Merge the two ops' groups (rule 4); why not where refused (a `rules` code)."""
         a, b = self.find(producer), self.find(consumer)
-        if a == b or len(self.members[a]) + len(self.members[b]) > max_ops:
-            return
+        if a == b:
+            return None
+        if len(self.members[a]) + len(self.members[b]) > max_ops:
+            return rules.TOO_LARGE
         if self.anchor(a) is not None and self.anchor(b) is not None:
-            return
+            return rules.TWO_ANCHORS
         self.parent[a] = b
         self.members[b] += self.members.pop(a)
+        return None
 
 
 def _users(value: ir.Value) -> list[tuple[ir.Operation, int]]:
@@ -105,15 +111,25 @@ def _fusible(op: ir.Operation) -> bool:
     )
 
 
-def duplicate_cheap_producers(block: ir.Block, limit: int) -> None:
-    """Rule 1: one copy of a cheap multi-user producer per user, when every user can fuse it."""
+def duplicate_cheap_producers(block: ir.Block, limit: int, kept: dict | None = None) -> None:
+    """Rule 1: one copy of a cheap multi-user producer per user, when every user can fuse it.
+    `kept`, where given, gets why each cheap producer with several users was not copied (a
+    `rules` code: versa-fuse's remarks)."""
+    kept = {} if kept is None else kept
     for op in reversed([op.operation for op in block.operations]):
         if not (rules.is_cheap(op) and _fusible(op)) or len(op.results) != 1:
             continue
         uses = _users(op.results[0])
-        if not 1 < len(uses) <= limit or _strands_producer(op, block):
+        if len(uses) < 2:
+            continue
+        if len(uses) > limit:
+            kept[op] = rules.COPIES_LIMIT
+            continue
+        if _strands_producer(op, block):
+            kept[op] = rules.STRANDS
             continue
         if not all(u.block == block and _fusible(u) and rules.producer_fits(op, u, i) for u, i in uses):
+            kept[op] = rules.USER_CANNOT
             continue
         for user, index in uses[1:]:
             clone = op.clone(ir.InsertionPoint(op))
@@ -137,18 +153,26 @@ def _strands_producer(op: ir.Operation, block: ir.Block) -> bool:
     return False
 
 
-def _fits(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, index: int) -> bool:
-    """Whether `producer` may run in `consumer`'s group (rule 3)."""
+def _refusal(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, index: int) -> str | None:
+    """Why `producer` may not run in `consumer`'s group (rule 3, a `rules` code), or None."""
     if rules.is_anchor(producer):
-        return rules.consumer_fits(producer, consumer)
-    if not rules.is_elementwise(producer) or not rules.producer_fits(producer, consumer, index):
-        return False
+        return rules.consumer_refusal(producer, consumer)
+    if not rules.is_elementwise(producer):
+        return rules.NOT_ELEMENTWISE
+    refusal = rules.producer_refusal(producer, consumer, index)
+    if refusal is not None:
+        return refusal
     value = producer.results[0]
-    return rules.shape(value) == rules.nest_shape(consumer) or groups.all_cheap(producer)
+    if rules.shape(value) == rules.nest_shape(consumer) or groups.all_cheap(producer):
+        return None
+    return rules.GROUP_EXPENSIVE
 
 
-def groups_of(block: ir.Block, max_ops: int) -> list[list[ir.Operation]]:
-    """The groups of `block` (rules 2-4), each in block order, its root last."""
+def groups_of(block: ir.Block, max_ops: int, refused: dict | None = None) -> list[list[ir.Operation]]:
+    """The groups of `block` (rules 2-4), each in block order, its root last. `refused`, where
+    given, gets why each producer-consumer edge was not merged: (producer, consumer, operand)
+    -> a `rules` code (versa-fuse's remarks; the last refusal of an edge tried twice)."""
+    refused = {} if refused is None else refused
     groups = _Groups()
     ops = [op.operation for op in block.operations if _fusible(op.operation)]
     fusible = set(ops)
@@ -159,8 +183,13 @@ def groups_of(block: ir.Block, max_ops: int) -> list[list[ir.Operation]]:
             producer = _producer(value, block)
             if producer is None or producer not in fusible:
                 continue
-            if _is_only_user(consumer, value, block) and _fits(groups, producer, consumer, index):
-                groups.merge(producer, consumer, max_ops)
+            if not _is_only_user(consumer, value, block):
+                refused[producer, consumer, index] = rules.OTHER_USERS
+                continue
+            refusal = _refusal(groups, producer, consumer, index)
+            refusal = refusal or groups.merge(producer, consumer, max_ops)
+            if refusal:
+                refused[producer, consumer, index] = refusal
     # Rule 2, second form: a producer whose users all ended in one group (the copies of a cheap
     # op that rule 1 made, silu's add read twice) joins it, until nothing changes.
     changed = True
@@ -173,10 +202,15 @@ def groups_of(block: ir.Block, max_ops: int) -> list[list[ir.Operation]]:
             home = {groups.find(u) for u, _ in users}
             if len(home) != 1 or groups.find(producer) in home:
                 continue
-            if all(_fits(groups, producer, u, i) for u, i in users):
+            refusals = [(u, i, _refusal(groups, producer, u, i)) for u, i in users]
+            refusal = next((r for _, _, r in refusals if r), None)
+            if refusal is None:
                 before = groups.find(producer)
-                groups.merge(producer, users[0][0], max_ops)
+                refusal = groups.merge(producer, users[0][0], max_ops)
                 changed |= groups.find(before) != before
+            for user, index, own in refusals:
+                if refusal:
+                    refused[producer, user, index] = own or refusal
     members: dict[ir.Operation, list[ir.Operation]] = {}
     for op in ops:
         members.setdefault(groups.find(op), []).append(op)
@@ -237,6 +271,11 @@ class VersaFuse(Pass):
             if function.operation.name != "func.func":
                 continue
             for block in function.regions[0].blocks:
-                duplicate_cheap_producers(block, self.duplicate_limit)
-                for group in groups_of(block, max(1, self.max_ops)):
+                listening = remarks.enabled()
+                kept, refused = ({}, {}) if listening else (None, None)
+                duplicate_cheap_producers(block, self.duplicate_limit, kept)
+                groups = groups_of(block, max(1, self.max_ops), refused)
+                if listening:
+                    fusion_remarks.emit(self, block, groups, refused, kept)
+                for group in groups:
                     fuse_group(group)

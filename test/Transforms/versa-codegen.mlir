@@ -5,13 +5,16 @@
 
 // matmul: rows split across two threads, cache blocks, a register tile whose accumulators
 // live in vector registers across the k loop (hoisted), outer products as vector.fma. B's
-// block (128 KB, more than L1) is packed first: [n panels][k steps][4][nr], read by the tiles.
+// block (128 KB, more than L1) is packed first: [n panels][k steps][4][nr], read by the tiles,
+// copied as vectors (a panel's 4 x nr slice read and written whole, not element by element).
 // CHECK-LABEL: func.func @matmul
 //       CHECK:   scf.forall (%{{.+}}) in (2)
 //       CHECK:     %[[PANELS:.+]] = tensor.empty() : tensor<{{[0-9]+}}x32x4x{{[0-9]+}}xf32>
 //       CHECK:     %[[PACKED:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[PANELS]])
 //       CHECK:       tensor.extract_slice %{{.+}}[%{{.+}}, %{{.+}}] [4, {{[0-9]+}}] [1, 1] : tensor<128x256xf32>
-//       CHECK:       tensor.insert_slice
+//       CHECK:       %[[PANEL:.+]] = vector.transfer_read {{.*}} : tensor<4x{{[0-9]+}}xf32>, vector<4x{{[0-9]+}}xf32>
+//       CHECK:       vector.transfer_write %[[PANEL]], {{.*}} : vector<4x{{[0-9]+}}xf32>, tensor<{{[0-9]+}}x32x4x{{[0-9]+}}xf32>
+//   CHECK-NOT:       tensor.insert_slice
 //       CHECK:     scf.for
 //       CHECK:       %[[ACC:.+]] = vector.transfer_read
 //       CHECK:       scf.for {{.*}} iter_args(%{{.+}} = %[[ACC]]) -> (vector<{{[0-9]+}}x{{[0-9]+}}xf32>)
@@ -29,6 +32,8 @@
 //       V3:     %[[PANELS:.+]] = tensor.empty() : tensor<16x32x4x16xf32>
 //       V3:     %[[PACKED:.+]] = scf.for {{.*}} iter_args(%{{.+}} = %[[PANELS]])
 //       V3:       tensor.extract_slice %{{.+}}[%{{.+}}, %{{.+}}] [4, 16] [1, 1] : tensor<128x256xf32>
+//       V3:       %[[PANEL:.+]] = vector.transfer_read {{.*}} : tensor<4x16xf32>, vector<4x16xf32>
+//       V3:       vector.transfer_write %[[PANEL]], {{.*}} : vector<4x16xf32>, tensor<16x32x4x16xf32>
 //       V3:     scf.for %{{.+}} = %c0 to %c256 step %c16
 //       V3:       scf.for %{{.+}} = %c0 to %c128 step %c4
 //       V3:         %[[ACC:.+]] = vector.transfer_read {{.*}} : tensor<4x16xf32>, vector<4x16xf32>
@@ -263,15 +268,17 @@ func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> t
 // Filters (2.4 MB) larger than half of L2, read by at least conv.PACK_REUSE register tiles of
 // output pixels: in blocks of filters (a third of L2 each), each block first packed into
 // [block / vector, 3, 3, C, vector] panels (a nofold pad per panel, in a loop of its own before
-// the conv's), which the tiles then read contiguously (in place, a panel's rows lie 1 KB
-// apart). The ISA levels' 1 MB L2 takes blocks of 32 filters: on AVX-512 one 32-wide panel, the
+// the conv's, copied as 4 x vector slices: vector loads and stores), which the tiles then read
+// contiguously (in place, a panel's rows lie 1 KB apart). The ISA levels' 1 MB L2 takes blocks of 32 filters: on AVX-512 one 32-wide panel, the
 // block's pad itself; on AVX2 two 16-wide panels.
 // SERIAL-LABEL: func.func @conv_nhwc_packed
 //   SERIAL-NOT:   scf.forall
 //       SERIAL:   scf.for %{{.+}} = %c0 to %c256 step %c32
 //       SERIAL:     tensor.extract_slice %{{.+}}[0, 0, 0, %{{.+}}] [3, 3, 256, 32] [1, 1, 1, 1] : tensor<3x3x256x256xf32> to tensor<3x3x256x32xf32>
-//       SERIAL:     tensor.pad {{.*}} nofold
-//       SERIAL:     } : tensor<3x3x256x32xf32> to tensor<3x3x256x32xf32>
+//       SERIAL:     tensor.empty() : tensor<3x3x256x32xf32>
+//       SERIAL:     scf.for %{{.+}} = %c0 to %c256 step %c4 {{.*}} -> (tensor<3x3x256x32xf32>)
+//       SERIAL:       %[[ROWS:.+]] = vector.transfer_read {{.*}} : tensor<1x1x4x32xf32>, vector<4x32xf32>
+//       SERIAL:       vector.transfer_write %[[ROWS]], {{.*}} : vector<4x32xf32>, tensor<3x3x256x32xf32>
 //       SERIAL:     scf.for {{.*}} -> (vector<1x7x32xf32>)
 //       SERIAL:       vector.fma
 // V3-SERIAL-LABEL: func.func @conv_nhwc_packed
@@ -279,7 +286,8 @@ func.func @conv_nhwc(%x: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>) -> t
 //       V3-SERIAL:   scf.for %{{.+}} = %c0 to %c256 step %c32
 //       V3-SERIAL:     tensor.empty() : tensor<2x3x3x256x16xf32>
 //       V3-SERIAL:     scf.for %{{.+}} = %c0 to %c32 step %c16 {{.*}} -> (tensor<2x3x3x256x16xf32>)
-//       V3-SERIAL:       tensor.pad {{.*}} nofold
+//       V3-SERIAL:       %[[ROWS:.+]] = vector.transfer_read {{.*}} : tensor<1x1x4x16xf32>, vector<4x16xf32>
+//       V3-SERIAL:       vector.transfer_write %[[ROWS]], {{.*}} : vector<4x16xf32>, tensor<3x3x256x16xf32>
 //       V3-SERIAL:     scf.for {{.*}} -> (vector<1x4x16xf32>)
 //       V3-SERIAL:       vector.fma {{.*}} : vector<16xf32>
 func.func @conv_nhwc_packed(%x: tensor<1x16x16x256xf32>, %w: tensor<3x3x256x256xf32>) -> tensor<1x14x14x256xf32> {

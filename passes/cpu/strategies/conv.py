@@ -73,6 +73,13 @@ PACK_REUSE = 4
 FILTERS_OVER_IMAGE = 4
 
 
+def work(op: ir.Operation, extents: tuple[int, ...]) -> tuple[int, int]:
+    """The flops and bytes (operands and result) of the conv `op` (what `threads_worth` weighs)."""
+    element = ir.ShapedType(op.operands[0].type).element_type.width // 8
+    nbytes = sum(math.prod(ir.ShapedType(v.type).shape) for v in (*op.operands, *op.results)) * element
+    return 2 * math.prod(extents), nbytes
+
+
 def _divisor_or_max(most: int, extent: int) -> int:
     """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
     return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
@@ -131,8 +138,7 @@ class ConvStrategy(Strategy):
         rows = _divisor_or_max(min(max(1, target.vector_registers // 4), rows_extent), rows_extent)
         cr = next(t for t in (4, 3, 2, 1) if c % t == 0)
         element = ir.ShapedType(op.operands[0].type).element_type.width // 8
-        nbytes = sum(math.prod(ir.ShapedType(v.type).shape) for v in (*op.operands, *op.results)) * element
-        threads = threads_worth(2 * math.prod(extents), nbytes, target, threads)
+        threads = threads_worth(*work(op, extents), target, threads)
         thread_dim, thread_tile = "", 0
         filters = math.prod(w_shape) * element
         image = math.prod(ir.ShapedType(op.operands[0].type).shape) * element
@@ -250,7 +256,7 @@ class ConvStrategy(Strategy):
         # above, nothing read twice (`hoist_pad ... by 0 loops` fails to apply).
         if self.pack_filters and tiles:
             padded = s.pad(op, [self.dims.index("f")], [self.zero] * 3, [0, 1, 0])
-            s.hoist_pad(s.producer(padded, 1), len(tiles))
+            self._vector_copy(s, s.hoist_pad(s.producer(padded, 1), len(tiles)), cr, vec)
             op = padded
         reduction = self.reduction
         window = {d: cr if d == "c" else 1 for d in reduction}
@@ -258,6 +264,16 @@ class ConvStrategy(Strategy):
         op, loops = s.tile(op, needed(self._sizes(window), list(self.extents)), order)
         s.vectorize(s.decompose(op))
         return loops
+
+    @staticmethod
+    def _vector_copy(s: Script, panel: str, cr: int, vec: int) -> None:
+        """The packing copy (a [kh, kw, c, vec] pad that pads nothing) as vector loads and
+        stores of cr x vec: left whole, it bufferizes to a strided copy that LLVM copies one
+        float at a time (it cannot prove source and panel apart)."""
+        tile, _ = s.tile(panel, [1, 1, cr, 0])
+        store = s.consumer(tile)  # the insert_slice of each tile into the panel
+        s.vectorize(tile, [1, 1, cr, vec])
+        s.vectorize(store)
 
     def _roles(self) -> tuple[str, str]:
         """The dims of the register tile's rows and of its vectors."""

@@ -68,8 +68,24 @@ def threads_worth(flops: int, nbytes: int, target: Target, threads: int) -> int:
     the cost of forking and joining them."""
     if threads <= 1:
         return 1
+    return threads if saved_cycles(flops, nbytes, target, threads) >= FORK_JOIN_CYCLES else 1
+
+
+def saved_cycles(flops: int, nbytes: int, target: Target, threads: int) -> float:
+    """The core cycles `threads` threads save on work of `flops` and `nbytes` (threads_worth)."""
     cycles = max(flops / (FLOPS_PER_LANE * target.lanes(32)), nbytes / STREAM_BYTES_PER_CYCLE)
-    return threads if cycles * (threads - 1) / threads >= FORK_JOIN_CYCLES else 1
+    return cycles * (threads - 1) / threads
+
+
+def serial_remark(flops: int, nbytes: int, target: Target, threads: int) -> tuple[str, dict] | None:
+    """Why `threads_worth` keeps one of `threads` threads, with its numbers (a codegen remark);
+    None where it gives them all."""
+    if threads <= 1 or threads_worth(flops, nbytes, target, threads) > 1:
+        return None
+    saved = round(saved_cycles(flops, nbytes, target, threads))
+    reason = "one thread: more would save fewer core cycles than an OpenMP fork and join costs"
+    values = {"threads": threads, "flops": flops, "bytes": nbytes, "saved_cycles": saved}
+    return reason, {**values, "fork_join_cycles": FORK_JOIN_CYCLES}
 
 
 def round_up(value: int, multiple: int) -> int:

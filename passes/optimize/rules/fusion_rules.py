@@ -32,6 +32,24 @@ TAKES_CONSUMERS = (*EPILOGUE_ANCHORS, "versa.batch_norm")
 # operands K times, so its producers are never fused).
 TAKES_PRODUCERS = REDUCTION_ANCHORS
 
+# Why a merge is refused (`producer_refusal`, `consumer_refusal`, fuse.py's own checks): the
+# codes of versa-fuse's remarks, which say each in words with its numbers.
+CONTRACTION = "contraction"  # a contraction re-reads its operands: its producers stay out
+PARAMETER = "parameter"  # a normalisation's per-channel parameters
+BROADCAST_EXPENSIVE = "broadcast-expensive"  # another shape, and not cheap to recompute per point
+MORE_DIMS = "more-dims"  # the producer has more dims than the consumer's nest
+NOT_ELEMENTWISE = "not-elementwise"
+REDUCED = "reduced"  # a reduce_*'s consumers run over the reduced shape
+OTHER_SHAPE = "other-shape"  # the consumer's shape is not the anchor's
+GROUP_EXPENSIVE = "group-expensive"  # a broadcast producer whose group holds an expensive op
+OTHER_USERS = "other-users"  # the producer has users outside the consumer's group
+COPIES_LIMIT = "copies-limit"  # a cheap producer with more users than duplicate-limit
+STRANDS = "strands"  # copying a cheap producer would leave its expensive producer shared
+USER_CANNOT = "user-cannot"  # a user of a cheap producer cannot compute it in its nest
+TOO_LARGE = "too-large"  # the merged group would exceed max-ops
+TWO_ANCHORS = "two-anchors"  # both groups have an anchor
+DYNAMIC = "dynamic"  # a tensor without a static shape
+
 # One instruction per element, no libm-class math: worth recomputing instead of storing.
 CHEAP = (
     "versa.add",
@@ -90,20 +108,33 @@ def static_tensor(value: ir.Value) -> bool:
 
 def producer_fits(producer: ir.Operation, consumer: ir.Operation, operand: int) -> bool:
     """Whether `producer` (elementwise) may be computed inside `consumer`'s loop nest."""
+    return producer_refusal(producer, consumer, operand) is None
+
+
+def producer_refusal(producer: ir.Operation, consumer: ir.Operation, operand: int) -> str | None:
+    """Why elementwise `producer` may not be computed inside `consumer`'s loop nest (one of
+    the codes above), or None where it may."""
     if consumer.name in EPILOGUE_ANCHORS:
-        return False
+        return CONTRACTION
     if is_anchor(consumer) and (consumer.name not in TAKES_PRODUCERS or operand != 0):
-        return False  # normalisation parameters are per-channel or per-row: keep them small
+        return PARAMETER  # normalisation parameters are per-channel or per-row: keep them small
     produced, nest = shape(producer.results[0]), nest_shape(consumer)
     if produced == nest:
-        return True
-    return is_cheap(producer) and len(produced) <= len(nest)
+        return None
+    if not is_cheap(producer):
+        return BROADCAST_EXPENSIVE
+    return None if len(produced) <= len(nest) else MORE_DIMS
 
 
 def consumer_fits(producer: ir.Operation, consumer: ir.Operation) -> bool:
     """Whether elementwise `consumer` may run in the loop nest that computes `producer`."""
+    return consumer_refusal(producer, consumer) is None
+
+
+def consumer_refusal(producer: ir.Operation, consumer: ir.Operation) -> str | None:
+    """Why `consumer` may not run in the loop nest that computes `producer`, or None."""
     if not is_elementwise(consumer):
-        return False
+        return NOT_ELEMENTWISE
     if is_anchor(producer) and producer.name not in TAKES_CONSUMERS:
-        return False
-    return shape(consumer.results[0]) == shape(producer.results[0])
+        return REDUCED
+    return None if shape(consumer.results[0]) == shape(producer.results[0]) else OTHER_SHAPE

@@ -9,6 +9,10 @@ and anything else that JITs through it share one cache:
                runtime and the compiler itself (what is in it and why)
     store.py   the folder: one checksummed file per key, atomic writes, LRU eviction
     jit.py     a JitFunction's entry: a shared library and its signature; loading it
+    imports.py        an imported module as an entry (MLIR bytecode); ONNX files by content
+    torch_imports.py  a torch model's imported module, keyed before torch.export by
+    torch_key.py      the live model: code (code_digest.py), weights, attributes
+                      (stable_form.py), inputs, versions
 
 Where: `VERSA_CACHE_DIR` (default `$XDG_CACHE_HOME/versa`, else `~/.cache/versa`; `off`
 disables it), at most `VERSA_CACHE_SIZE` bytes (default 2 GiB). `versa cache info` and

@@ -132,15 +132,16 @@ class Store:
         none (a corrupt one is removed, with a warning)."""
         path = self.path(key)
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as f:  # the payload read once, into the bytes returned
+                first, line, payload = f.readline(200), f.readline(1 << 20), f.read()
         except FileNotFoundError:
             return None
         try:
-            entry = decode(key, data)
+            meta = check(key, first, line, payload)
         except CorruptEntry as err:
             return self._corrupt(path, err)
         self._used(path)
-        return entry
+        return Entry(key, meta, payload)
 
     def checkout(self, key: str, copy: Path) -> dict[str, Any] | None:
         """The payload of `key` copied to the new file `copy` (by the kernel) and checked there,

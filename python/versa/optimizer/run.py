@@ -4,7 +4,8 @@ Each step is timed and recorded; a step that fails is recorded with its error an
 that need it are skipped, so a report always says how far the model got and why it stopped.
 The accuracy verdict uses Versa's one tolerance policy (`versa.tolerance`: per op, summed over
 each output's cone) against the framework's own result; the before/after times are medians of
-interleaved calls at the same thread count; the profile is `profile.py`'s.
+interleaved calls at the same thread count; the profile is `profile.py`'s. A torch model with
+ops Versa does not take runs partitioned, as `versa.compile` runs it (`partitioned.py`).
 """
 
 import contextlib
@@ -23,11 +24,12 @@ from versa import clock, compiler, targets, tolerance
 from versa.cpu.runtime import JitFunction
 from versa.diagnostics import CompileError
 from versa.options import CompileOptions
+from versa.passes.common import remarks
 from versa.signature import find_function
 
-from . import compile_log, measure, reference_memory
+from . import compile_log, measure, partitioned, reference_memory
 from . import profile as profiling
-from .decisions import decisions
+from .decisions import decisions, declined
 from .sources import Source, load_model
 
 SCHEMA, VERSION = "versa-optimize-report", 1
@@ -147,6 +149,7 @@ def optimize_model(model, settings: Settings, out_dir: str | None = None, exampl
         "memory": None,
         "decisions": [],
         "fallbacks": [],
+        "partitioning": None,
         "artifact": None,
         "errors": [],
     }
@@ -176,22 +179,28 @@ def _name(model) -> str:
 
 
 def _run(model, settings, options, report, steps, out_dir, example_inputs) -> None:
-    with steps.step("import"):
+    with steps.step("import") as entry:
         source = load_model(model, settings.input_shapes or None, options.threads, example_inputs)
         report["model"].update(
             name=source.name,
             format=source.format,
             inputs=[_tensor(n, a) for n, a in zip(source.input_names, source.inputs, strict=True)],
         )
-        policy = tolerance.for_function(find_function(source.module, None))
-        optimised = profiling.copy_module(source.module)
-        compiler.run_passes(optimised, options.versa_passes())
-        report["decisions"] = decisions(optimised)
+        if source.module is not None:
+            policy = tolerance.for_function(find_function(source.module, None))
+            optimised = profiling.copy_module(source.module)
+            with remarks.collected() as said:  # what versa-fuse declined, and why
+                compiler.run_passes(optimised, options.versa_passes())
+            report["decisions"] = decisions(optimised) + declined(said)
+        else:
+            entry["detail"] = "not whole: the ops Versa does not take run in PyTorch, the rest in partitions"
+    if source.module is None:  # as versa.compile runs it: partitions compiled, the rest eager
+        return partitioned.run_steps(source, settings, options, report, steps, out_dir)
     if settings.tune_s > 0:
         with steps.step("tune") as entry:
             options = _tuned(source, options, settings, report, entry)
     with steps.step("compile") as entry, compile_log.records("compiler", logging.INFO) as passes:
-        with compile_log.records("codegen", logging.DEBUG) as chosen:
+        with compile_log.records("codegen", logging.DEBUG) as chosen, remarks.collected() as said:
             start = time.perf_counter()
             function = JitFunction(profiling.copy_module(source.module), pipeline=options.passes())
         timings = compile_log.pass_times(passes)
@@ -200,7 +209,7 @@ def _run(model, settings, options, report, steps, out_dir, example_inputs) -> No
             "cache": function_cache(function),
             "passes": timings,
         }
-        report["decisions"] += compile_log.strategies(chosen)
+        report["decisions"] += compile_log.strategies(chosen) + declined(said, "versa-codegen")
         entry["detail"] = f"{len(timings)} passes" if timings else "from the compile cache"
     with steps.step("validate"):
         got = function(*source.inputs)

@@ -1,7 +1,7 @@
-"""The measured sections of report.html, in reading order: before/after, accuracy, per-layer
-profile, memory, what the compiler did, compile passes, steps (html.py draws the head and the
-summary above them). The per-layer table comes sorted by time, slowest first, and its headers
-re-sort it (page.SORT_SCRIPT)."""
+"""The measured sections of report.html, in reading order: before/after, accuracy, the ops left
+to PyTorch (partitions of a torch model), per-layer profile, memory, what the compiler did,
+compile passes, steps (html.py draws the head and the summary above them). The per-layer
+table comes sorted by time, slowest first, and its headers re-sort it (page.SORT_SCRIPT)."""
 
 from versa.optimizer import facts, plots, units
 from versa.optimizer.page import Cell, Column, badge, cell, empty, esc, figure, key_values, table
@@ -10,6 +10,7 @@ SECTIONS = (
     ("summary", "Summary"),
     ("speed", "Before / after"),
     ("accuracy", "Accuracy"),
+    ("partitioning", "Partitions"),
     ("profile", "Per-layer profile"),
     ("memory", "Memory"),
     ("compiler", "What the compiler did"),
@@ -20,7 +21,8 @@ SECTIONS = (
 
 def render(report: dict) -> list[str]:
     """The sections after the summary, as HTML fragments."""
-    return [f(report) for f in (_speed, _accuracy, _profile, _memory, _compiler, _passes, _steps)]
+    drawn = (_speed, _accuracy, _partitioning, _profile, _memory, _compiler, _passes, _steps)
+    return [f(report) for f in drawn]
 
 
 def section(name: str, body: str) -> str:
@@ -79,6 +81,29 @@ def _accuracy(report: dict) -> str:
         for o in accuracy["outputs"]
     ]
     return section("accuracy", head + table(columns, rows, "accuracy-table"))
+
+
+def _partitioning(report: dict) -> str:
+    """A torch model Versa could not import whole: the share it compiled, and each op it left to
+    PyTorch with its module path, source line and why (the report's `fallbacks`)."""
+    parts = report.get("partitioning")  # optional: reports before it was added have none
+    if not parts:
+        whole = "None: Versa imported the model whole, no op ran in PyTorch." if report["compile"] else None
+        return section("partitioning", empty(whole or facts.missing(report, "compile")))
+    failed = parts["failed_partitions"]
+    failed = f", {failed} failed to compile and ran eagerly" if failed else ""
+    head = (
+        f"<p>Versa could not import this model whole: {esc(parts['reason'])}</p><p>As"
+        f" <code>versa.compile</code> does, those ops ran in PyTorch eager around {parts['partitions']}"
+        f" compiled partition(s){failed}: <b>{parts['compiled_ops']} of {parts['ops']} ops"
+        f" ({units.percent(parts['compiled_percent'])})</b> compiled by Versa.</p>"
+    )
+    columns = [Column("Op"), Column("Module"), Column("Source"), Column("Reason")]
+    rows = [
+        [_code(f["op"]), cell(f.get("module") or "(root)"), _location(f["source"]), cell(f["reason"])]
+        for f in report["fallbacks"]
+    ]
+    return section("partitioning", head + table(columns, rows, "left-to-pytorch", sortable=True))
 
 
 def _profile(report: dict) -> str:
@@ -223,6 +248,10 @@ def _kind(kind: str) -> Cell:
 def _sources(sources: list[str]) -> Cell:
     shown = ", ".join(sources[:3]) + (f" +{len(sources) - 3} more" if len(sources) > 3 else "")
     return Cell(f'<span title="{esc(", ".join(sources))}">{esc(shown)}</span>')
+
+
+def _code(text: str) -> Cell:
+    return Cell(f"<code>{esc(text)}</code>")
 
 
 def _location(location: str | None) -> Cell:

@@ -6,6 +6,9 @@ which is the reference for accuracy and the "before" of the benchmark.
     model.mlir              versa IR: the NumPy reference (no "before" time)
     package.module:factory  a callable returning (torch module, example inputs): torch eager
 
+A torch model with ops Versa does not take (no rule converts them) comes without a versa module:
+`partitioned.py` runs it as `versa.compile` does, those ops in PyTorch, the rest compiled.
+
 Inputs are seeded random values of the model's input types (integer inputs, token ids, in
 [0, 100) or below the embedding size the factory's inputs show), so runs are repeatable.
 """
@@ -30,12 +33,14 @@ class Source:
     name: str
     path: str  # what the user gave
     format: str  # onnx | pt2 | mlir | torch
-    module: ir.Module  # versa IR, weights as constants
+    module: ir.Module | None  # versa IR, weights as constants; None: a torch model to partition
     inputs: list[np.ndarray]
     input_names: list[str]
     reference_name: str  # onnxruntime | torch | numpy
     reference: Callable[[list[np.ndarray]], list[np.ndarray]]  # outputs as NumPy arrays
     timed_reference: bool  # whether the reference is timed as the "before"
+    torch_model: object = None  # the torch module, when it must run partitioned (partitioned.py)
+    refused: CompileError | None = None  # why it cannot be imported whole: the ops Versa does not take
 
 
 def model_format(model: str) -> str:
@@ -85,9 +90,13 @@ def _from_torch(name: str, path: str, fmt: str, module, example: Sequence) -> So
     from versa.frontends.torch.api import import_torch
 
     arrays = [t.detach().numpy().copy() if isinstance(t, torch.Tensor) else np.asarray(t) for t in example]
-    versa_module = import_torch(module, [torch.from_numpy(a) for a in arrays])
     names = [f"arg{i}" for i in range(len(arrays))]
-    return Source(name, path, fmt, versa_module, arrays, names, "torch", _torch_reference(module), True)
+    reference = _torch_reference(module)
+    try:
+        versa_module = import_torch(module, [torch.from_numpy(a) for a in arrays])
+    except CompileError as refused:  # ops Versa does not take: run partitioned, as versa.compile does
+        return Source(name, path, fmt, None, arrays, names, "torch", reference, True, module, refused)
+    return Source(name, path, fmt, versa_module, arrays, names, "torch", reference, True)
 
 
 def _factory(model: str) -> Source:

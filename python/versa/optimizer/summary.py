@@ -25,11 +25,14 @@ def summary(report: dict, out_dir: str | os.PathLike | None = None) -> str:
             "target", f"{options['target']} -O{options['opt_level']}, {threads} threads, on {machine['cpu']}"
         )
     )
-    lines += _accuracy(report) + _speed(report) + _compile(report) + _memory(report) + _layers(report)
+    lines += _accuracy(report) + _speed(report) + _compile(report) + _partitioning(report)
+    lines += _memory(report) + _layers(report)
     if report["decisions"] or report["fallbacks"]:
         ops = sorted({f["op"] for f in report["fallbacks"]})
         named = f" ({', '.join(ops[:3])}{', ...' if len(ops) > 3 else ''})" if ops else ""
-        counts = f"{len(report['decisions'])} decision(s), {len(report['fallbacks'])} fallback(s){named}"
+        declined = sum(d["kind"] in ("declined", "fallback") for d in report["decisions"])
+        decided = f"{len(report['decisions'])} decision(s) ({declined} declined)"
+        counts = f"{decided}, {len(report['fallbacks'])} fallback(s){named}"
         lines.append(_row("compiler", counts))
     for error in report["errors"][:3]:
         first = error["message"].strip().splitlines()[0] if error["message"].strip() else "no message"
@@ -74,6 +77,25 @@ def _compile(report: dict) -> list[str]:
     if not compile_:
         return [_row("compile", facts.missing(report, "compile"))]
     return [_row("compile", f"{units.seconds(compile_['seconds'])} (cache {compile_['cache']})")]
+
+
+def _partitioning(report: dict) -> list[str]:
+    """A partitioned torch model: the share Versa compiled, then the ops left to PyTorch, each
+    with its module path and source line (file name only: the report has the path)."""
+    parts = report.get("partitioning")
+    if not parts:
+        return []
+    share = f"{parts['compiled_ops']} of {parts['ops']} ops ({units.percent(parts['compiled_percent'])})"
+    left = report["fallbacks"]
+    text = f"{parts['partitions']} compiled, {share}; {len(left)} op(s) left to PyTorch"
+    lines = [_row("partitions", text)]
+    for fallback in left[:TOP]:
+        where = os.path.basename(fallback["source"]) if fallback["source"] else "unknown line"
+        module = fallback.get("module") or "(root)"
+        lines.append(f"  {fallback['op']} in {module} at {where}: {fallback['reason']}"[:WIDTH])
+    if len(left) > TOP:
+        lines.append(f"  ... and {len(left) - TOP} more in the report")
+    return lines
 
 
 def _memory(report: dict) -> list[str]:

@@ -97,8 +97,8 @@ def test_the_report_renders_with_its_plots_and_tables(browser, pages):
     headings = browser.execute_script(
         "return Array.from(document.querySelectorAll('h2')).map(h => h.innerText)"
     )
-    assert headings == ["Summary", "Before / after", "Accuracy", "Per-layer profile", "Memory",
-                        "What the compiler did", "Compile passes", "Steps"]  # fmt: skip
+    assert headings == ["Summary", "Before / after", "Accuracy", "Partitions", "Per-layer profile",
+                        "Memory", "What the compiler did", "Compile passes", "Steps"]  # fmt: skip
     images = _images(browser)
     assert set(images) == {"plot-before-after", "plot-layers", "plot-memory"}
     assert all(width > 0 for width in images.values()), images

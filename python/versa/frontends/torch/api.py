@@ -15,6 +15,7 @@ the partitions between them are compiled. GPU targets and `program()`/`save()` n
 graph: there the CompileError listing the ops stands, as it does for `import_torch`.
 """
 
+import contextlib
 import functools
 import warnings
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from torch.fx import _pytree as fx_pytree
 from torch.utils import _pytree as pytree
 
 from versa import targets
+from versa.cache import torch_imports
 from versa.diagnostics import CompileError, Diagnostic
 from versa.gpu import Program
 from versa.mlir import ir
@@ -38,7 +40,7 @@ from .complex_to_real import program_as_real
 from .convert import convert_module, none_results
 from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, compile_options, executable, on_gpu
 from .importer import functional, import_program, make_torch_context, unroll_recurrent
-from .partition import Partitioned
+from .partition import GraphCompiler, Partitioned
 from .state import State
 
 __all__ = [
@@ -49,13 +51,21 @@ __all__ = [
     "compile",
     "compile_options",
     "import_torch",
+    "partition_model",
 ]
 
 
 def import_torch(model, example_inputs: Sequence) -> ir.Module:
     """The versa module of `model` called on `example_inputs` (weights as constants; the buffers
-    the forward mutates as the first arguments, their new values as the first results)."""
+    the forward mutates as the first arguments, their new values as the first results). Read
+    from the compile cache when this model was imported before (`cache/torch_imports.py`)."""
+    what, key = type(model).__name__, torch_imports.key(model, tuple(example_inputs), {}, "import_torch")
+    stored = torch_imports.lookup(key, what, make_torch_context)
+    if stored is not None:
+        return stored.module
     module, _, _ = _import(model, example_inputs)
+    with torch_imports.recording(key, module, what) as pending:
+        pending.commit()
     return module
 
 
@@ -133,6 +143,14 @@ def _partitioned(graph_module: torch.fx.GraphModule, options: CompileOptions) ->
     return _EagerHosted(partitioned.module.forward, f"this one is partitioned: {why}")
 
 
+def partition_model(model, example_inputs: Sequence, compile_graph: GraphCompiler) -> Partitioned:
+    """`model` exported and split as `versa.compile` splits a model whose whole graph does not
+    convert (host CPU), each partition compiled by `compile_graph` (`VersaGraph` here): for
+    callers that need the pieces, not just a callable (`versa optimize` reports them)."""
+    _, graph_module = _export(model, tuple(example_inputs), {}, host=True)
+    return Partitioned(graph_module, compile_graph)
+
+
 def _through_dynamo(model, options: CompileOptions, error: Exception) -> _EagerHosted:
     """A model torch.export cannot take (a data-dependent output shape: ctc_loss with tensor
     lengths, nonzero), compiled by torch.compile with this backend instead: Dynamo breaks its
@@ -182,6 +200,14 @@ class CompiledModule:
         if key not in self._compiled:
             host_args = pytree.tree_map(_host_tensor, args)
             host_kwargs = pytree.tree_map(_host_tensor, kwargs)
+            what = type(self.model).__name__  # the imported module from the cache: no export
+            import_key = torch_imports.key(self.model, host_args, host_kwargs, "versa.compile")
+            stored = torch_imports.lookup(import_key, what, make_torch_context)
+            if stored is not None:
+                with contextlib.suppress(CompileError):  # else through the export, which may partition
+                    parts = (stored.module, stored.in_spec, stored.out_spec, stored.nones, None)
+                    self._compiled[key] = self._whole_graph(*parts, stored.digest)
+                    return self._compiled[key]
             try:
                 program, graph_module = _export(self.model, host_args, host_kwargs, host=self.options.on_cpu)
             except Exception as err:  # torch.export's many errors; Dynamo graph-breaks instead
@@ -191,18 +217,23 @@ class CompiledModule:
                 return self._compiled[key]
             try:
                 module, program, nones = _import(program, host_args)
-                if self.tune_budget_s and self.options.on_cpu:  # measured choices first
-                    text = module.operation.get_asm(enable_debug_info=True)
-                    tuner.tune(text, self.options, self.options.tuning_db, self.tune_budget_s)
-                state = State(program) or None
-                function = executable(module, self.options)
-                spec = program.call_spec
-                self._compiled[key] = _WholeGraph(function, spec.in_spec, spec.out_spec, nones, state)
+                with torch_imports.recording(import_key, module, what) as pending:
+                    state, spec = State(program) or None, program.call_spec
+                    parts = (module, spec.in_spec, spec.out_spec, nones, state)
+                    self._compiled[key] = self._whole_graph(*parts, pending.digest)
+                    if state is None:  # a mutating model's entry would have to name its tensors
+                        pending.commit(spec.in_spec, spec.out_spec, nones)
             except CompileError:
                 if graph_module is None:
                     raise
                 self._compiled[key] = _partitioned(graph_module, self.options)
         return self._compiled[key]
+
+    def _whole_graph(self, module: ir.Module, in_spec, out_spec, nones, state, digest) -> _WholeGraph:
+        if self.tune_budget_s and self.options.on_cpu:  # measured choices first
+            text = module.operation.get_asm(enable_debug_info=True)
+            tuner.tune(text, self.options, self.options.tuning_db, self.tune_budget_s)
+        return _WholeGraph(executable(module, self.options, digest), in_spec, out_spec, nones, state)
 
     def __call__(self, *args, **kwargs):
         if not kwargs:  # the common call: flat tensors, a signature seen before (~3 µs saved)

@@ -112,11 +112,12 @@ class Executable:
         return outputs
 
 
-def executable(module: ir.Module, options: CompileOptions) -> Executable:
+def executable(module: ir.Module, options: CompileOptions, digest: str | None = None) -> Executable:
     """`Executable(module, ...)`, shared by every graph whose module prints the same: Dynamo
     retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
-    specialization to B again (or a second `versa.compile` of one model) is then no recompile."""
-    digest = module_digest(module)  # also the compile cache's, printed once (large with weights)
+    specialization to B again (or a second `versa.compile` of one model) is then no recompile.
+    `digest`: the module's `module_digest`, where the caller has it (a cached import)."""
+    digest = digest or module_digest(module)  # also the compile cache's (large with weights)
     key = (digest, options, _database_state(options.tuning_db))
     if key in _EXECUTABLES:
         _EXECUTABLES.move_to_end(key)

@@ -118,42 +118,54 @@ class _Support(OperatorSupportBase):
     """Calls Versa takes: not refused, not in place, tensor results; a getitem goes with the node
     it reads (a tuple never crosses a partition's boundary)."""
 
-    def __init__(self, refused: set[Node]):
+    def __init__(self, refused: dict[Node, str]):
         super().__init__()
         self.refused = refused
 
     def is_node_supported(self, submodules, node: Node) -> bool:
-        if node.op != "call_function" or node in self.refused:
-            return False
+        return self.refusal(node) is None
+
+    def refusal(self, node: Node) -> str | None:
+        """Why `node` is left to PyTorch, in words (the optimizer's report says it); None: Versa takes it."""
+        if node.op != "call_function":
+            return "not a call"
+        if node in self.refused:
+            return self.refused[node]
         if node.target in _UNINITIALIZED or _draws_random(node):
             # random ops (bernoulli for stochastic depth, rand/randn_like) draw from torch's
             # generator only when eager; torch-mlir's lowering of bernoulli passes the survey but
             # fails codegen, taking the whole partition down. The uninitialized tensors they fill
             # (torch.empty) have nothing to compute either.
-            return False
+            return "draws from torch's random generator or makes an uninitialized tensor"
         if getattr(getattr(node.target, "_schema", None), "is_mutable", False):
-            return False  # compiled, an in-place op would lose its effect on its input
+            return "writes its input in place"  # compiled, it would lose its effect on its input
         if node.target is operator.getitem:
-            return self.is_node_supported(submodules, node.args[0])
+            return self.refusal(node.args[0])
         if not all(_static(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
-            return False  # a data-dependent size (nonzero, torch.where(mask)): Versa compiles static shapes
+            return "a data-dependent size (Versa compiles static shapes)"  # nonzero, torch.where(mask)
         if any(_is_complex(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
-            return False  # versa has no complex type: these alone run eagerly (see complex_to_real)
+            return "a complex tensor (Versa has no complex type)"  # see complex_to_real
         if not all(_versa_typed(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
-            return False  # casts to double and what computes in it run eagerly
-        return _tensors_or_none(node.meta.get("val"))
+            return "a tensor of a type Versa has none for (float64)"  # casts to double, what computes in it
+        return None if _tensors_or_none(node.meta.get("val")) else "a result that is not a tensor"
 
 
-def refused_nodes(graph_module: GraphModule) -> set[Node]:
-    """The nodes Versa cannot convert, by location; by probing each alone if that finds none."""
+def refused_nodes(graph_module: GraphModule) -> dict[Node, str]:
+    """The nodes Versa cannot convert and why, by location; by probing each alone if that finds none."""
     found = _located(graph_module)
     if found:
         return found
     context = make_torch_context()
-    return {n for n in graph_module.graph.nodes if is_compute(n) and not _converts(_alone(n), context)}
+    probed = {n: _refusal(_alone(n), context) for n in graph_module.graph.nodes if is_compute(n)}
+    return {n: why for n, why in probed.items() if why is not None}
 
 
-def _located(graph_module: GraphModule) -> set[Node] | None:
+def _reason(key: str) -> str:
+    """The reason of a `Conversion.unsupported` key, `op: reason`."""
+    return key.partition(": ")[2] or "no rule converts it"
+
+
+def _located(graph_module: GraphModule) -> dict[Node, str] | None:
     """One import of a copy with node indices as locations; None where a refusal names no node."""
     nodes = list(graph_module.graph.nodes)
     graph = Graph()
@@ -169,13 +181,13 @@ def _located(graph_module: GraphModule) -> set[Node] | None:
         _, conversion = survey(import_graph(GraphModule(graph_module, graph), make_torch_context()))
     except Exception:  # the importer also asserts: no locations, probe instead
         return None
-    found = set()
-    for locations in conversion.where.values():
+    found = {}
+    for key, locations in conversion.where.items():
         for location in locations:
             lines = _NODE_LINE.findall(str(location))
             if not lines:
                 return None
-            found.update(nodes[int(line)] for line in lines)
+            found.update((nodes[int(line)], _reason(key)) for line in lines)
     return found
 
 
@@ -199,12 +211,13 @@ def _alone(node: Node) -> GraphModule:
     return GraphModule(torch.nn.Module(), graph)
 
 
-def _converts(graph_module: GraphModule, context: ir.Context) -> bool:
+def _refusal(graph_module: GraphModule, context: ir.Context) -> str | None:
+    """Why the conversion refuses `graph_module` (None: it converts)."""
     try:
         _, conversion = survey(import_graph(graph_module, context))
-    except Exception:  # the importer also asserts: not convertible
-        return False
-    return not conversion.unsupported
+    except Exception as err:  # the importer also asserts: not convertible
+        return f"the import failed: {' '.join(str(err).split())[:200]}"
+    return _reason(next(iter(conversion.unsupported))) if conversion.unsupported else None
 
 
 class _Compiled(torch.nn.Module):
@@ -284,15 +297,17 @@ class Partitioned:
     """`graph_module` with its supported partitions compiled in place; the rest runs eagerly."""
 
     def __init__(self, graph_module: GraphModule, compile_graph: GraphCompiler):
-        refused = refused_nodes(graph_module)
-        partitioner = CapabilityBasedPartitioner(
-            graph_module, _Support(refused), allows_single_node_partition=True
-        )
+        support = _Support(refused_nodes(graph_module))
+        partitioner = CapabilityBasedPartitioner(graph_module, support, allows_single_node_partition=True)
         partitions = [p for p in partitioner.propose_partitions() if any(map(is_compute, p.nodes))]
+        why = {n.name: support.refusal(n) for n in graph_module.graph.nodes}  # fusing copies the nodes
         self.module = partitioner.fuse_partitions(partitions, prefix="versa_partition_")
         self.compiled = 0
+        self.compiled_ops = 0  # compute nodes inside the compiled partitions
         self.failures: list[str] = []
-        self.eager = Counter(op_name(n) for n in self.module.graph.nodes if is_compute(n))
+        # the compute nodes that run eagerly and why: the optimizer's report lists them
+        self.left = {n: why[n.name] or "in no partition" for n in self.module.graph.nodes if is_compute(n)}
+        self.eager = Counter(op_name(n) for n in self.left)
         self.mutated = mutated_attributes(self.module.graph)
         for node in list(self.module.graph.nodes):
             if node.op == "call_module" and node.target.startswith("versa_partition_"):
@@ -316,10 +331,13 @@ class Partitioned:
             return
         setattr(self.module, name, _Compiled(function, single))
         self.compiled += 1
+        self.compiled_ops += sum(map(is_compute, submodule.graph.nodes))
 
     def _leave_eager(self, submodule: GraphModule, why: str) -> None:
         self.failures.append(why)
-        self.eager.update(op_name(n) for n in submodule.graph.nodes if is_compute(n))
+        left = [n for n in submodule.graph.nodes if is_compute(n)]
+        self.left.update((n, f"its partition failed to compile: {why}") for n in left)
+        self.eager.update(op_name(n) for n in left)
 
     def warning(self) -> str:
         """One line naming the ops that ran eagerly (and why a partition failed, if one did)."""
