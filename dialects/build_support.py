@@ -39,6 +39,16 @@ def attrs(**given: ir.Attribute | None) -> dict[str, ir.Attribute]:
     return {name: attr for name, attr in given.items() if attr is not None}
 
 
+def conv2d_attrs(
+    strides: Ints | None, padding: Ints | None, dilations: Ints | None, groups: int | None, layout: str | None
+) -> dict[str, ir.Attribute]:
+    """The attributes of `versa.conv2d` and `versa.qconv2d` (those given; the rest default)."""
+    return attrs(
+        strides=ints(strides), padding=ints(padding), dilations=ints(dilations), groups=i64(groups),
+        layout=string(layout),
+    )  # fmt: skip
+
+
 def unary(op: type[VersaOp], x: ir.Value, loc: Loc, ip: Ip) -> ir.Value:
     return op.build([x], {}, loc=loc, ip=ip)
 

@@ -20,7 +20,7 @@ import numpy as np
 from versa.mlir import ir
 
 from . import versa as v
-from .build_support import Ints, Ip, Loc
+from .build_support import Ints, Ip, Loc, conv2d_attrs
 from .build_support import attrs as _attrs
 from .build_support import binary as _binary
 from .build_support import boolean as _bool
@@ -190,13 +190,7 @@ def conv2d(
     ip: Ip = None,
 ) -> ir.Value:
     """`versa.conv2d`: NCHW x FCHW or NHWC x HWCF; padding is [top, left, bottom, right]."""
-    attrs = _attrs(
-        strides=_ints(strides),
-        padding=_ints(padding),
-        dilations=_ints(dilations),
-        groups=_i64(groups),
-        layout=_str(layout),
-    )
+    attrs = conv2d_attrs(strides, padding, dilations, groups, layout)
     return v.Conv2dOp.build([x, w], attrs, loc=loc, ip=ip)
 
 

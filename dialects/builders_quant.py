@@ -10,7 +10,7 @@ as in `builders.py`. Scales and zero points are tensors: 0-d per tensor, 1-d per
 from versa.mlir import ir
 
 from . import versa as v
-from .build_support import Ints, Ip, Loc, attrs, i64, ints, string, with_element
+from .build_support import Ints, Ip, Loc, attrs, conv2d_attrs, i64, with_element
 
 
 def _i32() -> ir.Type:
@@ -90,11 +90,5 @@ def qconv2d(
     ip: Ip = None,
 ) -> ir.Value:
     """`versa.qconv2d`: conv2d of the centred input and filter in i32 (attributes as conv2d)."""
-    given = attrs(
-        strides=ints(strides),
-        padding=ints(padding),
-        dilations=ints(dilations),
-        groups=i64(groups),
-        layout=string(layout),
-    )
+    given = conv2d_attrs(strides, padding, dilations, groups, layout)
     return with_element(v.QConv2dOp, [x, w, x_zero_point, w_zero_point], given, _i32(), loc, ip)

@@ -13,7 +13,7 @@ from typing import Any
 from versa.mlir import ext, ir
 
 from . import shapes
-from .attributes import parse_attrs
+from .attributes import Int, Ints, OneOf, parse_attrs
 from .shapes import RuleError, Shape
 
 Tensor = ir.RankedTensorType
@@ -23,6 +23,14 @@ BOOL_TYPE = "i1"
 ELEMENT_TYPES = (*FLOAT_TYPES, "i32", "i8", "i64", BOOL_TYPE)
 INDEX_TYPES = ("i32", "i64")  # element types of gather indices
 LAYOUTS = ("NCHW", "NHWC")
+# The attributes of a 2-D convolution, float (`versa.conv2d`) or quantized (`versa.qconv2d`).
+CONV2D_ATTRS = {
+    "strides": Ints(2, default=[1, 1], minimum=1),
+    "padding": Ints(4, default=[0, 0, 0, 0], minimum=0),
+    "dilations": Ints(2, default=[1, 1], minimum=1),
+    "groups": Int(default=1, positive=True),
+    "layout": OneOf(LAYOUTS, default="NCHW"),
+}
 
 
 class Versa(ext.Dialect, name="versa"):

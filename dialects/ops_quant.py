@@ -25,8 +25,8 @@ the sign (`lower_quant.erase_unsigned`), as arith and linalg know signless integ
 from versa.mlir import ext
 
 from . import shapes
-from .attributes import Int, Ints, OneOf
-from .core import ELEMENT_TYPES, LAYOUTS, Tensor, VersaOp
+from .attributes import Int
+from .core import CONV2D_ATTRS, ELEMENT_TYPES, Tensor, VersaOp
 
 QUANTIZED_TYPES = ("i8", "ui8")
 TYPE_RANGES = {"i8": (-128, 127), "ui8": (0, 255)}
@@ -194,13 +194,7 @@ class QConv2dOp(ContractionOp, name="qconv2d", traits=[ext.Pure]):
 
     NAMES = ("input", "filter")
 
-    ATTRS = {
-        "strides": Ints(2, default=[1, 1], minimum=1),
-        "padding": Ints(4, default=[0, 0, 0, 0], minimum=0),
-        "dilations": Ints(2, default=[1, 1], minimum=1),
-        "groups": Int(default=1, positive=True),
-        "layout": OneOf(LAYOUTS, default="NCHW"),
-    }
+    ATTRS = dict(CONV2D_ATTRS)
     input: ext.Operand[Tensor]
     filter: ext.Operand[Tensor]
     input_zero_point: ext.Operand[Tensor]

@@ -22,6 +22,7 @@ from versa.mlir import ext, ir
 from . import shapes
 from .attributes import Bool, Elements, Float, Int, Ints, OneOf, parse_attrs
 from .core import (  # noqa: F401
+    CONV2D_ATTRS,
     ELEMENT_TYPES,
     FLOAT_TYPES,
     LAYOUTS,
@@ -200,13 +201,7 @@ class MatmulOp(VersaOp, name="matmul", traits=[ext.Pure]):
 
 class Conv2dOp(VersaOp, name="conv2d", traits=[ext.Pure]):
     FLOAT_ONLY = True
-    ATTRS = {
-        "strides": Ints(2, default=[1, 1], minimum=1),
-        "padding": Ints(4, default=[0, 0, 0, 0], minimum=0),
-        "dilations": Ints(2, default=[1, 1], minimum=1),
-        "groups": Int(default=1, positive=True),
-        "layout": OneOf(LAYOUTS, default="NCHW"),
-    }
+    ATTRS = dict(CONV2D_ATTRS)
     input: ext.Operand[Tensor]
     filter: ext.Operand[Tensor]
     result: ext.Result[Tensor]
