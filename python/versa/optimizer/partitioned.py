@@ -37,7 +37,8 @@ from versa.frontends.torch.convert import convert_module, none_results
 from versa.frontends.torch.executable import VersaGraph
 from versa.frontends.torch.importer import import_graph, make_torch_context
 from versa.frontends.torch.locations import module_path
-from versa.frontends.torch.partition import Partitioned, op_name
+from versa.frontends.torch.partition import Partitioned
+from versa.frontends.torch.support import op_name
 from versa.signature import find_function
 
 from . import compile_log, measure

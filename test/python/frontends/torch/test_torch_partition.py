@@ -13,7 +13,7 @@ import versa
 from opaque_ops import HALVES, REVERSE, halves, reverse
 from torch_helpers import Wrap, versa_warnings
 from versa.diagnostics import CompileError
-from versa.frontends.torch import api, convert, partition
+from versa.frontends.torch import api, convert, partition, support
 from versa.frontends.torch.convert import Refused
 
 
@@ -225,9 +225,9 @@ def graph_of(model, *args) -> torch.fx.GraphModule:
 
 def test_probing_each_node_finds_what_locating_finds(monkeypatch):
     gm = graph_of(TwoSeparate(), torch.randn(4, 8))
-    located = partition.refused_nodes(gm)
-    monkeypatch.setattr(partition, "_located", lambda graph_module: None)
-    assert {n.name for n in partition.refused_nodes(gm)} == {n.name for n in located} == {"reverse", "halves"}
+    located = support.refused_nodes(gm)
+    monkeypatch.setattr(support, "_located", lambda graph_module: None)
+    assert {n.name for n in support.refused_nodes(gm)} == {n.name for n in located} == {"reverse", "halves"}
 
 
 def test_a_partition_that_fails_to_compile_runs_eagerly():
