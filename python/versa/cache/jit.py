@@ -44,6 +44,7 @@ class Loaded:
     address: int  # of `packed_symbol(name)`
     memory: dict[str, int]  # `runtime.MemoryUse`'s fields
     library: ctypes.CDLL  # keeps the code loaded
+    kernels: list[dict]  # a profiling compile's kernel table (`cpu.profile.Kernel`s as dicts)
 
 
 def store() -> Store | None:
@@ -94,7 +95,7 @@ def load(cache: Store, key: str, name: str, inputs: Sequence[TensorSpec], output
         if copy is not None:
             Path(copy).unlink(missing_ok=True)  # loaded (mapped) or refused: the name goes
     _log.info("cache hit: %s (%s, %d bytes)", name, key[:16], meta["payload_bytes"])
-    return Loaded(address, meta["memory"], library)
+    return Loaded(address, meta["memory"], library, meta.get("kernels", []))
 
 
 def packed_symbol(name: str) -> str:
@@ -111,6 +112,7 @@ def save(
     inputs: Sequence[TensorSpec],
     outputs: Sequence[TensorSpec],
     memory: dict[str, int],
+    kernels: Sequence[dict] = (),
 ) -> None:
     """Write the engine's code as the entry of `key`. A failure costs the next process a
     compile, not this one its result: it is logged (a warning the first time), not raised."""
@@ -120,6 +122,7 @@ def save(
         "inputs": _specs(inputs),
         "outputs": _specs(outputs),
         "memory": memory,
+        "kernels": list(kernels),
         "versa": compiler_digest(),
     }
     try:

@@ -24,6 +24,11 @@ class Kernel:
     sources: tuple[str, ...]
     ops: tuple[str, ...]
 
+    @classmethod
+    def from_dict(cls, fields: dict) -> "Kernel":
+        """A kernel as the compile cache keeps it (JSON: lists for tuples)."""
+        return cls(fields["id"], fields["function"], tuple(fields["sources"]), tuple(fields["ops"]))
+
 
 def kernel_table(module: ir.Module) -> list[Kernel]:
     """The kernels versa-profile-kernels instrumented in `module` ([] if it did not run)."""
@@ -47,17 +52,22 @@ def kernel_table(module: ir.Module) -> list[Kernel]:
 class KernelCounters:
     """Live views of a profiling compile's counters (slot 0 is the entry mark, not a kernel)."""
 
-    def __init__(self, engine, kernels: list[Kernel]):
+    def __init__(self, code, kernels: list[Kernel]):
         self.kernels = kernels
         slots = len(kernels) + 1
-        self._engine = engine  # keeps the code and its globals alive
-        self._ns = self._view(engine, NANOSECONDS, slots)
-        self._calls = self._view(engine, CALLS, slots)
+        self._code = code  # the ExecutionEngine or the cached library: keeps the globals alive
+        self._ns = self._view(code, NANOSECONDS, slots)
+        self._calls = self._view(code, CALLS, slots)
 
     @staticmethod
-    def _view(engine, symbol: str, slots: int) -> np.ndarray:
-        # raw_lookup gives the engine's packed wrapper: void(void **args), the result's slot last.
-        getter = engine.raw_lookup(f"{symbol}_address")
+    def _view(code, symbol: str, slots: int) -> np.ndarray:
+        # The packed wrapper of `<symbol>_address`: void(void **args), the result's slot last;
+        # the engine's raw_lookup prefixes `_mlir_`, as the cached library's symbol is named.
+        if isinstance(code, ctypes.CDLL):
+            found = getattr(code, f"_mlir_{symbol}_address", None)
+            getter = ctypes.cast(found, ctypes.c_void_p).value if found is not None else None
+        else:
+            getter = code.raw_lookup(f"{symbol}_address")
         if not getter:
             raise RuntimeError(f"the profiling compile has no '{symbol}_address'")
         address = ctypes.c_void_p()
@@ -67,9 +77,11 @@ class KernelCounters:
 
     @classmethod
     def of(cls, function) -> "KernelCounters | None":
-        """The counters of a `JitFunction` compiled with profile=1, else None."""
-        kernels = kernel_table(function.module)
-        return cls(function.engine, kernels) if kernels else None
+        """The counters of a `JitFunction` compiled with profile=1 (compiled now or loaded from
+        the compile cache), else None."""
+        if not function.kernels:
+            return None
+        return cls(function.engine or function.library, function.kernels)
 
     def reset(self) -> None:
         self._ns[:] = 0

@@ -25,6 +25,7 @@ from versa import compiler, log
 from versa.cache import jit as cached
 from versa.cpu import openmp
 from versa.cpu.memref import PackedCall
+from versa.cpu.profile import Kernel, kernel_table
 from versa.cpu.symbols import check_external_symbols
 from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ExecutionEngine, ir
@@ -149,6 +150,7 @@ class JitFunction:
     code came from the compile cache (`module` is None then: no lowered module exists)."""
 
     from_cache = False
+    kernels: list = []  # a profiling compile's kernels (`cpu.profile`), whose counters it keeps
     library: ctypes.CDLL | None = None  # the cached code, loaded (the engine holds it otherwise)
 
     def __init__(
@@ -173,13 +175,15 @@ class JitFunction:
         if hit is not None:
             self.module, self.engine, self.library, self.from_cache = None, None, hit.library, True
             self.memory = MemoryUse(**hit.memory)
+            self.kernels = [Kernel.from_dict(k) for k in hit.kernels]
             self._ready(hit.address)
             return
         compiler.run_passes(module, elements)
         self._load(module, llvm_opt_level, position_independent=cache is not None)
+        self.kernels = kernel_table(module)
         if cache is not None:
-            memory = dataclasses.asdict(self.memory)
-            cached.save(cache, key, self.engine, self.name, self.inputs, self.outputs, memory)
+            memory, kernels = dataclasses.asdict(self.memory), [dataclasses.asdict(k) for k in self.kernels]
+            cached.save(cache, key, self.engine, self.name, self.inputs, self.outputs, memory, kernels)
 
     @classmethod
     def lowered(

@@ -225,8 +225,8 @@ def profile_module(
 
     compiler.run_passes(tagged, options.versa_passes())
     ops = tag_ops(tagged)
-    # Not from the compile cache: the counters are read through the engine and the module.
-    instrumented = JitFunction(tagged, pipeline=options.lowering(profile=True), cache=False)
+    # Through the compile cache like any compile: a hit keeps the kernel table with the code.
+    instrumented = JitFunction(tagged, pipeline=options.lowering(profile=True))
     return measure(instrumented, plain, ops, inputs, rounds)
 
 

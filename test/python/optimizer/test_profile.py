@@ -4,9 +4,10 @@ back to torch module paths and versa IR lines, FLOPs from the source ops."""
 import numpy as np
 import pytest
 import torch
-from versa import compiler
+from versa import compiler, environment
 from versa.context import make_context
 from versa.frontends.torch.api import import_torch
+from versa.optimizer import profile as profiler
 from versa.optimizer.profile import profile_module
 from versa.options import CompileOptions
 
@@ -72,3 +73,30 @@ func.func @main(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<64x48xf3
     assert "line 3:8" in sources
     flops = [layer.flops for layer in profile.layers if layer.flops]
     assert flops == [2 * 64 * 48 * 32]
+
+
+def test_a_profile_from_the_compile_cache_has_its_kernels_and_counters(tmp_path, monkeypatch):
+    """The profiling compile goes through the compile cache: a hit (no engine, no module) keeps
+    the kernel table with the code and reads the counters from the loaded library."""
+    monkeypatch.setenv(environment.CACHE_DIR, str(tmp_path))
+    made = []
+
+    class Recorded(profiler.JitFunction):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append((self.from_cache, len(self.kernels)))
+
+    monkeypatch.setattr(profiler, "JitFunction", Recorded)
+    torch.manual_seed(0)
+    x = torch.randn(1, 8, 8, 8)
+    module = import_torch(Net().eval(), [x])
+    first = profile_module(module, CompileOptions.create(), [x.numpy()], rounds=ROUNDS)
+    second = profile_module(module, CompileOptions.create(), [x.numpy()], rounds=ROUNDS)
+    (plain, instrumented), (plain_hit, instrumented_hit) = made[0:2], made[2:4]
+    assert plain == (False, 0) and instrumented[0] is False and instrumented[1] > 0  # compiled,
+    assert plain_hit == (True, 0) and instrumented_hit == (True, instrumented[1])  # then loaded
+    assert [(a.sources, a.family, a.flops) for a in first.layers] == [
+        (b.sources, b.family, b.flops) for b in second.layers
+    ]
+    assert all(layer.calls == 1 for layer in second.layers)
+    assert 0 < second.attributed_ms <= 1.5 * second.instrumented_ms
