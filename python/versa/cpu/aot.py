@@ -30,7 +30,8 @@ from versa.signature import find_function
 from versa.targets import Target
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Element type → its C type. f16 crosses as its IEEE bits, i1 as one byte (LLVM stores it so).
+# Element type → its C type. f16 crosses as its IEEE bits, i1 as one byte (LLVM stores it so),
+# ui8 (quantized data: i8 once lowered) as the unsigned byte it is to the caller.
 _C_TYPES = {
     "f32": "float",
     "f64": "double",
@@ -38,6 +39,7 @@ _C_TYPES = {
     "i64": "int64_t",
     "i32": "int32_t",
     "i8": "int8_t",
+    "ui8": "uint8_t",
     "i1": "uint8_t",
 }
 

@@ -22,6 +22,7 @@ from test_lowering_numerics import (
     DATA_MOVEMENT,
     DTYPES,
     ELEMENTWISE,
+    QUANTIZED,
     RNG_SEED,
     STRUCTURED,
     element_name,
@@ -40,12 +41,13 @@ TRANSLATE = [str(Path(sys.executable).parent / "versa-translate")]
 DRIVER = ROOT / "examples/c/run_model.c"
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
 CPU_TARGETS = ("x86-64", "aarch64-neon", "aarch64-sve")
-OP_CASES = {case.id: case for case in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT}
+OP_CASES = {case.id: case for case in ELEMENTWISE + STRUCTURED + DATA_MOVEMENT + QUANTIZED}
 # Run from C on every target (all OP_CASES compile to objects): one or two per op family.
 SAMPLE = (
     "add-broadcast add-rank0 div-i32 exp tanh erf gelu-tanh cast-f32_to_f16 add-f16 matmul matmul-batch "
     "conv2d-stride_padding max_pool2d-padding avg_pool2d reduce_sum-to_rank0 reduce_max-i32 softmax "
-    "layer_norm batch_norm transpose concat-three_inputs slice-strides pad-i32 log"
+    "layer_norm batch_norm transpose concat-three_inputs slice-strides pad-i32 log "
+    "quantize-per_channel_u8 qmatmul-u8_i8 qconv2d-nhwc_u8 requantize-per_channel_clamp_u8"
 ).split()
 
 
