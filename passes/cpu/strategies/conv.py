@@ -67,7 +67,12 @@ ROLES = {"NHWC": ("ow", "f"), "NCHW": ("f", "ow"), "DEPTHWISE_NHWC": ("ow", "c")
 # (outermost), so each block stays in L2 across the image. One thread, Xeon (2 MB L2), 3x3
 # convs: 256->256 at 14x14 5.8 -> 3.0 ms (oneDNN 1.6), 512->512 at 7x7 7.7 -> 5.4 (2.5),
 # 256->256 at 56x56 75 -> 40. Packing alone gained 20%, blocking alone nothing; smaller
-# filters (128 channels) and strided or 1x1 convs gained nothing or lost up to 25% packed.
+# filters (128 channels) and strided or 1x1 convs gained nothing or lost up to 25% packed, when
+# the packing copy was scalar. With vector copies, strided convs pack too once their filters
+# outgrow all of L2 (in place, their rows then come from L3; within L2 in-place reads won): 3x3
+# stride 2, two threads, Emerald Rapids, AVX-512 (AVX2) code: 512->512 to 7x7 2.6x (1.8x),
+# 256->512 to 7x7 1.6x (1.5x), 256->256 to 14x14 1.46x (1.47x); 128->256 to 14x14 (1.2 MB,
+# inside this machine's 2 MB L2) lost 12% packed and stays in place.
 PACK_REUSE = 4
 # Filters this many times the image's bytes are split across threads (not the output rows).
 FILTERS_OVER_IMAGE = 4
@@ -156,7 +161,8 @@ class ConvStrategy(Strategy):
         tiles = n * (thread_tile if thread_dim == "oh" else oh) * -(-ow // rows)  # per thread
         strides = op.attributes["strides"] if "strides" in op.attributes else None
         unit = strides is None or all(v == 1 for v in ir.DenseIntElementsAttr(strides))
-        pack = layout == "NHWC" and tiles >= PACK_REUSE and filters > target.l2 // 2 and unit and kh * kw > 1
+        outgrown = filters > (target.l2 // 2 if unit else target.l2)
+        pack = layout == "NHWC" and tiles >= PACK_REUSE and outgrown and kh * kw > 1
         f_share = thread_tile if thread_dim == "f" else f
         block = _filter_block(target.l2 // 3 // (filters // f), f_share, vec) if pack else f_share
         zero = f"0.0 : {ir.ShapedType(op.operands[1].type).element_type}"

@@ -1,7 +1,7 @@
 """Convs whose filters are packed into register panels, in blocks of filters (codegen/conv.py:
-filters over half of L2 read by PACK_REUSE or more register tiles), with and without an
-epilogue, on one and two threads, against PyTorch. f32 sums of 2304-4608 products: rtol 1e-4,
-atol 1e-4."""
+filters over half of L2, or all of it for strided convs, read by PACK_REUSE or more register
+tiles), with and without an epilogue, on one and two threads, against PyTorch. f32 sums of
+2304-4608 products: rtol 1e-4, atol 1e-4."""
 
 from dataclasses import replace
 
@@ -20,17 +20,21 @@ TOL = {"rtol": 1e-4, "atol": 1e-4}
 PIPELINE = "versa-optimize,lower-to-llvm{{threads={threads}}}"
 
 
-def layer(channels: int, epilogue: bool) -> nn.Module:
+def layer(channels: int, epilogue: bool, stride: int = 1) -> nn.Module:
     torch.manual_seed(channels)
-    body = [nn.Conv2d(channels, channels, 3, padding=1, bias=epilogue)]
+    body = [nn.Conv2d(channels, channels, 3, stride=stride, padding=1, bias=epilogue)]
     return nn.Sequential(*body, nn.ReLU()).eval() if epilogue else body[0].eval()
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("epilogue", [False, True], ids=["conv", "conv_bias_relu"])
-@pytest.mark.parametrize(("channels", "size"), [(256, 14), (512, 7)], ids=["256x14", "512x7"])
-def test_packed_convs_match_torch(channels, size, epilogue, threads):
-    model = layer(channels, epilogue)
+@pytest.mark.parametrize(
+    ("channels", "size", "stride"),
+    [(256, 14, 1), (512, 7, 1), (512, 14, 2)],
+    ids=["256x14", "512x7", "512x14s2"],
+)
+def test_packed_convs_match_torch(channels, size, stride, epilogue, threads):
+    model = layer(channels, epilogue, stride)
     x = torch.randn(1, channels, size, size, generator=torch.Generator().manual_seed(1))
     function = runtime.JitFunction(versa.import_torch(model, (x,)), pipeline=PIPELINE.format(threads=threads))
     with torch.no_grad():
@@ -57,3 +61,22 @@ def test_the_deep_conv_takes_the_packed_form():
             assert strategy.pack_filters and strategy.f_block == block
         big = replace(targets.host(), caches=(48 << 10, 8 << 20, 32 << 20))  # the filters fit
         assert not conv.ConvStrategy.for_op(op.operation, big, 1).pack_filters
+
+
+def test_strided_convs_pack_only_filters_larger_than_l2():
+    """Stride 2: packed once the filters outgrow all of L2 (not half of it, as stride 1)."""
+    x, w, o = "tensor<1x30x30x128xf32>", "tensor<3x3x128x256xf32>", "tensor<1x14x14x256xf32>"
+    text = f"""func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {o} {{
+      %0 = linalg.conv_2d_nhwc_hwcf
+        {{dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}}
+        ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {o}
+      return %0 : {o}
+    }}"""
+    with make_context():
+        module = ir.Module.parse(text)
+        op = module.body.operations[0].regions[0].blocks[0].operations[0]
+        packs = {}
+        for l2 in (1 << 20, 2 << 20):  # the filters: 1.18 MB
+            target = replace(targets.host(), caches=(48 << 10, l2, 32 << 20))
+            packs[l2] = conv.ConvStrategy.for_op(op.operation, target, 1).pack_filters
+        assert packs == {1 << 20: True, 2 << 20: False}
