@@ -42,41 +42,35 @@ def test_packed_convs_match_torch(channels, size, stride, epilogue, threads):
     np.testing.assert_allclose(function(x.numpy())[0], want, **TOL)
 
 
+def conv_strategies(x: str, w: str, o: str, stride: int, caches) -> list:
+    """The ConvStrategy of one thread for the NHWC conv x * w -> o at `stride`, per
+    (L1, L2, L3) of `caches` (an AVX-512 target with those caches)."""
+    text = f"""func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {o} {{
+      %0 = linalg.conv_2d_nhwc_hwcf
+        {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}
+        ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {o}
+      return %0 : {o}
+    }}"""
+    with make_context():
+        module = ir.Module.parse(text)
+        op = module.body.operations[0].regions[0].blocks[0].operations[0]
+        base = targets.resolve("x86-64-v4")
+        return [conv.ConvStrategy.for_op(op.operation, replace(base, caches=c), 1) for c in caches]
+
+
 def test_the_deep_conv_takes_the_packed_form():
     """The strategy for the 256-channel 14x14 conv on one thread packs its 2.4 MB of filters, in
     blocks of a third of L2 that divide F (a 2 MB L2: 64 filters of 9 KB; 1 MB: 32)."""
-    x, w, o = "tensor<1x16x16x256xf32>", "tensor<3x3x256x256xf32>", "tensor<1x14x14x256xf32>"
-    text = f"""func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {o} {{
-      %0 = linalg.conv_2d_nhwc_hwcf
-        {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
-        ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {o}
-      return %0 : {o}
-    }}"""
-    with make_context():
-        module = ir.Module.parse(text)
-        op = module.body.operations[0].regions[0].blocks[0].operations[0]
-        for l2, block in ((2 << 20, 64), (1 << 20, 32)):
-            target = replace(targets.host(), caches=(48 << 10, l2, 32 << 20))
-            strategy = conv.ConvStrategy.for_op(op.operation, target, 1)
-            assert strategy.pack_filters and strategy.f_block == block
-        big = replace(targets.host(), caches=(48 << 10, 8 << 20, 32 << 20))  # the filters fit
-        assert not conv.ConvStrategy.for_op(op.operation, big, 1).pack_filters
+    caches = [(48 << 10, l2, 32 << 20) for l2 in (2 << 20, 1 << 20, 8 << 20)]  # 8 MB: they fit
+    shapes = ("tensor<1x16x16x256xf32>", "tensor<3x3x256x256xf32>", "tensor<1x14x14x256xf32>")
+    two, one, big = conv_strategies(*shapes, 1, caches)
+    assert two.pack_filters and two.f_block == 64
+    assert one.pack_filters and one.f_block == 32
+    assert not big.pack_filters
 
 
 def test_strided_convs_pack_only_filters_larger_than_l2():
-    """Stride 2: packed once the filters outgrow all of L2 (not half of it, as stride 1)."""
-    x, w, o = "tensor<1x30x30x128xf32>", "tensor<3x3x128x256xf32>", "tensor<1x14x14x256xf32>"
-    text = f"""func.func @f(%x: {x}, %w: {w}, %o: {o}) -> {o} {{
-      %0 = linalg.conv_2d_nhwc_hwcf
-        {{dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}}
-        ins(%x, %w : {x}, {w}) outs(%o : {o}) -> {o}
-      return %0 : {o}
-    }}"""
-    with make_context():
-        module = ir.Module.parse(text)
-        op = module.body.operations[0].regions[0].blocks[0].operations[0]
-        packs = {}
-        for l2 in (1 << 20, 2 << 20):  # the filters: 1.18 MB
-            target = replace(targets.host(), caches=(48 << 10, l2, 32 << 20))
-            packs[l2] = conv.ConvStrategy.for_op(op.operation, target, 1).pack_filters
-        assert packs == {1 << 20: True, 2 << 20: False}
+    """Stride 2: packed once the filters (1.18 MB) outgrow all of L2 (not half of it, as stride 1)."""
+    caches = [(48 << 10, l2, 32 << 20) for l2 in (1 << 20, 2 << 20)]
+    shapes = ("tensor<1x30x30x128xf32>", "tensor<3x3x128x256xf32>", "tensor<1x14x14x256xf32>")
+    assert [s.pack_filters for s in conv_strategies(*shapes, 2, caches)] == [True, False]
