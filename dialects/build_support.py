@@ -7,7 +7,7 @@ from typing import Any
 from versa.mlir import ir
 
 from .attributes import parse_attrs
-from .core import VersaOp, rank_of
+from .core import VersaOp, dims_of, rank_of, tensor_type
 
 Ints = Sequence[int]
 Loc = ir.Location | None
@@ -59,9 +59,9 @@ def binary(op: type[VersaOp], lhs: ir.Value, rhs: ir.Value, loc: Loc, ip: Ip) ->
 
 def with_shape(op: type[VersaOp], x: ir.Value, shape: Ints, loc: Loc, ip: Ip) -> ir.Value:
     """Build a shape-changing op whose result shape is given; the op's rule checks it first."""
-    target = tuple(int(d) for d in shape)
-    op.result_shape([tuple(x.type.shape)], {}, target)
-    result_type = ir.RankedTensorType.get(target, x.type.element_type)
+    target = tuple(None if d is None else int(d) for d in shape)
+    op.result_shape([dims_of(x.type)], {}, target)
+    result_type = tensor_type(target, x.type.element_type)
     return op.build([x], {}, result_type, loc=loc, ip=ip)
 
 
@@ -77,5 +77,5 @@ def with_element(
     the op's rule, the element type is `element`."""
     types = [x.type for x in operands]
     parsed = parse_attrs(op.ATTRS, given, rank_of(types))
-    shape = op.result_shape([tuple(t.shape) for t in types], parsed, None)
-    return op.build(operands, given, ir.RankedTensorType.get(shape, element), loc=loc, ip=ip)
+    shape = op.result_shape([dims_of(t) for t in types], parsed, None)
+    return op.build(operands, given, tensor_type(shape, element), loc=loc, ip=ip)

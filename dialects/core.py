@@ -50,6 +50,9 @@ class VersaOp(Versa.Operation):
     NUMERIC = False
     ELEMENTWISE = False
     ACCEPTED_TYPES = ELEMENT_TYPES  # the quantized ops add ui8 (ops_quant.py)
+    # Operands broadcast NumPy-style against the result, but for this many trailing dims
+    # (matmul's 2); None: the op does not broadcast. See `call_shape`.
+    BROADCAST_TAIL = None  # no annotation: ext would read it as a field
 
     @classmethod
     def verify_invariants(cls, op: ir.OpView) -> bool:
@@ -75,11 +78,11 @@ class VersaOp(Versa.Operation):
             )
         attrs = parse_attrs(cls.ATTRS, op.attributes, rank_of(operand_types))
         cls.check_element_types(operand_types, [r.type for r in op.results])
-        actual = tuple(op.results[0].type.shape)
-        expected = cls.result_shape([tuple(t.shape) for t in operand_types], attrs, actual)
+        actual = dims_of(op.results[0].type)
+        expected = cls.result_shape([dims_of(t) for t in operand_types], attrs, actual)
         shapes.require(
             expected == actual,
-            f"result shape {list(actual)} does not match the expected shape {list(expected)}",
+            f"result shape {shapes.text(actual)} does not match the expected shape {shapes.text(expected)}",
         )
 
     @classmethod
@@ -110,6 +113,36 @@ class VersaOp(Versa.Operation):
         return operands[0]
 
     @classmethod
+    def call_shape(
+        cls, operands: list[Shape], attrs: dict[str, Any], declared: Shape, compiled: list[Shape]
+    ) -> Shape:
+        """The result shape for one call's operand sizes (`operands`, all static), whose types
+        in the IR are `compiled` and the result's `declared`; raises RuleError where the sizes
+        break a rule or an assumption the compiled code makes (shapes.py): the reference
+        interpreter and the runtime's checks before a call both come here."""
+        shape = cls.result_shape(operands, attrs, cls.declared_at_call(operands, declared, compiled))
+        for i, (dim, want) in enumerate(zip(shape, declared, strict=True)):
+            shapes.require(want is None or dim == want, f"result dim {i} is {dim}, but the type says {want}")
+        if cls.BROADCAST_TAIL is not None:
+            tail = cls.BROADCAST_TAIL
+            out = shape[: len(shape) - tail]
+            for k, (sizes, typed) in enumerate(zip(operands, compiled, strict=True)):
+                lead = len(out) - (len(sizes) - tail)
+                for i in range(len(sizes) - tail):
+                    shapes.require(
+                        not (typed[i] is None and sizes[i] == 1 and out[lead + i] != 1),
+                        f"operand {k} dim {i} is 1 but the result's is {out[lead + i]}: a dynamic dim "
+                        "does not broadcast (compile with that dim static 1 to broadcast it)",
+                    )
+        return shape
+
+    @classmethod
+    def declared_at_call(cls, operands: list[Shape], declared: Shape, compiled: list[Shape]) -> Shape:
+        """The result type's shape as a rule takes it at a call (ops whose rule reads it fill
+        in the dynamic dims they can)."""
+        return declared
+
+    @classmethod
     def attrs(cls, op: ir.OpView) -> dict[str, Any]:
         """The op's attributes as Python values, defaults filled in."""
         return parse_attrs(
@@ -130,14 +163,15 @@ class VersaOp(Versa.Operation):
         type is derived from them unless given (ops without operands need it given)."""
         types = [v.type for v in operands]
         parsed = parse_attrs(cls.ATTRS, attrs, rank_of(types))
-        declared = tuple(result_type.shape) if result_type is not None else None
-        shape = cls.result_shape([tuple(t.shape) for t in types], parsed, declared)
+        declared = dims_of(result_type) if result_type is not None else None
+        shape = cls.result_shape([dims_of(t) for t in types], parsed, declared)
         if result_type is None:
             shapes.require(bool(types), "the result type must be given")
-            result_type = Tensor.get(shape, types[0].element_type)
+            result_type = tensor_type(shape, types[0].element_type)
         shapes.require(
-            shape == tuple(result_type.shape),
-            f"result shape {list(result_type.shape)} does not match the expected shape {list(shape)}",
+            shape == dims_of(result_type),
+            f"result shape {shapes.text(dims_of(result_type))} does not match the expected shape "
+            f"{shapes.text(shape)}",
         )
         cls.check_element_types(types, [result_type])
         op = ir.Operation.create(
@@ -168,6 +202,17 @@ def check_arity(cls: type, op: ir.OpView) -> None:
         )
 
 
+def dims_of(t: ir.ShapedType) -> Shape:
+    """A shaped type's dims for the shape rules: None where the type has `?`."""
+    return tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
+
+
+def tensor_type(shape: Shape, element: ir.Type) -> Tensor:
+    """The ranked tensor type of a rule's shape (None becomes `?`)."""
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return Tensor.get([dynamic if d is None else d for d in shape], element)
+
+
 def rank_of(types: list[ir.Type]) -> int:
     """The first operand's rank (what "rank"-long attributes are measured against); 0 if none."""
     return len(types[0].shape) if types and isinstance(types[0], Tensor) else 0
@@ -179,6 +224,7 @@ def is_bool(t: ir.Type) -> bool:
 
 class ElementwiseBinaryOp(VersaOp):
     ELEMENTWISE = True
+    BROADCAST_TAIL = 0
 
     @classmethod
     def result_shape(cls, operands, attrs, declared=None):

@@ -114,6 +114,7 @@ class IotaOp(VersaOp, name="iota", traits=[ext.Pure]):
     def result_shape(cls, operands, attrs, declared=None):
         shapes.require(declared is not None, "the result type must be given")
         shapes.require(len(declared) >= 1, "result must have rank >= 1")
+        shapes.require(shapes.is_static(declared), "the result shape must be static (iota has no operands)")
         shapes.normalize_axis(attrs["axis"], len(declared))
         return tuple(declared)
 

@@ -47,6 +47,7 @@ class SelectOp(VersaOp, name="select", traits=[ext.Pure]):
     """np.where(cond, on_true, on_false): cond is i1, the three broadcast together."""
 
     ELEMENTWISE = True
+    BROADCAST_TAIL = 0
 
     condition: ext.Operand[Tensor]
     on_true: ext.Operand[Tensor]

@@ -48,7 +48,8 @@ def quantization_axis(
     """The channel axis of per-channel parameters (normalised), None for per-tensor ones;
     raises RuleError where scale and zero point do not fit the value."""
     shapes.require(
-        scale == zero_point, f"scale shape {list(scale)} differs from zero point shape {list(zero_point)}"
+        shapes.same_shape(scale, zero_point),
+        f"scale shape {list(scale)} differs from zero point shape {list(zero_point)}",
     )
     shapes.require(
         len(scale) <= 1, f"scale must be 0-d (per tensor) or 1-d (per channel), got rank {len(scale)}"
@@ -59,7 +60,7 @@ def quantization_axis(
     shapes.require(-rank <= axis < rank, f"axis {axis} is out of range for rank {rank}")
     axis %= rank
     shapes.require(
-        scale[0] == value[axis],
+        shapes.same(scale[0], value[axis]),
         f"per-channel scale has {scale[0]} elements, but dim {axis} has {value[axis]}",
     )
     return axis
@@ -171,6 +172,8 @@ class QMatmulOp(ContractionOp, name="qmatmul", traits=[ext.Pure]):
     """(lhs - lhs_zero_point) @ (rhs - rhs_zero_point) in i32: ONNX MatMulInteger. lhs is
     [..., M, K]; rhs is [K, N] or has lhs's batch dims."""
 
+    BROADCAST_TAIL = 2
+
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     lhs_zero_point: ext.Operand[Tensor]
@@ -182,8 +185,8 @@ class QMatmulOp(ContractionOp, name="qmatmul", traits=[ext.Pure]):
         a, b = operands[0], operands[1]
         shape = shapes.matmul(a, b)
         shapes.require(
-            len(b) == 2 or a[:-2] == b[:-2],
-            f"rhs must be 2-D or have the lhs's batch dims {list(a[:-2])}, got {list(b)}",
+            len(b) == 2 or shapes.same_shape(a[:-2], b[:-2]),
+            f"rhs must be 2-D or have the lhs's batch dims {shapes.text(a[:-2])}, got {shapes.text(b)}",
         )
         return shape
 

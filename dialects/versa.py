@@ -190,6 +190,7 @@ class ConstantOp(VersaOp, name="constant", traits=[ext.Pure]):
 
 class MatmulOp(VersaOp, name="matmul", traits=[ext.Pure]):
     FLOAT_ONLY = True
+    BROADCAST_TAIL = 2
     lhs: ext.Operand[Tensor]
     rhs: ext.Operand[Tensor]
     result: ext.Result[Tensor]
@@ -304,7 +305,8 @@ class LayerNormOp(VersaOp, name="layer_norm", traits=[ext.Pure]):
         axis = shapes.normalize_axis(attrs["axis"], len(x))
         for name, s in zip(("gamma", "beta"), operands[1:], strict=True):
             shapes.require(
-                s == x[axis:], f"{name} shape {list(s)} must equal the normalised dims {list(x[axis:])}"
+                shapes.same_shape(s, x[axis:]),
+                f"{name} shape {shapes.text(s)} must equal the normalised dims {shapes.text(x[axis:])}",
             )
         return x
 
@@ -327,8 +329,8 @@ class BatchNormOp(VersaOp, name="batch_norm", traits=[ext.Pure]):
         channels = x[shapes.spatial_dims(attrs["layout"])[0]]
         for name, s in zip(("scale", "bias", "mean", "variance"), operands[1:], strict=True):
             shapes.require(
-                s == (channels,),
-                f"{name} shape {list(s)} must be [{channels}] (the channel dim of {attrs['layout']})",
+                shapes.same_shape(s, (channels,)),
+                f"{name} shape {shapes.text(s)} must be [{channels}] (the channel dim of {attrs['layout']})",
             )
         return x
 
@@ -353,8 +355,18 @@ class ReshapeOp(VersaOp, name="reshape", traits=[ext.Pure]):
         shapes.require(declared is not None, "the result type must be given")
         return shapes.reshape(operands[0], declared)
 
+    @classmethod
+    def declared_at_call(cls, operands, declared, compiled):
+        """Dynamic result dims that copy an input dim take its size; a flatten's is solved."""
+        y = list(declared)
+        for j, i in shapes.reshape_sources(compiled[0], declared).items():
+            if i is not None:
+                y[j] = operands[0][i]
+        return tuple(y)
+
 
 class BroadcastToOp(VersaOp, name="broadcast_to", traits=[ext.Pure]):
+    BROADCAST_TAIL = 0
     input: ext.Operand[Tensor]
     result: ext.Result[Tensor]
 
@@ -362,6 +374,12 @@ class BroadcastToOp(VersaOp, name="broadcast_to", traits=[ext.Pure]):
     def result_shape(cls, operands, attrs, declared=None):
         shapes.require(declared is not None, "the result type must be given")
         return shapes.broadcast_to(operands[0], declared)
+
+    @classmethod
+    def declared_at_call(cls, operands, declared, compiled):
+        """A dynamic result dim is the input's (aligned) dynamic dim."""
+        lead = len(declared) - len(operands[0])
+        return tuple(operands[0][i - lead] if d is None else d for i, d in enumerate(declared))
 
 
 class ConcatOp(VersaOp, name="concat", traits=[ext.Pure]):

@@ -37,6 +37,7 @@ from .cpu.profile_kernels import VersaProfileKernels
 from .cpu.row_kernels import VersaRowKernels
 from .cpu.serial_foralls import VersaSerialForalls
 from .cpu.share_functions import VersaShareFunctions
+from .cpu.static_tiles import VersaStaticTiles
 from .cpu.streaming_stores import VersaStreamingStores
 from .cpu.target_attributes import VersaTargetAttributes
 from .cpu.unroll_hints import VersaUnrollHints
@@ -66,6 +67,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaPoolKernels,
         VersaShareFunctions,
         ConvertVersaToLinalg,
+        VersaStaticTiles,
         VersaVectorize,
         VersaCollapseEpilogues,
         VersaCollapseReductions,

@@ -4,16 +4,20 @@
     versa-run model.mlir --inputs in.npz --output out.npz --fuse
 
 `.npz` inputs are named arg0, arg1, ... in argument order; outputs are saved as result0, ...
+A function with dynamic dims (`tensor<?x64xf32>`) runs at the sizes `--dim` and `--input-shape`
+give its random inputs (or at those of the `.npz` arrays):
+
+    versa-run model.mlir --random --dim batch=4 --input-shape arg1=4,128
 """
 
 import argparse
 import math
-import os
 import statistics
 import sys
 
 import numpy as np
 from versa import compiler, targets, tolerance
+from versa.call_shapes import ShapeError, ShapeProgram
 from versa.context import make_context
 from versa.cpu.runtime import JitFunction, TensorSpec, find_function
 from versa.diagnostics import error_at
@@ -22,18 +26,21 @@ from versa.options import CompileOptions
 from versa.passes.optimize.fuse import VersaFuse
 from versa.reference import interpret
 from versa.tools.common import (
+    DEFAULT_MAX_BUFFER_BYTES,
+    MAX_BUFFER_ENV,
     ArgumentParser,
     ToolError,
+    add_dynamic_dims,
     add_verbosity,
     configure_logging,
-    human_bytes,
+    dynamic_shapes,
+    max_buffer_bytes,
     read_input,
+    read_npz,
+    refuse_over,
     tool_main,
 )
 
-MAX_BUFFER_ENV = "VERSA_MAX_BUFFER_BYTES"
-DEFAULT_MAX_BUFFER_BYTES = 4 << 30  # 4 GiB per argument or result buffer
-NPZ_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip's first member, or an empty zip
 EPILOG = (
     f"Each argument and result buffer may hold at most {DEFAULT_MAX_BUFFER_BYTES} bytes (4 GiB); "
     f"a function with a larger one is refused before anything is allocated or compiled. "
@@ -49,6 +56,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     source.add_argument("--inputs", help=".npz file with arg0, arg1, ...")
     source.add_argument("--random", action="store_true", help="seeded random inputs")
     parser.add_argument("--seed", type=int, default=0)
+    add_dynamic_dims(parser)
     parser.add_argument("--output", help="save results to this .npz (result0, result1, ...)")
     parser.add_argument(
         "--target",
@@ -80,23 +88,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def random_input(spec: TensorSpec, rng: np.random.Generator) -> np.ndarray:
+    """Seeded values of `spec` (whose shape is static: a dynamic one's sizes given first)."""
     if np.issubdtype(spec.dtype, np.integer):
         return rng.integers(-5, 6, spec.shape).astype(spec.dtype)
     return rng.uniform(-1.0, 1.0, spec.shape).astype(spec.dtype)
-
-
-def max_buffer_bytes() -> int:
-    """The per-buffer limit: `VERSA_MAX_BUFFER_BYTES` if set, else 4 GiB."""
-    text = os.environ.get(MAX_BUFFER_ENV, "").strip()
-    if not text:
-        return DEFAULT_MAX_BUFFER_BYTES
-    try:
-        limit = int(text)
-    except ValueError:
-        limit = -1
-    if limit < 0:
-        raise ToolError(f"{MAX_BUFFER_ENV} must be a non-negative number of bytes, got '{text}'")
-    return limit
 
 
 def check_buffer_sizes(function: func.FuncOp, limit: int) -> None:
@@ -105,21 +100,13 @@ def check_buffer_sizes(function: func.FuncOp, limit: int) -> None:
     for kind, types in (("arg", function.type.inputs), ("result", function.type.results)):
         for i, t in enumerate(types):
             spec = TensorSpec.of(t)
-            _refuse_over(function.location, f"{kind}{i} ({t})", spec.nbytes, limit)
+            if spec.is_static:  # a dynamic one is checked at its call's size (`call_shapes`)
+                refuse_over(function.location, f"{kind}{i} ({t})", spec.nbytes, limit)
     for op in _ops_in(function.operation):
         for value in op.results:
             if isinstance(value.type, ir.ShapedType) and value.type.has_static_shape:
                 what = f"a result of '{op.name}' ({value.type})"
-                _refuse_over(op.location, what, _tensor_bytes(value.type), limit)
-
-
-def _refuse_over(location, what: str, size: int, limit: int) -> None:
-    if size > limit:
-        raise error_at(
-            location,
-            f"{what} needs {size} bytes ({human_bytes(size)}), more than the limit of "
-            f"{limit} bytes (set {MAX_BUFFER_ENV} to raise it)",
-        )
+                refuse_over(op.location, what, _tensor_bytes(value.type), limit)
 
 
 def _ops_in(op: ir.Operation) -> list[ir.Operation]:
@@ -133,46 +120,18 @@ def _tensor_bytes(t: ir.ShapedType) -> int:
     return math.prod(t.shape) * max(1, width // 8)
 
 
-def read_npz(path: str, names: list[str]) -> list[np.ndarray]:
-    """The arrays `names` from the .npz at `path`. np.load is lazy (a member is decompressed
-    and checked when read), so the reads are guarded too: any failure is a ToolError."""
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-        if magic not in NPZ_MAGIC:
-            raise ToolError(f"could not read inputs '{path}': not an .npz file (no zip header)")
-        with open(path, "rb") as f, np.load(f, allow_pickle=False) as data:  # closed on bad zips too
-            missing = [name for name in names if name not in data]
-            if missing:
-                raise ToolError(f"'{path}' lacks {', '.join(missing)}")
-            for name in names:  # NumPy allocates the declared shape before it reads the data
-                _refuse_over(None, f"'{path}': {name}", _declared_bytes(data, name), max_buffer_bytes())
-            return [np.asarray(data[name]) for name in names]
-    except compiler.CompileError as err:
-        raise ToolError(err.diagnostics[0].message) from None
-    except ToolError:
-        raise
-    except Exception as err:  # BadZipFile, EOFError, zlib.error, ValueError (pickles), MemoryError, ...
-        reason = str(err) or type(err).__name__
-        raise ToolError(f"could not read inputs '{path}': {reason}") from None
-
-
-def _declared_bytes(data, name: str) -> int:
-    """The size of the array `name` of an open .npz, from its .npy header alone."""
-    with data.zip.open(f"{name}.npy") as member:
-        version = np.lib.format.read_magic(member)
-        read_header = (
-            np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        )
-        shape, _, dtype = read_header(member)
-    return math.prod(shape) * dtype.itemsize
-
-
-def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.ndarray]:
+def load_inputs(args: argparse.Namespace, specs: list[TensorSpec], function: func.FuncOp) -> list[np.ndarray]:
+    program = ShapeProgram.of(function)
+    if program is None and (args.dim or args.input_shape):
+        raise ToolError("--dim and --input-shape size dynamic dims: this function has none")
+    if args.inputs and (args.dim or args.input_shape):
+        raise ToolError("--dim and --input-shape size random inputs: --inputs brings its own shapes")
     if args.inputs:
         arrays = read_npz(args.inputs, [f"arg{i}" for i in range(len(specs))])
+        if program is not None:
+            check_call(program, tuple(a.shape for a in arrays), function, f"'{args.inputs}': ")
         for i, (a, s) in enumerate(zip(arrays, specs, strict=True)):
-            if a.shape != s.shape:
+            if s.is_static and a.shape != s.shape:
                 raise ToolError(
                     f"'{args.inputs}': arg{i} has shape {list(a.shape)}, the function takes {list(s.shape)}"
                 )
@@ -180,9 +139,28 @@ def load_inputs(args: argparse.Namespace, specs: list[TensorSpec]) -> list[np.nd
                 raise ToolError(f"'{args.inputs}': arg{i} has dtype {a.dtype}, the function takes {s.dtype}")
         return [a.astype(s.dtype) for a, s in zip(arrays, specs, strict=True)]
     if args.random or not specs:
+        if program is not None:
+            shapes = dynamic_shapes(program, args.dim, args.input_shape, function.location)
+            check_call(program, shapes, function)
+            specs = [s.at(shape) for s, shape in zip(specs, shapes, strict=True)]
+            for i, s in enumerate(specs):  # a static signature's were checked before
+                refuse_over(None, f"arg{i} {list(s.shape)}", s.nbytes, max_buffer_bytes())
         rng = np.random.default_rng(args.seed)
         return [random_input(s, rng) for s in specs]
     raise ToolError("the function takes arguments: give --inputs FILE.npz or --random")
+
+
+def check_call(program: ShapeProgram, shapes: tuple, function: func.FuncOp, where: str = "") -> None:
+    """Refuse shapes the function does not take, or results over the limit, before compiling
+    (the arguments' bytes are checked where they are made or read)."""
+    try:
+        results = program.resolve(shapes)
+    except ShapeError as err:
+        # located at the op whose rule refused the sizes, else at the function
+        raise error_at(err.location or function.location, f"{where}{err.reason}") from None
+    for i, (shape, t) in enumerate(zip(results, function.type.results, strict=True)):
+        size = TensorSpec.of(t).at(shape).nbytes
+        refuse_over(None, f"{where}result{i} {list(shape)}", size, max_buffer_bytes())
 
 
 def pipeline_text(args: argparse.Namespace) -> str:
@@ -241,7 +219,7 @@ def execute(args: argparse.Namespace, text: str) -> int:
         raise error_at(function.location, f"'{function.name.value}' is a declaration: it has no body to run")
     specs = [TensorSpec.of(t) for t in function.type.inputs]
     check_buffer_sizes(function, max_buffer_bytes())
-    inputs = load_inputs(args, specs)
+    inputs = load_inputs(args, specs, function)
     expected = interpret(function, inputs) if args.check else None
     tolerances = tolerance.for_function(function) if args.check else []  # before lowering
     try:

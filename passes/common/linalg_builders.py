@@ -1,11 +1,15 @@
 """Builders over the linalg, tensor and arith bindings, shared by convert-versa-to-linalg.
 
 Everything here builds at the current insertion point and location (the rewriter sets both).
-Shapes are static tuples: the versa dialect has no dynamic dims. A copy into part of a tensor
-is a bare `tensor.insert_slice`: bufferized, it is a strided `memref.copy` into a subview of the
-destination, which `versa-lower-memref-copy` turns into loops. (An `extract_slice` of the
-destination + `linalg.copy` + `insert_slice` would do the same, but after `cse` merges two
-equal destinations the shared `extract_slice` forces bufferization to copy a whole buffer.)
+A shape a builder creates is a sequence of extents (`extents.Extent`: an int, or an `index`
+value for a dynamic dim), so that `tensor.empty` and reshapes get their dynamic sizes; a
+static shape is a tuple of ints and builds exactly the ops it always did.
+
+A copy into part of a tensor is a bare `tensor.insert_slice`: bufferized, it is a strided
+`memref.copy` into a subview of the destination, which `versa-lower-memref-copy` turns into
+loops. (An `extract_slice` of the destination + `linalg.copy` + `insert_slice` would do the
+same, but after `cse` merges two equal destinations the shared `extract_slice` forces
+bufferization to copy a whole buffer.)
 """
 
 from collections.abc import Callable, Sequence
@@ -13,7 +17,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from versa.mlir import arith, ir, linalg, tensor
 
+from . import extents
+from .extents import Extent
+
 Shape = tuple[int, ...]
+Extents = Sequence[Extent]
 Body = Callable[..., Sequence[ir.Value]]
 
 PARALLEL = "parallel"
@@ -120,11 +128,18 @@ def dense(array: np.ndarray) -> ir.Value:
     return arith.constant(attr.type, attr)
 
 
-def empty(shape: Shape, element: ir.Type) -> ir.Value:
+def empty(shape: Extents, element: ir.Type) -> ir.Value:
+    """`tensor.empty` of `shape`; a dynamic dim must be given as its `index` value."""
+    extents.sized(shape, {})  # raises Unsupported on a `?` without a value
     return tensor.empty(list(shape), element)
 
 
-def filled(shape: Shape, element: ir.Type, value: ir.Value | float) -> ir.Value:
+def _mixed(values: Sequence[Extent]) -> tuple[list[ir.Value], list[int]]:
+    """(dynamic operands, static list with `?` for them) of a mixed offsets or sizes list."""
+    return [v for v in values if isinstance(v, ir.Value)], extents.type_shape(values)
+
+
+def filled(shape: Extents, element: ir.Type, value: ir.Value | float) -> ir.Value:
     """`linalg.fill` of a fresh tensor: the init of every reduction and contraction."""
     if not isinstance(value, ir.Value):
         value = scalar(element, value)
@@ -133,25 +148,28 @@ def filled(shape: Shape, element: ir.Type, value: ir.Value | float) -> ir.Value:
 
 def copy_into(x: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value:
     """`dest` with `x` written at `offsets` (one `tensor.insert_slice`)."""
-    sizes, ones = list(shape_of(x)), [1] * len(offsets)
-    return tensor.insert_slice(x, dest, [], [], [], offsets, sizes, ones)
+    (offset_values, static_offsets), (size_values, sizes) = _mixed(offsets), _mixed(extents.of(x))
+    ones = [1] * len(offsets)
+    return tensor.insert_slice(x, dest, offset_values, size_values, [], static_offsets, sizes, ones)
 
 
-def extract(x: ir.Value, offsets: Sequence[int], sizes: Sequence[int]) -> ir.Value:
-    """The static slice of `x` at `offsets` with `sizes` (unit strides). A slice without
-    elements is an empty tensor: `tensor.extract_slice` rejects any offset into a dim of size 0,
-    and there is nothing to read."""
-    if 0 in sizes:
-        return empty(tuple(sizes), element_of(x))
-    result = ir.RankedTensorType.get(list(sizes), element_of(x))
-    return tensor.extract_slice(result, x, [], [], [], list(offsets), list(sizes), [1] * len(sizes))
+def extract(x: ir.Value, offsets: Sequence[Extent], sizes: Extents) -> ir.Value:
+    """The slice of `x` at `offsets` with `sizes` (unit strides; either may hold index values).
+    A slice without elements is an empty tensor: `tensor.extract_slice` rejects any offset into
+    a dim of size 0, and there is nothing to read."""
+    if any(isinstance(s, int) and s == 0 for s in sizes):
+        return empty(sizes, element_of(x))
+    (offset_values, static_offsets), (size_values, static_sizes) = _mixed(offsets), _mixed(sizes)
+    result = ir.RankedTensorType.get(static_sizes, element_of(x))
+    ones = [1] * len(sizes)
+    return tensor.extract_slice(result, x, offset_values, size_values, [], static_offsets, static_sizes, ones)
 
 
 def pad(x: ir.Value, low: Sequence[int], high: Sequence[int], value: ir.Value) -> ir.Value:
     """Constant padding: `x` copied into the interior of a filled tensor."""
     if not any(low) and not any(high):
         return x
-    shape = tuple(d + lo + hi for d, lo, hi in zip(shape_of(x), low, high, strict=True))
+    shape = [extents.add(d, lo + hi) for d, lo, hi in zip(extents.of(x), low, high, strict=True)]
     return copy_into(x, filled(shape, element_of(x), value), low)
 
 
@@ -162,24 +180,27 @@ def _reassociation(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
     )
 
 
-def expand(x: ir.Value, shape: Shape, groups: Sequence[Sequence[int]]) -> ir.Value:
-    result = ir.RankedTensorType.get(shape, element_of(x))
-    return tensor.expand_shape(result, x, _reassociation(groups), [], list(shape))
+def expand(x: ir.Value, shape: Extents, groups: Sequence[Sequence[int]]) -> ir.Value:
+    """`tensor.expand_shape`; a dynamic dim of `shape` is its value (the op's output_shape)."""
+    values, static = _mixed(shape)
+    result = ir.RankedTensorType.get(static, element_of(x))
+    return tensor.expand_shape(result, x, _reassociation(groups), values, static)
 
 
-def collapse(x: ir.Value, shape: Shape, groups: Sequence[Sequence[int]]) -> ir.Value:
-    result = ir.RankedTensorType.get(shape, element_of(x))
+def collapse(x: ir.Value, shape: Extents, groups: Sequence[Sequence[int]]) -> ir.Value:
+    result = ir.RankedTensorType.get(extents.type_shape(shape), element_of(x))
     return tensor.collapse_shape(result, x, _reassociation(groups))
 
 
-def reshape(x: ir.Value, shape: Shape) -> ir.Value:
-    """Any static reshape: collapse to 1-D, then expand; rank 0 expands or collapses directly."""
+def reshape(x: ir.Value, shape: Extents) -> ir.Value:
+    """Any reshape: collapse to 1-D, then expand; rank 0 expands or collapses directly. A
+    dynamic dim of `shape` is its value (`extents`), the 1-D extent the product of x's."""
     source, shape = shape_of(x), tuple(shape)
     if source == shape:
         return x
     if not source or not shape:
         return expand(x, shape, []) if not source else collapse(x, shape, [])
-    flat = x if len(source) == 1 else collapse(x, (int(np.prod(source)),), [range(len(source))])
+    flat = x if len(source) == 1 else collapse(x, (extents.product(extents.of(x)),), [range(len(source))])
     return flat if len(shape) == 1 else expand(flat, shape, [range(len(shape))])
 
 
@@ -201,8 +222,11 @@ def keepdims_groups(rank: int, axes: Sequence[int]) -> list[list[int]]:
 # ----------------------------------------------------------------------------- linalg.generic
 
 
-def broadcast_exprs(operand: Shape, out: Shape) -> list[ir.AffineExpr]:
-    """NumPy broadcasting: leading dims dropped, stretched size-1 dims read index 0."""
+def broadcast_exprs(operand: Shape, out: Extents) -> list[ir.AffineExpr]:
+    """NumPy broadcasting: leading dims dropped, stretched size-1 dims read index 0. A dynamic
+    operand dim never stretches (it reads the loop dim); a static 1 against a dynamic result
+    dim reads index 0 (whatever its size at run time)."""
+    out = extents.type_shape(out)
     lead = len(out) - len(operand)
     return [
         ir.AffineConstantExpr.get(0) if size == 1 and out[lead + i] != 1 else ir.AffineDimExpr.get(lead + i)
@@ -210,7 +234,7 @@ def broadcast_exprs(operand: Shape, out: Shape) -> list[ir.AffineExpr]:
     ]
 
 
-def broadcast_map(operand: Shape, out: Shape) -> ir.AffineMap:
+def broadcast_map(operand: Shape, out: Extents) -> ir.AffineMap:
     return ir.AffineMap.get(len(out), 0, broadcast_exprs(operand, out))
 
 
@@ -243,13 +267,15 @@ def generic(
 
 
 def elementwise(
-    inputs: Sequence[ir.Value], out_shape: Shape, out_elements: Sequence[ir.Type], body: Body
+    inputs: Sequence[ir.Value], out_shape: Extents, out_elements: Sequence[ir.Type], body: Body
 ) -> list[ir.Value]:
     """A parallel `linalg.generic` over `out_shape`, every input broadcast NumPy-style.
 
-    `body` gets the input scalars only: the outputs are write-only.
+    `body` gets the input scalars only: the outputs are write-only. A dynamic dim of
+    `out_shape` (`?`) is sized from the inputs (`extents.broadcast`).
     """
-    outputs = [empty(out_shape, e) for e in out_elements]
+    sizes = extents.broadcast(inputs, out_shape)
+    outputs = [empty(sizes, e) for e in out_elements]
     maps = [broadcast_map(shape_of(v), out_shape) for v in inputs]
     maps += [ir.AffineMap.get_identity(len(out_shape))] * len(outputs)
     n = len(inputs)

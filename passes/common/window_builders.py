@@ -9,6 +9,7 @@ import numpy as np
 from versa.dialects.shapes import spatial_dims
 from versa.mlir import arith, ir, linalg, scf, tensor
 
+from . import extents
 from .linalg_builders import (
     PARALLEL,
     REDUCTION,
@@ -25,6 +26,21 @@ from .linalg_builders import (
 )
 
 
+def output_extents(
+    x: ir.Value, out: Shape, attrs: dict[str, Any], kernel: Sequence[int]
+) -> list[extents.Extent]:
+    """The extents of a window op's `out` shape: a dynamic batch is x's, a dynamic H or W the
+    window count over x's (padded) extent, `extents.window`."""
+    _, h, w = spatial_dims(attrs["layout"])
+    known = {0: extents.dim(x, 0)} if extents.unknown(out[0]) else {}
+    padding, dilations = attrs["padding"], attrs.get("dilations", (1, 1))
+    for d, i in ((h, 0), (w, 1)):
+        if extents.unknown(out[d]):
+            pads = padding[i] + padding[i + 2]
+            known[d] = extents.window(extents.dim(x, d), kernel[i], attrs["strides"][i], pads, dilations[i])
+    return extents.sized(out, known)
+
+
 def crop_spatial(x: ir.Value, out: Shape, attrs: dict[str, Any], kernel: Sequence[int]) -> ir.Value:
     """`x` without the trailing rows (columns) no window reads when the output has one row
     (column): the conv strategy leaves a unit output dim untiled, and decomposing to a 1-D conv
@@ -33,9 +49,11 @@ def crop_spatial(x: ir.Value, out: Shape, attrs: dict[str, Any], kernel: Sequenc
     _, h, w = spatial_dims(attrs["layout"])
     sizes, dilations = list(shape_of(x)), attrs["dilations"]
     for d, i in ((h, 0), (w, 1)):
-        if out[d] == 1:
+        if out[d] == 1 and not extents.unknown(sizes[d]):
             sizes[d] = min(sizes[d], (kernel[i] - 1) * dilations[i] + 1)
-    return x if sizes == list(shape_of(x)) or 0 in sizes else extract(x, [0] * 4, sizes)
+    if sizes == list(shape_of(x)) or 0 in sizes:
+        return x
+    return extract(x, [0] * 4, [extents.dim(x, d) if extents.unknown(s) else s for d, s in enumerate(sizes)])
 
 
 def pad_spatial(x: ir.Value, padding: Sequence[int], layout: str, value: ir.Value) -> ir.Value:
@@ -46,18 +64,18 @@ def pad_spatial(x: ir.Value, padding: Sequence[int], layout: str, value: ir.Valu
     if not any(padding):
         return x
     _, h, w = spatial_dims(layout)
-    shape = list(shape_of(x))
+    shape = extents.of(x)  # index values for dynamic dims
     inner_h, inner_w = shape[h], shape[w]
-    shape[h], shape[w] = inner_h + top + bottom, inner_w + left + right
+    shape[h], shape[w] = extents.add(inner_h, top + bottom), extents.add(inner_w, left + right)
     xp = empty(tuple(shape), element_of(x))
     strips = (  # (row offset, rows, column offset, columns)
         (0, top, 0, shape[w]),
-        (top + inner_h, bottom, 0, shape[w]),
+        (extents.add(top, inner_h), bottom, 0, shape[w]),
         (top, inner_h, 0, left),
-        (top, inner_h, left + inner_w, right),
+        (top, inner_h, extents.add(left, inner_w), right),
     )
     for row, rows, column, columns in strips:
-        if rows and columns:
+        if not extents.is_zero(rows) and not extents.is_zero(columns):
             offsets, sizes = [0] * 4, list(shape)
             offsets[h], sizes[h], offsets[w], sizes[w] = row, rows, column, columns
             xp = copy_into(linalg.fill(value, outs=[extract(xp, offsets, sizes)]), xp, offsets)
@@ -135,7 +153,10 @@ def _regions(
     interior (windows inside the unpadded input, read in place) and up to four borders (each
     with a padded copy of the few rows or columns it reads). None when the input is not such
     a padded copy, no window lies inside the input, or the borders hold too many outputs.
-    (Borders have few outputs each: codegen/depthwise.py keeps them on one thread.)"""
+    (Borders have few outputs each: codegen/depthwise.py keeps them on one thread.) None too
+    for dynamic shapes: the blocks are static."""
+    if not extents.is_static([*shape_of(xp), *out]):
+        return None
     if not any(attrs["padding"]) or _producer(xp) != "tensor.insert_slice":
         return None  # (an unpadded input may come from an insert_slice too: a concat)
     insert = xp.owner

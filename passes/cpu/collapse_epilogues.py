@@ -97,6 +97,8 @@ def _rewrite(op: ir.Operation) -> bool:
     rank = len(iterators)
     if rank < 3 or len(op.results) != 1 or any("parallel" not in it for it in iterators):
         return False
+    if not all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
+        return False
     block = op.regions[0].blocks[0]
     if any(o.operation.name == "linalg.index" for o in block.operations):
         return False

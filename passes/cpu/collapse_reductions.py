@@ -52,7 +52,7 @@ def _rewrite(op: ir.Operation, rows: int) -> bool:
     body = op.regions[0].blocks[0]
     if any(o.operation.name == "linalg.index" for o in body.operations):
         return False
-    if not all(isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+    if not all(isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape for v in op.operands):
         return False
     shapes = [ir.RankedTensorType(v.type).shape for v in op.operands]
     maps = [

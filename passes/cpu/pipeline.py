@@ -24,6 +24,7 @@ from .profile_kernels import VersaProfileKernels
 from .row_kernels import VersaRowKernels
 from .serial_foralls import VersaSerialForalls
 from .share_functions import VersaShareFunctions
+from .static_tiles import VersaStaticTiles
 from .streaming_stores import VersaStreamingStores
 from .target_attributes import VersaTargetAttributes
 from .unroll_hints import VersaUnrollHints
@@ -61,6 +62,7 @@ class LowerToLLVM(Pipeline):
     standalone: bool = False  # code for a library that may link only libc/libm (no OpenMP)
     tuning_db: str = field(default_factory=environment.tuning_db)  # measured points (versa-tune)
     profile: bool = False  # time each kernel (versa-profile-kernels): the optimizer's profile
+    dynamic_tile: int = 256  # rows per full tile of a dynamic dim (versa-static-tiles)
 
     def thread_count(self) -> int:
         """Threads of the emitted code: OpenMP needs the runtime in this process (the JIT);
@@ -96,6 +98,7 @@ class LowerToLLVM(Pipeline):
         # Contractions get their strategies first: tiles (threads, caches, registers), then
         # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
         if self.opt_level >= 2:
+            yield VersaStaticTiles(tile=self.dynamic_tile)  # dynamic dims: static tiles for the strategies
             yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
             yield VersaCollapseReductions(rows=max(8, threads))  # one reduced loop; full ones in 2 stages
             yield VersaCodegen(threads=threads, target=self.target, tuning_db=self.tuning_db)

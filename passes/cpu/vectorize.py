@@ -1,8 +1,10 @@
 """versa-vectorize: tile elementwise linalg ops to the vector width and vectorize them.
 
 Runs the transform dialect (upstream's tiling and masked vectorization): every all-parallel
-`linalg.generic` with static shapes is tiled to `1 x ... x 1 x width` and each tile becomes
-`vector` ops, masked so a partial last tile needs no scalar remainder loop. Other linalg ops
+`linalg.generic` is tiled to `1 x ... x 1 x width` and each tile becomes `vector` ops, masked
+so a partial last tile needs no scalar remainder loop. Dynamic dims (`?`) tile alike: the loops
+run to the call's extents and the mask covers a dynamic innermost dim; threads split a dynamic
+outermost dim at run time (`num_threads`), a static one in chunks fixed here. Other linalg ops
 (matmul, convolutions, reductions) stay as they are and lower to loops later, and so do
 generics that would vectorize wrongly or not at all: a body with other than arith/math/linalg
 ops (a libm call) and indexing maps that are not projected permutations (a flipped filter).
@@ -38,7 +40,7 @@ _MATCH = """
     %g{key} = transform.structured.match ops{{["linalg.generic"]}} attributes{{{tag} = "{key}"}} in %root : (!transform.any_op) -> !transform.any_op
 """
 _SPLIT = """
-    %p{key}, %f{key} = transform.structured.tile_using_forall %g{key} tile_sizes [{sizes}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %p{key}, %f{key} = transform.structured.tile_using_forall %g{key} {split} [{sizes}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 """
 _TILE = """
     %t{key}, %l{key}:{rank} = transform.structured.tile_using_for {op} tile_sizes [{sizes}] : (!transform.any_op) -> (!transform.any_op{loops})
@@ -63,14 +65,17 @@ class _Tiling:
     tile: int
     chunk: int = 0
     extracts: bool = False  # the body reads other tensors (a gather): `vectorize_nd_extract`
+    threads: int = 0  # > 1: the outermost dim is dynamic, split across this many threads per call
 
     @property
     def key(self) -> str:
-        return f"r{self.rank}t{self.tile}c{self.chunk}{'x' if self.extracts else ''}"
+        return f"r{self.rank}t{self.tile}c{self.chunk}n{self.threads}{'x' if self.extracts else ''}"
 
 
 def _chunk(shape: list[int], tile: int, threads: int) -> int:
     """The outermost dim's extent per thread, or 0 where threads do not pay or do not split it."""
+    if ir.ShapedType.is_dynamic_size(shape[0]):
+        return 0
     if threads < 2 or math.prod(shape) < MIN_PARALLEL_ELEMENTS or shape[0] < 2:
         return 0
     step = tile if len(shape) == 1 else 1  # a rank-1 chunk stays whole vectors
@@ -91,15 +96,17 @@ def _tiling(op: ir.Operation, width: int, threads: int = 1) -> _Tiling | None:
     if not vector_body(op) and not (extracts and all(n.split(".")[0] in _GATHER_BODY for n in body)):
         return None  # e.g. a func.call in the body (no vector form)
     types = [v.type for v in (*op.operands, *op.results)]
-    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
+    if not all(isinstance(t, ir.RankedTensorType) for t in types):
         return None
     if not all(_gathers_nothing(ir.AffineMapAttr(m).value) for m in op.attributes["indexing_maps"]):
         return None  # e.g. a flipped or grouped read (kh - 1 - d2): the vectorizer refuses them
     shape = list(op.results[0].type.shape)
     if not shape or shape[-1] == 0:
         return None
-    tile = min(width, shape[-1])
-    return _Tiling(len(iterators), tile, _chunk(shape, tile, threads), extracts)
+    dynamic = [ir.ShapedType.is_dynamic_size(d) for d in shape]
+    tile = width if dynamic[-1] else min(width, shape[-1])
+    split = threads if threads > 1 and dynamic[0] and len(shape) > 1 else 0  # rows split per call
+    return _Tiling(len(iterators), tile, _chunk(shape, tile, threads), extracts, split)
 
 
 def _gathers_nothing(m: ir.AffineMap) -> bool:
@@ -141,8 +148,10 @@ def _script(tilings: list[_Tiling]) -> str:
         sizes = ", ".join(["1"] * (t.rank - 1) + [str(t.tile)])
         body += _MATCH.format(key=t.key, tag=_TAG)
         op = f"%g{t.key}"
-        if t.chunk:
-            body += _SPLIT.format(key=t.key, sizes=", ".join([str(t.chunk)] + ["0"] * (t.rank - 1)))
+        if t.chunk or t.threads:
+            split = ("tile_sizes", t.chunk) if t.chunk else ("num_threads", t.threads)
+            sizes_ = ", ".join([str(split[1])] + ["0"] * (t.rank - 1))
+            body += _SPLIT.format(key=t.key, split=split[0], sizes=sizes_)
             op = f"%p{t.key}"
         body += _TILE.format(
             key=t.key, op=op, rank=t.rank, sizes=sizes, loops=', !transform.op<"scf.for">' * t.rank

@@ -30,11 +30,11 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from versa.dialects import shapes
 from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, linalg
 
+from ..common import extents
 from ..common import linalg_builders as build
 from ..common import window_builders as windows
 from ..common.base import Pass, PassError
@@ -71,21 +71,23 @@ def lower_matmul(op: ir.OpView, rewriter: Any) -> bool:
     """matmul → linalg.matmul (2-D, and [..., M, K] x [K, N] with the rows folded), one
     linalg.batch_matmul (equal batch dims of any rank folded into one: attention's
     [B, H, S, D]) or a generic (batch dims that broadcast)."""
-    (shape, element), (a, b) = result_of(op), op.operands
+    (types, element), (a, b) = result_of(op), op.operands
     acc = build.accumulator(element)  # f16/bf16 sum in f32, rounded once
-    batch = shape[:-2]
-    if len(shape) == 2:
+    rank = len(types)
+    shape = extents.broadcast([a, b], types, {rank - 2: extents.dim(a, -2), rank - 1: extents.dim(b, -1)})
+    batch = types[:-2]
+    if rank == 2:
         y = linalg.matmul(a, b, outs=[build.filled(shape, acc, 0.0)])
     elif len(build.shape_of(b)) == 2 and build.shape_of(a)[:-2] == batch:
         # [..., M, K] x [K, N] (a linear layer): one [... * M, K] x [K, N] matmul.
-        rows = int(np.prod(shape[:-1]))
-        flat = build.reshape(a, (rows, build.shape_of(a)[-1]))
+        rows = extents.product(shape[:-1])
+        flat = build.reshape(a, (rows, extents.dim(a, -1)))
         init = build.filled((rows, shape[-1]), acc, 0.0)
         y = build.reshape(linalg.matmul(flat, b, outs=[init]), shape)
     elif build.shape_of(a)[:-2] == build.shape_of(b)[:-2] == batch:
-        folded = int(np.prod(batch))
-        a3 = build.reshape(a, (folded, *build.shape_of(a)[-2:]))
-        b3 = build.reshape(b, (folded, *build.shape_of(b)[-2:]))
+        folded = extents.product(shape[:-2])
+        a3 = build.reshape(a, (folded, *extents.of(a)[-2:]))
+        b3 = build.reshape(b, (folded, *extents.of(b)[-2:]))
         init = build.filled((folded, *shape[-2:]), acc, 0.0)
         y = build.reshape(linalg.batch_matmul(a3, b3, outs=[init]), shape)
     else:
@@ -99,9 +101,11 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0, pointwise_
     channel) → linalg.depthwise_conv_2d_*; other groups > 1 → one generic, or a named
     convolution per group where there are at most `split_groups`. With `pointwise_matmul`, an
     NHWC 1x1 conv of stride 1 without padding is the matmul it is: [N*H*W, C] x [C, F]."""
-    attrs, (shape, element), (x, w) = versa_attrs(op), result_of(op), op.operands
+    attrs, (types, element), (x, w) = versa_attrs(op), result_of(op), op.operands
+    window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
+    shape = windows.output_extents(x, types, attrs, window)
     if pointwise_matmul and _pointwise(build.shape_of(w), attrs):
-        rows, channels = int(np.prod(shape[:3])), build.shape_of(x)[3]
+        rows, channels = extents.product(shape[:3]), build.shape_of(x)[3]
         acc = build.accumulator(element)
         if any(s != 1 for s in attrs["strides"]):  # the pixels it reads, gathered first
             x = _strided_pixels(x, (*shape[:3], channels), attrs["strides"])
@@ -111,12 +115,11 @@ def lower_conv2d(op: ir.OpView, rewriter: Any, split_groups: int = 0, pointwise_
         rewriter.replace_op(op, [build.rounded(build.expand(y, shape, [[0, 1, 2], [3]]), element)])
         return True
     xp = windows.pad_spatial(x, attrs["padding"], attrs["layout"], build.scalar(element, 0.0))
-    window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
-    xp = windows.crop_spatial(xp, shape, attrs, window)
+    xp = windows.crop_spatial(xp, types, attrs, window)
     init = build.filled(shape, build.accumulator(element), 0.0)
-    if windows.is_depthwise(build.shape_of(x), shape, attrs):
+    if windows.is_depthwise(build.shape_of(x), types, attrs):
         y = windows.depthwise_conv(xp, w, init, attrs)
-    elif 1 < attrs["groups"] <= split_groups and 0 not in shape:
+    elif 1 < attrs["groups"] <= split_groups and 0 not in types and extents.is_static(types):
         y = windows.conv_per_group(xp, w, init, attrs)
     elif attrs["groups"] > 1:
         y = windows.grouped_conv(xp, w, init, attrs)
@@ -142,7 +145,7 @@ def _pointwise(filters: tuple[int, ...], attrs: dict) -> bool:
     )
 
 
-def _strided_pixels(x: ir.Value, shape: tuple[int, ...], strides) -> ir.Value:
+def _strided_pixels(x: ir.Value, shape: build.Extents, strides) -> ir.Value:
     """x[:, ::s0, ::s1, :] of `shape` as a dense tensor (a copy: the matmul reads it as rows)."""
     d = [ir.AffineDimExpr.get(i) for i in range(4)]
     scaled = [d[0], d[1] * int(strides[0]), d[2] * int(strides[1]), d[3]]
@@ -155,13 +158,24 @@ def lower_pool2d(op: ir.OpView, rewriter: Any, views: bool = False) -> bool:
     """max_pool2d → linalg.pooling_*_max (padding -inf); avg_pool2d → pooling_*_sum (padding 0)
     / count; blocks of windows that overlap the padding are pooled apart, and with `views` the
     interior as reductions over reshaped views of the input (`pool_regions`)."""
-    attrs, (shape, element), is_max = versa_attrs(op), result_of(op), _name(op) == "max_pool2d"
+    attrs, (types, element), is_max = versa_attrs(op), result_of(op), _name(op) == "max_pool2d"
+    x = op.operands[0]
+    _, h, w = shapes.spatial_dims(attrs["layout"])
+    if extents.DYNAMIC in (build.shape_of(x)[h], build.shape_of(x)[w]):
+        raise extents.Unsupported("dynamic dim H or W of a pool: not supported")
     init = build.lowest(element) if is_max else build.scalar(element, 0.0)
-    y = pool2d(op.operands[0], shape, attrs, "max" if is_max else "sum", init, views)
+    y = pool2d(
+        x,
+        windows.output_extents(x, types, attrs, attrs["kernel"]),
+        attrs,
+        "max" if is_max else "sum",
+        init,
+        views,
+    )
     if not is_max:
-        counts = build.dense(windows.window_counts(build.shape_of(op.operands[0]), shape, attrs))
+        counts = build.dense(windows.window_counts(build.shape_of(x), types, attrs))
         y = build.elementwise(
-            [y, counts], shape, [element], lambda total, n: [arith.divf(total, build.convert(n, element))]
+            [y, counts], types, [element], lambda total, n: [arith.divf(total, build.convert(n, element))]
         )[0]
     rewriter.replace_op(op, [y])
     return True
@@ -180,7 +194,8 @@ def lower_reduce(op: ir.OpView, rewriter: Any) -> bool:
 
 def lower_batch_norm(op: ir.OpView, rewriter: Any) -> bool:
     """batch_norm → linalg.generic{(x - mean) / sqrt(var + eps) * scale + bias}, params on C."""
-    attrs, (shape, element) = versa_attrs(op), result_of(op)
+    attrs, (types, element) = versa_attrs(op), result_of(op)
+    shape = extents.broadcast(op.operands[:1], types)
     channel = shapes.spatial_dims(attrs["layout"])[0]
     identity = ir.AffineMap.get_identity(4)
     maps = [identity, *[build.dims_map(4, [channel])] * 4, identity]
@@ -230,6 +245,20 @@ def _outside_fused(fn: Pattern) -> Pattern:
         return (parent is None or parent.name != "versa.fused") and fn(op, rewriter)
 
     pattern.__name__ = fn.__name__
+    return _named(pattern)
+
+
+def _named(fn: Pattern) -> Pattern:
+    """A dynamic dim a lowering cannot handle (`extents.Unsupported`) reported as MLIR
+    reports an op's errors: `'versa.X' op dynamic dim ... not supported`, at the op."""
+
+    def pattern(op: ir.OpView, rewriter: Any) -> bool:
+        try:
+            return fn(op, rewriter)
+        except extents.Unsupported as err:
+            raise PassError(f"'{op.operation.name}' op {err}", op.location) from None
+
+    pattern.__name__ = fn.__name__
     return pattern
 
 
@@ -257,7 +286,7 @@ class ConvertVersaToLinalg(Pass):
             (root, _outside_fused(functools.update_wrapper(options[fn], fn) if fn in options else fn))
             for root, fn in PATTERNS
         ]
-        apply_greedily(module, [*table, (dialect.FusedOp, lower_fused)])
+        apply_greedily(module, [*table, (dialect.FusedOp, _named(lower_fused))])
         left: list[ir.Operation] = []
 
         def find(op: ir.Operation) -> ir.WalkResult:

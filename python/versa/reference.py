@@ -6,7 +6,9 @@ import numpy as np
 
 from versa.diagnostics import error_at
 from versa.dialects.attributes import elements_to_numpy
+from versa.dialects.core import dims_of
 from versa.dialects.semantics import evaluate
+from versa.dialects.shapes import RuleError, is_static
 from versa.dialects.versa import OPS
 from versa.mlir import func, ir
 
@@ -62,10 +64,13 @@ def interpret_op(op: ir.OpView, args: list[np.ndarray]) -> np.ndarray:
     if "value" in attrs and isinstance(attrs["value"], ir.DenseElementsAttr):
         attrs["value"] = elements_to_numpy(attrs["value"])
     result = op.results[0].type
+    shape = dims_of(result)
+    compiled = [dims_of(v.type) for v in op.operands]
+    if not all(map(is_static, [shape, *compiled])):  # the call's sizes, checked by the op's rules
+        try:
+            shape = OPS[op.operation.name].call_shape([a.shape for a in args], attrs, shape, compiled)
+        except RuleError as err:
+            raise error_at(op.location, f"'{op.operation.name}' op {err}") from None
     return evaluate(
-        op.operation.name.removeprefix("versa."),
-        args,
-        attrs,
-        tuple(result.shape),
-        numpy_dtype(result.element_type),
+        op.operation.name.removeprefix("versa."), args, attrs, shape, numpy_dtype(result.element_type)
     )

@@ -1,5 +1,6 @@
-"""A compiled function's signature, for every target: its entry `func.func` and the static
-shapes and dtypes of its tensors (what the JIT's and the GPU's callers check arguments against)."""
+"""A compiled function's signature, for every target: its entry `func.func` and the shapes and
+dtypes of its tensors (what the JIT's and the GPU's callers check arguments against). A shape
+holds None for a dynamic dim (`?`): its size is one call's (`versa.call_shapes`)."""
 
 import math
 from dataclasses import dataclass
@@ -13,20 +14,35 @@ from versa.reference import numpy_dtype
 
 @dataclass(frozen=True)
 class TensorSpec:
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]  # None: a dynamic dim
     dtype: np.dtype
 
     @property
+    def is_static(self) -> bool:
+        return None not in self.shape
+
+    @property
     def nbytes(self) -> int:
+        """The tensor's bytes; of a dynamic spec, only once a call gives its size (`at`)."""
+        if not self.is_static:
+            raise ValueError(f"{self} has dynamic dims: its size is known per call")
         return math.prod(self.shape) * self.dtype.itemsize
+
+    def at(self, shape: tuple[int, ...]) -> "TensorSpec":
+        """This spec with one call's sizes."""
+        return TensorSpec(tuple(shape), self.dtype)
+
+    def __str__(self) -> str:
+        return f"{self.dtype}[{', '.join('?' if d is None else str(d) for d in self.shape)}]"
 
     @staticmethod
     def of(t: ir.Type) -> "TensorSpec":
-        if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+        if not isinstance(t, ir.RankedTensorType):
             raise CompileError(
-                [Diagnostic("error", f"can only pass statically shaped tensors to and from the JIT, got {t}")]
+                [Diagnostic("error", f"can only pass ranked tensors to and from the JIT, got {t}")]
             )
-        return TensorSpec(tuple(t.shape), numpy_dtype(t.element_type))
+        shape = tuple(None if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape))
+        return TensorSpec(shape, numpy_dtype(t.element_type))
 
 
 def find_function(module: ir.Module, name: str | None) -> func.FuncOp:

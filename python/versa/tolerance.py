@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from versa.dialects.core import dims_of
 from versa.dialects.versa import OPS
 from versa.mlir import func, ir
 
@@ -110,13 +111,17 @@ def for_op(name: str, element: str, reduction: int = 1) -> Tolerance:
     return Tolerance(rtol * scale, atol * scale)
 
 
+DYNAMIC_EXTENT = 4096  # the size assumed for a dynamic dim where a bound depends on it
+
+
 def for_ir_op(op: ir.OpView) -> Tolerance:
     """`for_op` of a versa op in IR; ops of other dialects add nothing."""
     name = op.operation.name
     if name not in OPS or not op.results:
         return EXACT
     attrs = OPS[name].attrs(op)
-    shapes = [tuple(v.type.shape) for v in op.operands]
+    # A dynamic dim counts as DYNAMIC_EXTENT terms: the bound holds for sums up to that long.
+    shapes = [tuple(DYNAMIC_EXTENT if d is None else d for d in dims_of(v.type)) for v in op.operands]
     element = str(op.results[0].type.element_type)
     if name == "versa.cast" and _narrows(op.operands[0].type.element_type, op.results[0].type.element_type):
         return for_op("add", element)

@@ -107,3 +107,34 @@ func.func @gather_rows(%t: tensor<100x12xf32>, %i: tensor<5xi64>) -> tensor<5x12
   } -> tensor<5x12xf32>
   return %r : tensor<5x12xf32>
 }
+
+// -----
+
+// Dynamic dims tile alike: the loops run to the call's extents, the mask covers a dynamic
+// innermost dim, and threads split a dynamic outermost dim at run time (num_threads).
+// CHECK-LABEL: func.func @dynamic_rows
+//       CHECK:   tensor.dim
+//       CHECK:   scf.for
+//       CHECK:     scf.for {{.*}} step %{{.+}}
+//       CHECK:       vector.create_mask
+//       CHECK:       math.tanh {{.*}} : vector<1x8xf32>
+//   CHECK-NOT:   linalg.generic
+// THREADS-LABEL: func.func @dynamic_rows
+//       THREADS:   scf.forall (%{{.*}}) in (2)
+//       THREADS:     affine.min
+//       THREADS:       math.tanh {{.*}} : vector<1x8xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @dynamic_rows(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %0 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.tanh %x : f32
+    linalg.yield %y : f32
+  } -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

@@ -11,7 +11,9 @@ terms (the rounding step of 1.0 is 2^-10 in f16).
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from versa.dialects import builders as vb
+from versa.dialects import builders_indexing as vb_indexing
 from versa.dialects import versa as dialect
 from versa.mlir import ir
 
@@ -49,9 +51,8 @@ def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
         # The mean of x - x0 (x0: each row's first element), added back implicitly: on a
         # constant row x - x0 is exactly 0, where the rounding of an f32 mean, divided by
         # sqrt(eps), would be ~300x its size in the output (PyTorch's Welford mean is exact too).
-        if all(shape[axis:]):
-            first = vb.slice(x, starts=[0] * rank, limits=[*shape[:axis], *[1] * (rank - axis)])
-            x = vb.sub(x, first)
+        if all(d > 0 for d in shape[axis:]):  # static and not empty
+            x = vb.sub(x, _first(x, axis))
         centred = vb.sub(x, vb.reduce_mean(x, axes=axes, keepdims=True))
         var = vb.reduce_mean(vb.mul(centred, centred), axes=axes, keepdims=True)
         eps_type = ir.RankedTensorType.get([], build.element_of(x))
@@ -64,3 +65,17 @@ def lower_layer_norm(op: ir.OpView, rewriter: Any) -> bool:
 
     rewriter.replace_op(op, [_in_f32(list(op.operands), layer_norm)])
     return True
+
+
+def _first(x: ir.Value, axis: int) -> ir.Value:
+    """Each row's first element (index 0 of every dim from `axis` on), kept as size-1 dims: a
+    slice, or with dynamic leading dims (which a slice cannot keep whole) a gather of index 0
+    per dim."""
+    shape = build.shape_of(x)
+    rank = len(shape)
+    if all(d >= 0 for d in shape[:axis]):
+        return vb.slice(x, starts=[0] * rank, limits=[*shape[:axis], *[1] * (rank - axis)])
+    zero = vb.constant(np.zeros(1, np.int64))
+    for d in range(axis, rank):
+        x = vb_indexing.gather(x, zero, axis=d)
+    return x

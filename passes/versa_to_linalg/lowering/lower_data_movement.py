@@ -12,11 +12,13 @@ becomes
     %y = tensor.insert_slice %b into %0[0, 3] [2, 1] [1, 1]
 """
 
+import functools
 from typing import Any
 
 from versa.dialects import versa as dialect
 from versa.mlir import ir, linalg, tensor
 
+from ...common import extents
 from ...common import linalg_builders as build
 from ...common.matching import result_of, versa_attrs
 from ...common.rewrite import Pattern
@@ -24,15 +26,18 @@ from ...common.rewrite import Pattern
 
 def lower_transpose(op: ir.OpView, rewriter: Any) -> bool:
     """transpose(x) → linalg.transpose."""
-    (shape, element), perm = result_of(op), versa_attrs(op)["perm"]
-    y = linalg.transpose(op.operands[0], outs=[build.empty(shape, element)], permutation=perm)
+    (_, element), perm, x = result_of(op), versa_attrs(op)["perm"], op.operands[0]
+    shape = [extents.dim(x, p) for p in perm]
+    y = linalg.transpose(x, outs=[build.empty(shape, element)], permutation=perm)
     rewriter.replace_op(op, [y.results[0]])
     return True
 
 
 def lower_reshape(op: ir.OpView, rewriter: Any) -> bool:
-    """reshape(x) → tensor.collapse_shape to 1-D + tensor.expand_shape."""
-    rewriter.replace_op(op, [build.reshape(op.operands[0], result_of(op)[0])])
+    """reshape(x) → tensor.collapse_shape to 1-D + tensor.expand_shape (dynamic dims sized by
+    `extents.reshape`)."""
+    x = op.operands[0]
+    rewriter.replace_op(op, [build.reshape(x, extents.reshape(x, result_of(op)[0]))])
     return True
 
 
@@ -45,12 +50,17 @@ def lower_concat(op: ir.OpView, rewriter: Any) -> bool:
     per later link of the chain (quadratic in DenseNet's feature concatenations)."""
     if _inner_link(op) is not None:
         return False
-    (shape, element), axis = result_of(op), _axis(op)
+    (types, element), axis = result_of(op), _axis(op)
+    links: list[ir.OpView] = []
+    operands = _chain_operands(op, links)
+    known = {}  # a dynamic extent along the axis is the operands' sum; the others any operand's
+    if extents.unknown(types[axis]):
+        known[axis] = functools.reduce(extents.add, [extents.dim(x, axis) for x in operands])
+    shape = extents.broadcast(operands, types, known)
     y, offset = build.empty(shape, element), 0
-    links = []
-    for x in _chain_operands(op, links):
-        y = build.copy_into(x, y, [offset if d == axis else 0 for d in range(len(shape))])
-        offset += build.shape_of(x)[axis]
+    for x in operands:
+        y = build.copy_into(x, y, [offset if d == axis else 0 for d in range(len(types))])
+        offset = extents.add(offset, extents.dim(x, axis))
     rewriter.replace_op(op, [y])
     for link in links:  # outermost first: each is dead once its user is gone
         rewriter.erase_op(link)
@@ -94,12 +104,20 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
     an extract_slice whose offset is not inside its dim (any offset into a dim of size 0, or a
     start at the end of a dim), and there is nothing to copy.
     """
-    attrs, (shape, element) = versa_attrs(op), result_of(op)
-    if 0 in shape:
-        rewriter.replace_op(op, [build.empty(shape, element)])
+    attrs, (types, element), x = versa_attrs(op), result_of(op), op.operands[0]
+    if 0 in types:
+        rewriter.replace_op(op, [build.empty(types, element)])
         return True
+    known = {}  # a dynamic dim is kept whole
+    for d, size in enumerate(types):
+        if extents.unknown(size):
+            if attrs["starts"][d] != 0 or attrs["strides"][d] != 1:
+                raise extents.Unsupported(f"slice of dynamic dim {d} other than whole: not supported")
+            known[d] = extents.dim(x, d)
+    shape = extents.sized(types, known)
+    values = [v for v in shape if isinstance(v, ir.Value)]
     view = tensor.extract_slice(
-        op.results[0].type, op.operands[0], [], [], [], attrs["starts"], list(shape), attrs["strides"]
+        op.results[0].type, x, [], values, [], attrs["starts"], list(types), attrs["strides"]
     )
     rewriter.replace_op(op, [linalg.copy(view, outs=[build.empty(shape, element)])])
     return True

@@ -16,10 +16,9 @@ on each output tile, and the contraction writes straight into the caller's buffe
 
 from typing import Any
 
-import numpy as np
-from versa.dialects import shapes
 from versa.mlir import arith, ir
 
+from ...common import extents
 from ...common import linalg_builders as build
 from ...common.base import PassError
 from ...common.matching import versa_attrs
@@ -86,8 +85,11 @@ def _per_channel(op: ir.OpView, index: int) -> bool:
 
 
 def _check(op: ir.OpView, shape: build.Shape) -> None:
+    """NumPy broadcasting of `op`'s result to `shape`; a dynamic dim fits any (it never
+    stretches: the runtime checks that it equals its partner)."""
     own = build.shape_of(op.results[0])
-    if len(own) > len(shape) or shapes.broadcast(own, shape) != shape:
+    aligned = zip(own, shape[len(shape) - len(own) :], strict=True)
+    if len(own) > len(shape) or not all(d == s or d == 1 or extents.DYNAMIC in (d, s) for d, s in aligned):
         raise PassError(
             f"'{op.operation.name}' result shape {list(own)} does not broadcast to the "
             f"fused result shape {list(shape)}",
@@ -110,7 +112,8 @@ def _run_generic(
     nest = _Nest(ops, rename)
     elements = [build.element_of(v) for v in outputs]
     if into is None or len(outputs) != 1 or into.type != outputs[0].type or into not in nest.inputs:
-        init = [build.empty(shape, e) for e in elements]
+        sizes = extents.broadcast(nest.inputs, shape)
+        init = [build.empty(sizes, e) for e in elements]
         inputs, slot = nest.inputs, None
     else:
         slot = nest.inputs.index(into)
@@ -137,7 +140,10 @@ def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Valu
     for op in ops:
         _check(op, source)
     axes = sorted(a % len(source) for a in attrs["axes"])
-    kept = tuple(d for i, d in enumerate(source) if i not in axes)
+    nest = _Nest(ops, rename) if ops else None
+    inputs = nest.inputs if nest else [rename.get(x, x)]
+    sizes = extents.broadcast(inputs, source)
+    kept = tuple(d for i, d in enumerate(sizes) if i not in axes)
     is_max = reduce.operation.name == "versa.reduce_max"
     # f16/bf16 sums accumulate in f32 and round once, as PyTorch does (a 4096-term f16 sum of
     # values near 1 stops growing at 2048 in f16: 1 + 2048 rounds back to 2048).
@@ -145,8 +151,6 @@ def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Valu
     acc = ir.F32Type.get() if wide else element
     init = build.filled(kept, acc, build.lowest(acc) if is_max else build.scalar(acc, 0))
     combine = SCALAR["max" if is_max else "add"]
-    nest = _Nest(ops, rename) if ops else None
-    inputs = nest.inputs if nest else [rename.get(x, x)]
 
     def body(*scalars: ir.Value) -> list[ir.Value]:
         value = nest.evaluate(scalars[:-1])[x] if nest else scalars[0]
@@ -157,14 +161,22 @@ def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Valu
     iterators = [build.REDUCTION if d in axes else build.PARALLEL for d in range(len(source))]
     y = build.generic(inputs, [init], maps, iterators, body)[0]
     if reduce.operation.name == "versa.reduce_mean":
-        count = build.scalar(acc, float(np.prod([source[a] for a in axes])))
+        count = _count(extents.product([sizes[a] for a in axes]), acc)
         maps, iterators = [ir.AffineMap.get_identity(len(kept))], [build.PARALLEL] * len(kept)
         y = build.generic([], [y], maps, iterators, lambda v: [arith.divf(v, count)])[0]
     if wide:
         y = build.elementwise([y], kept, [element], lambda v: [build.convert(v, element)])[0]
     if attrs["keepdims"]:
-        y = build.expand(y, build.shape_of(reduce.results[0]), build.keepdims_groups(len(source), axes))
+        ones = [1 if d in axes else size for d, size in enumerate(sizes)]
+        y = build.expand(y, ones, build.keepdims_groups(len(source), axes))
     rename[reduce.results[0]] = y
+
+
+def _count(n: extents.Extent, element: ir.Type) -> ir.Value:
+    """The number of reduced elements as an `element` scalar (a mean's divisor)."""
+    if isinstance(n, int):
+        return build.scalar(element, float(n))
+    return arith.sitofp(element, arith.index_cast(ir.IntegerType.get_signless(64), n))
 
 
 def _clone(op: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, linalg, tensor
 
+from ...common import extents
 from ...common import linalg_builders as build
 from ...common.matching import result_of, versa_attrs
 from ...common.rewrite import Pattern
@@ -64,10 +65,16 @@ def lower_gather(op: ir.OpView, rewriter: Any) -> bool:
 
     A negative index wraps once (i + n); an index still outside [0, n) is clamped into it, so
     the loads stay in bounds whatever the indices hold (the reference clamps the same way)."""
-    (shape, element), (x, indices) = result_of(op), op.operands
+    (types, element), (x, indices) = result_of(op), op.operands
     source = build.shape_of(x)
     axis, count = versa_attrs(op)["axis"] % len(source), len(build.shape_of(indices))
-    n = source[axis]
+    n = extents.dim(x, axis)  # the table's rows: an index value when dynamic
+    # result dims: x's before the axis, the indices', x's after it
+    sources = [*((x, d) for d in range(axis)), *((indices, d) for d in range(count))]
+    sources += [(x, d) for d in range(axis + 1, len(source))]
+    shape = extents.sized(
+        types, {r: extents.dim(v, d) for r, (v, d) in enumerate(sources) if extents.unknown(types[r])}
+    )
 
     def body(_: ir.Value) -> list[ir.Value]:
         # The index is read in the body, at loop-invariant positions along the innermost loop,
@@ -76,8 +83,8 @@ def lower_gather(op: ir.OpView, rewriter: Any) -> bool:
         i = tensor.extract(indices, [_loop(d) for d in range(axis, axis + count)])
         k = arith.index_cast(ir.IndexType.get(), i)  # sign-extends an i32
         negative = arith.cmpi(arith.CmpIPredicate.slt, k, _index(0))
-        k = arith.select(negative, arith.addi(k, _index(n)), k)
-        k = arith.minsi(arith.maxsi(k, _index(0)), _index(n - 1))
+        k = arith.select(negative, arith.addi(k, extents.index(n)), k)
+        k = arith.minsi(arith.maxsi(k, _index(0)), extents.index(extents.add(n, -1)))
         before = [_loop(d) for d in range(axis)]
         after = [_loop(axis + count + d) for d in range(len(source) - axis - 1)]
         return [tensor.extract(x, [*before, k, *after])]
@@ -118,8 +125,8 @@ def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
     the row-reduction strategy vectorizes and threads (`maximumf`/`maxsi`, then `minsi` over
     `select(x == m, index, n)`); one generic with two outputs (running maximum and its index)
     could be neither."""
-    attrs, (shape, i64), x = versa_attrs(op), result_of(op), op.operands[0]
-    source, element = build.shape_of(x), build.element_of(x)
+    attrs, (_, i64), x = versa_attrs(op), result_of(op), op.operands[0]
+    source, element = extents.of(x), build.element_of(x)
     rank, axis = len(source), attrs["axis"] % len(source)
     kept = tuple(d for i, d in enumerate(source) if i != axis)
     full, reduced = _reduced_last(rank, axis)
@@ -131,7 +138,8 @@ def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
 
     init = build.filled(kept, element, build.lowest(element))
     (m,) = build.generic([x], [init], [full, reduced], iterators, maximum)
-    n = arith.constant(i64, source[axis])
+    size = source[axis]
+    n = arith.constant(i64, size) if isinstance(size, int) else arith.index_cast(i64, size)
 
     def first(v: ir.Value, best: ir.Value, at: ir.Value) -> list[ir.Value]:
         if is_float:
@@ -148,7 +156,8 @@ def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
     outputs = [build.filled(kept, i64, n)]
     (index,) = build.generic([x, m], outputs, [full, reduced, reduced], iterators, first)
     if attrs["keepdims"]:
-        index = build.expand(index, shape, build.keepdims_groups(rank, [axis]))
+        ones = [1 if d == axis else size for d, size in enumerate(source)]
+        index = build.expand(index, ones, build.keepdims_groups(rank, [axis]))
     rewriter.replace_op(op, [index])
     return True
 
@@ -156,7 +165,8 @@ def lower_argmax(op: ir.OpView, rewriter: Any) -> bool:
 def lower_cumsum(op: ir.OpView, rewriter: Any) -> bool:
     """cumsum → generic with outputs (running sum, result), the axis innermost: each step adds
     x to the running sum and stores it. f16/bf16 accumulate in f32 and round each output."""
-    (shape, element), x = result_of(op), op.operands[0]
+    (_, element), x = result_of(op), op.operands[0]
+    shape = extents.of(x)
     rank, axis = len(shape), versa_attrs(op)["axis"] % len(shape)
     kept = tuple(d for i, d in enumerate(shape) if i != axis)
     accumulator = ir.F32Type.get() if build.is_float(element) else element

@@ -22,6 +22,7 @@ from versa.dialects.versa import DequantizeOp, QuantizeOp, RequantizeOp
 from versa.mlir import arith, ir
 from versa.mlir import math as mmath
 
+from ...common import extents
 from ...common import linalg_builders as build
 from ...common.matching import result_of, versa_attrs
 
@@ -128,7 +129,7 @@ def _affine(op: ir.OpView, rewriter: Any, body) -> bool:
 
     inputs = [signless(x), scale, signless(zero)]
     maps = [*_parameter_maps(op, len(shape)), ir.AffineMap.get_identity(len(shape))]
-    outputs = [build.empty(shape, out_element)]
+    outputs = [build.empty(extents.of(x), out_element)]  # x's shape, dynamic dims included
     (y,) = build.generic(inputs, outputs, maps, [build.PARALLEL] * len(shape), scalar_body)
     rewriter.replace_op(op, [resigned(y, op.results[0].type)])
     return True

@@ -38,6 +38,7 @@ from typing import Any
 from versa.dialects import versa as dialect
 from versa.mlir import arith, ir, scf, tensor
 
+from ...common import extents
 from ...common import linalg_builders as build
 from ...common.rewrite import Pattern
 
@@ -64,15 +65,17 @@ def _init(x: ir.Value) -> ir.Value:
     return build.filled(build.shape_of(x), element, arith.constant(element, value.get_splat_value()))
 
 
-def _coordinates(indices: ir.Value, n: ir.Value, lead: tuple[int, ...]) -> tuple[list[ir.Value], ir.Value]:
+def _coordinates(
+    indices: ir.Value, n: ir.Value, lead: list[extents.Extent]
+) -> tuple[list[ir.Value], ir.Value]:
     """Row `n` of the [N, k] indices as k index values (each wrapped once if negative), and
     whether all of them are in range (an unsigned compare also catches the still-negative)."""
     coords, ok = [], None
     for j, size in enumerate(lead):
         c = arith.index_cast(ir.IndexType.get(), tensor.extract(indices, [n, _index(j)]))
         negative = arith.cmpi(arith.CmpIPredicate.slt, c, _index(0))
-        c = arith.select(negative, arith.addi(c, _index(size)), c)
-        inside = arith.cmpi(arith.CmpIPredicate.ult, c, _index(size))
+        c = arith.select(negative, arith.addi(c, extents.index(size)), c)
+        inside = arith.cmpi(arith.CmpIPredicate.ult, c, extents.index(size))
         ok = inside if ok is None else arith.andi(ok, inside)
         coords.append(c)
     return coords, ok
@@ -116,20 +119,22 @@ def _update(
 
 def lower_scatter(op: ir.OpView, rewriter: Any) -> bool:
     """scatter(x, i, u) → scf.for over i's rows carrying the result; an in-range row updates
-    one slice (scf.if), an out-of-range one is dropped."""
+    one slice (scf.if), an out-of-range one is dropped. The count of index rows and the
+    addressed dims of x may be dynamic; the updated rows (x's dims after those) are static."""
     x, indices, updates = op.operands
     reduction = dialect.ScatterOp.attrs(op)["reduction"]
     shape = build.shape_of(x)
     k = build.shape_of(indices)[-1]
-    count = 1
-    for d in build.shape_of(indices)[:-1]:
-        count *= d
+    if not extents.is_static(shape[k:]):
+        raise extents.Unsupported("dynamic dim in a scatter's updated rows: not supported")
+    count = extents.product([extents.dim(indices, d) for d in range(len(build.shape_of(indices)) - 1)])
     flat_indices = build.reshape(indices, (count, k))
     flat_updates = build.reshape(updates, (count, *shape[k:]))
-    loop = scf.ForOp(_index(0), _index(count), _index(1), [_init(x)])
+    lead = [extents.dim(x, d) for d in range(k)]
+    loop = scf.ForOp(_index(0), extents.index(count), _index(1), [_init(x)])
     with ir.InsertionPoint(loop.body):
         n, acc = loop.induction_variable, loop.inner_iter_args[0]
-        coords, ok = _coordinates(flat_indices, n, shape[:k])
+        coords, ok = _coordinates(flat_indices, n, lead)
         branch = scf.IfOp(ok, [acc.type], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             scf.YieldOp([_update(acc, flat_updates, n, coords, reduction)])

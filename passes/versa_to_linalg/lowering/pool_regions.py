@@ -25,6 +25,7 @@ from typing import Any
 from versa.dialects.shapes import spatial_dims
 from versa.mlir import arith, ir, linalg
 
+from ...common import extents
 from ...common import linalg_builders as build
 
 # A max that returns NaN when either operand is (as PyTorch's pools do) but may order -0 and +0
@@ -48,12 +49,13 @@ def _groups(kernel: int, stride: int) -> int:
 
 
 def pool2d(
-    x: ir.Value, shape: Sequence[int], attrs: dict[str, Any], kind: str, init: ir.Value, views: bool = False
+    x: ir.Value, shape: build.Extents, attrs: dict[str, Any], kind: str, init: ir.Value, views: bool = False
 ) -> ir.Value:
     """The pooling (`kind` "max" or "sum") of the 4-D `x` into a `shape` result, padded with
-    `init` as `attrs` says, block by block (see the module docstring)."""
+    `init` as `attrs` says, block by block (see the module docstring). H and W are static;
+    batch and channels may be dynamic (index values in `shape`)."""
     _, h, w = spatial_dims(attrs["layout"])
-    element, size = build.element_of(x), build.shape_of(x)
+    element, size = build.element_of(x), extents.of(x)
     kernel, strides, padding = attrs["kernel"], attrs["strides"], attrs["padding"]
     named = getattr(linalg, f"pooling_{attrs['layout'].lower()}_{kind}")
     window = build.empty(tuple(kernel), element)
@@ -109,8 +111,8 @@ def _window_views(
     Every map is the identity or a projection, so the vectorizer reads each input row
     contiguously and de-interleaves the strides in registers (`codegen/window.py`); a named
     pooling op's strided reads leave LLVM short, strided loops (3x slower)."""
-    kernel, strides, size = attrs["kernel"], attrs["strides"], build.shape_of(x)
-    shape: list[int] = []
+    kernel, strides, size = attrs["kernel"], attrs["strides"], extents.of(x)
+    shape: list[extents.Extent] = []
     reassociation: list[list[int]] = []
     tap_dims: dict[int, int] = {}  # dim of x → its r dim in the views
     for d in range(4):

@@ -14,7 +14,8 @@ two `JitFunction`s of one key would then share the arena in its `.bss`, as two e
 
 A hit has no lowered module: `JitFunction.module` and `.engine` are None then (what tests and
 `versa-opt` inspect; they compile without the cache, and `JitFunction(..., cache=False)` always
-compiles).
+compiles). A function with dynamic dims keeps its shape program (`versa.call_shapes`) in the
+entry: a hit has no module to build it from.
 """
 
 import ctypes
@@ -45,6 +46,7 @@ class Loaded:
     memory: dict[str, int]  # `runtime.MemoryUse`'s fields
     library: ctypes.CDLL  # keeps the code loaded
     kernels: list[dict]  # a profiling compile's kernel table (`cpu.profile.Kernel`s as dicts)
+    shapes: dict | None  # a function with dynamic dims: its `call_shapes.ShapeProgram` as JSON
 
 
 def store() -> Store | None:
@@ -65,7 +67,7 @@ def key(module: ir.Module, elements: Sequence, llvm_opt_level: int, digest: str 
 
 
 def _specs(specs: Sequence[TensorSpec]) -> list:
-    return [[list(s.shape), s.dtype.str] for s in specs]
+    return [[list(s.shape), s.dtype.str] for s in specs]  # a dynamic dim: null
 
 
 def load(cache: Store, key: str, name: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]):
@@ -95,7 +97,7 @@ def load(cache: Store, key: str, name: str, inputs: Sequence[TensorSpec], output
         if copy is not None:
             Path(copy).unlink(missing_ok=True)  # loaded (mapped) or refused: the name goes
     _log.info("cache hit: %s (%s, %d bytes)", name, key[:16], meta["payload_bytes"])
-    return Loaded(address, meta["memory"], library, meta.get("kernels", []))
+    return Loaded(address, meta["memory"], library, meta.get("kernels", []), meta.get("shapes"))
 
 
 def packed_symbol(name: str) -> str:
@@ -113,6 +115,7 @@ def save(
     outputs: Sequence[TensorSpec],
     memory: dict[str, int],
     kernels: Sequence[dict] = (),
+    shapes: dict | None = None,
 ) -> None:
     """Write the engine's code as the entry of `key`. A failure costs the next process a
     compile, not this one its result: it is logged (a warning the first time), not raised."""
@@ -123,6 +126,7 @@ def save(
         "outputs": _specs(outputs),
         "memory": memory,
         "kernels": list(kernels),
+        "shapes": shapes,
         "versa": compiler_digest(),
     }
     try:

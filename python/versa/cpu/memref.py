@@ -1,18 +1,23 @@
 """Calling JIT-compiled entry points with NumPy arrays, at low overhead.
 
 `torch_mlir.runtime.np_to_memref` builds a new ctypes class for every descriptor it makes
-(~0.1 ms per argument), which would dominate the timing of small kernels; the signatures here
-are static, so the descriptors are built once per function and only the data pointers change
-per call. The layout is MLIR's ranked memref descriptor:
-`{allocated, aligned, offset, shape[rank], strides[rank]}`.
+(~0.1 ms per argument), which would dominate the timing of small kernels; so the descriptors
+are built once per function (per tuple of argument shapes for one with dynamic dims:
+`ShapedCalls`) and only the data pointers change per call. The layout is MLIR's ranked memref
+descriptor: `{allocated, aligned, offset, shape[rank], strides[rank]}`.
 """
 
 import ctypes
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 import numpy as np
+
+from versa.signature import TensorSpec
+
+CACHE_LINE = 64  # bytes; the alignment of the arrays a compiled function hands out
 
 _I64 = ctypes.c_int64
 _POINTER = ctypes.c_void_p
@@ -90,3 +95,94 @@ class PackedCall:
         for slot, array in zip(self._slots, arrays, strict=True):
             buffer[slot] = buffer[slot + 1] = data_pointer(array)
         self._fn(self._packed)
+
+
+def aligned_empty(shape: Sequence[int], dtype: np.dtype, alignment: int = CACHE_LINE) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data starts on an `alignment`-byte boundary
+    (NumPy's large arrays start 16 bytes into their mmap). Its base is a ctypes array over the
+    NumPy allocation, not an array: NumPy then makes it the base of every view taken of it, so
+    a view keeps it referenced (the pool's test of whether a result is still held)."""
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    raw = np.empty(size + alignment, np.uint8)
+    window = (ctypes.c_char * size).from_buffer(raw, -raw.ctypes.data % alignment)  # keeps raw
+    return np.ndarray(tuple(shape), dtype, buffer=window)
+
+
+class OutputPool:
+    """The result arrays a function hands out, reused once nobody else holds them.
+
+    NumPy takes large arrays straight from mmap, so a fresh result array costs a page fault per
+    4 KiB on first write (~30% of a large memory-bound kernel). A pooled array is reused when its
+    reference count shows that only the pool holds it (a view, a torch tensor or a memoryview of
+    it keeps it alive), so results already handed out are never overwritten. Two per result let
+    `y = f(x)` in a loop alternate between them; more held results get fresh arrays. Arrays are
+    aligned to a cache line: outputs past the last-level cache are then written with
+    non-temporal stores (`versa-streaming-stores`), which need aligned vectors."""
+
+    KEEP = 2
+
+    def __init__(self, specs: Sequence[TensorSpec]):
+        self._specs = list(specs)
+        self._arrays: list[list[np.ndarray]] = [[] for _ in specs]
+
+    def take(self) -> list[np.ndarray]:
+        return [self._take(i) for i in range(len(self._specs))]
+
+    def _take(self, index: int) -> np.ndarray:
+        kept = self._arrays[index]
+        for slot in range(len(kept)):
+            # References: the list slot and getrefcount's argument.
+            if sys.getrefcount(kept[slot]) <= 2:
+                return kept[slot]
+        spec = self._specs[index]
+        array = aligned_empty(spec.shape, spec.dtype)
+        if len(kept) < self.KEEP:
+            kept.append(array)
+        else:  # every kept array is held: the oldest goes to its holders alone
+            kept.pop(0)
+            kept.append(array)
+        return array
+
+
+class ShapedCalls:
+    """The calls of a function with dynamic dims, per tuple of argument shapes: the result
+    shapes (`resolve`: the shape program, which raises on shapes the function does not take)
+    and a `PackedCall` whose descriptors carry those sizes and strides, for the newest `CALLS`
+    tuples; and an `OutputPool` per tuple of result shapes, for the newest `POOLS`, so that a
+    loop over one shape reuses its results as a static function does, while the arrays kept for
+    shapes no longer called stay bounded. A repeated shape costs two dict lookups."""
+
+    CALLS = 64
+    POOLS = 4
+
+    def __init__(
+        self,
+        address: int,
+        outputs: Sequence[TensorSpec],
+        resolve: Callable[[tuple[tuple[int, ...], ...]], tuple[tuple[int, ...], ...]],
+    ):
+        self._address, self._outputs, self._resolve = address, outputs, resolve
+        self._calls: dict[tuple, tuple[PackedCall, tuple, list[TensorSpec]]] = {}
+        self._pools: dict[tuple, OutputPool] = {}
+
+    def bind(self, shapes: tuple[tuple[int, ...], ...]) -> tuple[PackedCall, OutputPool, list[TensorSpec]]:
+        found = self._calls.get(shapes)
+        if found is None:
+            results = self._resolve(shapes)
+            specs = [spec.at(shape) for spec, shape in zip(self._outputs, results, strict=True)]
+            call = PackedCall(self._address, [*shapes, *results])
+            found = _remember(self._calls, shapes, (call, results, specs), self.CALLS)
+        call, results, specs = found
+        pool = self._pools.get(results)
+        if pool is None:
+            pool = _remember(self._pools, results, OutputPool(specs), self.POOLS)
+        return call, pool, specs
+
+
+def _remember(table: dict, key: tuple, value, limit: int):
+    """`table[key] = value`, dropping the oldest entry past `limit`."""
+    if len(table) >= limit:
+        del table[next(iter(table))]
+    table[key] = value
+    return value

@@ -3,7 +3,10 @@
 The entry point is compiled with `llvm.emit_c_interface`; after `lower-to-llvm` its results are
 out-params (`buffer-results-to-out-params`), so `_mlir_ciface_<entry>` takes one memref
 descriptor pointer per input and then one per result. The wrapper checks that count against the
-lowered signature rather than assuming it.
+lowered signature rather than assuming it. A function with dynamic dims (`tensor<?x64xf32>`)
+is called with descriptors that carry each call's sizes, after its shape program
+(`versa.call_shapes`, read from the versa IR before the pipeline) has checked them and sized
+the results; a static function's calls do no such work.
 
 The compile cache (`versa.cache`, on unless VERSA_CACHE_DIR=off) hooks in here, so every
 compile that JITs shares it: the key is taken before the pipeline runs; a hit loads the code of
@@ -13,8 +16,6 @@ an earlier compile and runs neither the pipeline nor LLVM (`module` is then left
 
 import ctypes
 import dataclasses
-import math
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,8 +24,10 @@ import numpy as np
 
 from versa import compiler, log
 from versa.cache import jit as cached
+from versa.call_shapes import ShapeProgram
 from versa.cpu import openmp
-from versa.cpu.memref import PackedCall
+from versa.cpu.memref import OutputPool, PackedCall, ShapedCalls
+from versa.cpu.memref import aligned_empty as aligned_empty  # where callers have found it
 from versa.cpu.profile import Kernel, kernel_table
 from versa.cpu.symbols import check_external_symbols
 from versa.diagnostics import CompileError, Diagnostic
@@ -33,7 +36,6 @@ from versa.passes.bufferize.plan_buffers import arena_bytes
 from versa.passes.common.base import collect
 from versa.signature import TensorSpec, find_function
 
-CACHE_LINE = 64  # bytes; the alignment of the arrays a compiled function hands out
 _log = log.get("jit")
 
 
@@ -42,12 +44,14 @@ class MemoryUse:
     """The bytes a compiled function touches per call. Intermediates live in one arena planned
     at compile time (`versa-plan-buffers`), allocated once per compiled function (`arena` adds
     those of the functions it calls: kernels shared between layers have their own); allocations
-    the plan could not take (dynamic sizes, buffers inside loops) are counted, not sized."""
+    the plan could not take (dynamic sizes, buffers inside loops) are counted, not sized, and
+    so are arguments and results with dynamic dims (their bytes are each call's)."""
 
     inputs: int
     outputs: int
     arena: int
     heap_allocations: int  # malloc calls left in the code (each call runs them)
+    sized_per_call: int = 0  # arguments and results with dynamic dims, not in inputs/outputs
 
     @property
     def peak(self) -> int:
@@ -56,9 +60,10 @@ class MemoryUse:
 
     def summary(self) -> str:
         heap = f", {self.heap_allocations} heap allocation(s) not planned" if self.heap_allocations else ""
+        dynamic = f", {self.sized_per_call} tensor(s) sized per call" if self.sized_per_call else ""
         return (
             f"memory: peak {self.peak} bytes (inputs {self.inputs}, results {self.outputs}, "
-            f"intermediates {self.arena} in the arena{heap})"
+            f"intermediates {self.arena} in the arena{heap}{dynamic})"
         )
 
 
@@ -71,7 +76,9 @@ def _memory_use(
     # the entry's arena, and those of the functions it calls (kernels shared between layers)
     arenas = arena_bytes(module)
     arena = arenas.get(name, 0) + sum(size for f, size in arenas.items() if f in callees and f != name)
-    return MemoryUse(sum(s.nbytes for s in inputs), sum(s.nbytes for s in outputs), arena, len(mallocs))
+    static = [[s.nbytes for s in specs if s.is_static] for specs in (inputs, outputs)]
+    dynamic = len(inputs) + len(outputs) - len(static[0]) - len(static[1])
+    return MemoryUse(sum(static[0]), sum(static[1]), arena, len(mallocs), dynamic)
 
 
 def _ready(array: object, spec: TensorSpec) -> bool:
@@ -82,54 +89,6 @@ def _ready(array: object, spec: TensorSpec) -> bool:
         and array.dtype == spec.dtype
         and array.flags.c_contiguous
     )
-
-
-def aligned_empty(shape: Sequence[int], dtype: np.dtype, alignment: int = CACHE_LINE) -> np.ndarray:
-    """An uninitialised C-contiguous array whose data starts on an `alignment`-byte boundary
-    (NumPy's large arrays start 16 bytes into their mmap). Its base is a ctypes array over the
-    NumPy allocation, not an array: NumPy then makes it the base of every view taken of it, so
-    a view keeps it referenced (the pool's test of whether a result is still held)."""
-    dtype = np.dtype(dtype)
-    size = math.prod(shape) * dtype.itemsize
-    raw = np.empty(size + alignment, np.uint8)
-    window = (ctypes.c_char * size).from_buffer(raw, -raw.ctypes.data % alignment)  # keeps raw
-    return np.ndarray(tuple(shape), dtype, buffer=window)
-
-
-class OutputPool:
-    """The result arrays a function hands out, reused once nobody else holds them.
-
-    NumPy takes large arrays straight from mmap, so a fresh result array costs a page fault per
-    4 KiB on first write (~30% of a large memory-bound kernel). A pooled array is reused when its
-    reference count shows that only the pool holds it (a view, a torch tensor or a memoryview of
-    it keeps it alive), so results already handed out are never overwritten. Two per result let
-    `y = f(x)` in a loop alternate between them; more held results get fresh arrays. Arrays are
-    aligned to a cache line: outputs past the last-level cache are then written with
-    non-temporal stores (`versa-streaming-stores`), which need aligned vectors."""
-
-    KEEP = 2
-
-    def __init__(self, specs: Sequence[TensorSpec]):
-        self._specs = list(specs)
-        self._arrays: list[list[np.ndarray]] = [[] for _ in specs]
-
-    def take(self) -> list[np.ndarray]:
-        return [self._take(i) for i in range(len(self._specs))]
-
-    def _take(self, index: int) -> np.ndarray:
-        kept = self._arrays[index]
-        for slot in range(len(kept)):
-            # References: the list slot and getrefcount's argument.
-            if sys.getrefcount(kept[slot]) <= 2:
-                return kept[slot]
-        spec = self._specs[index]
-        array = aligned_empty(spec.shape, spec.dtype)
-        if len(kept) < self.KEEP:
-            kept.append(array)
-        else:  # every kept array is held: the oldest goes to its holders alone
-            kept.pop(0)
-            kept.append(array)
-        return array
 
 
 def _has_bf16(module: ir.Module) -> bool:
@@ -147,11 +106,14 @@ def _has_bf16(module: ir.Module) -> bool:
 
 class JitFunction:
     """A versa function compiled to machine code; call it with NumPy arrays. `from_cache`: its
-    code came from the compile cache (`module` is None then: no lowered module exists)."""
+    code came from the compile cache (`module` is None then: no lowered module exists).
+    `shapes`: what checks and sizes a call of a function with dynamic dims (`call_shapes`); None
+    for a static one, whose calls check their arguments against its specs alone."""
 
     from_cache = False
     kernels: list = []  # a profiling compile's kernels (`cpu.profile`), whose counters it keeps
     library: ctypes.CDLL | None = None  # the cached code, loaded (the engine holds it otherwise)
+    shapes: ShapeProgram | None = None
 
     def __init__(
         self,
@@ -176,14 +138,19 @@ class JitFunction:
             self.module, self.engine, self.library, self.from_cache = None, None, hit.library, True
             self.memory = MemoryUse(**hit.memory)
             self.kernels = [Kernel.from_dict(k) for k in hit.kernels]
+            self.shapes = None if hit.shapes is None else ShapeProgram.from_json(hit.shapes)
             self._ready(hit.address)
             return
+        self.shapes = ShapeProgram.of(function)  # before the passes rewrite the function
         compiler.run_passes(module, elements)
         self._load(module, llvm_opt_level, position_independent=cache is not None)
         self.kernels = kernel_table(module)
         if cache is not None:
             memory, kernels = dataclasses.asdict(self.memory), [dataclasses.asdict(k) for k in self.kernels]
-            cached.save(cache, key, self.engine, self.name, self.inputs, self.outputs, memory, kernels)
+            shapes = None if self.shapes is None else self.shapes.to_json()
+            cached.save(
+                cache, key, self.engine, self.name, self.inputs, self.outputs, memory, kernels, shapes
+            )
 
     @classmethod
     def lowered(
@@ -232,9 +199,21 @@ class JitFunction:
         self._ready(address)
 
     def _ready(self, address: int) -> None:
-        """Callable: `address` is the entry's `_mlir_ciface_` wrapper."""
-        self._pool = OutputPool(self.outputs)
-        self._call = PackedCall(address, [s.shape for s in (*self.inputs, *self.outputs)])
+        """Callable: `address` is the entry's `_mlir_ciface_` wrapper. With dynamic dims, each
+        tuple of argument shapes gets its own descriptors and result pool (`ShapedCalls`); a
+        call then never passes `_ready`'s test of a static spec and takes `_call_general`."""
+        self._shaped = None
+        if self.shapes is None and not all(s.is_static for s in (*self.inputs, *self.outputs)):
+            raise CompileError([Diagnostic("error", f"'{self.name}' has dynamic dims but no shape program")])
+        if self.shapes is not None and not all(s.is_static for s in self.inputs):
+            self._shaped = ShapedCalls(address, self.outputs, self.shapes.resolve)
+            return
+        self._results = self.outputs
+        if self.shapes is not None:  # static arguments, dynamic results: their sizes, once
+            sizes = self.shapes.resolve(tuple(s.shape for s in self.inputs))
+            self._results = [s.at(size) for s, size in zip(self.outputs, sizes, strict=True)]
+        self._pool = OutputPool(self._results)
+        self._call = PackedCall(address, [s.shape for s in (*self.inputs, *self._results)])
 
     def _check_signature(self, module: ir.Module) -> None:
         wrapper = f"_mlir_ciface_{self.name}"
@@ -265,33 +244,41 @@ class JitFunction:
             raise ValueError(f"{self.name} takes {len(self.inputs)} inputs, got {len(arrays)}")
         for array, spec in zip(arrays, self.inputs, strict=True):
             if not _ready(array, spec):  # the common case costs one check per argument
-                arrays = tuple(
-                    self._coerce(a, s, i) for i, (a, s) in enumerate(zip(arrays, self.inputs, strict=True))
-                )
-                break
-        outs = self._pool.take() if out is None else self._check_out(out, arrays)
+                return self._call_general(arrays, out)
+        outs = self._pool.take() if out is None else self._check_out(out, arrays, self._results)
         self._call([*arrays, *outs])
         return outs
 
+    def _call_general(self, arrays: Sequence[np.ndarray], out) -> list[np.ndarray]:
+        """A call whose arguments need converting, or of a function with dynamic dims: its
+        argument shapes are checked and its results sized by `shapes` (ShapeError if it does
+        not take them), memoized per tuple of shapes."""
+        arrays = [self._coerce(a, s, i) for i, (a, s) in enumerate(zip(arrays, self.inputs, strict=True))]
+        if self._shaped is None:
+            call, pool, outputs = self._call, self._pool, self._results
+        else:
+            call, pool, outputs = self._shaped.bind(tuple(a.shape for a in arrays))
+        outs = pool.take() if out is None else self._check_out(out, arrays, outputs)
+        call([*arrays, *outs])
+        return outs
+
     def _coerce(self, array: np.ndarray, spec: TensorSpec, index: int) -> np.ndarray:
+        """`array` as the call passes it; a dynamic spec's sizes are the shape program's to check."""
         array = np.asarray(array)
-        if array.shape != spec.shape or array.dtype != spec.dtype:
-            raise ValueError(
-                f"argument {index} must be {spec.dtype}{list(spec.shape)}, "
-                f"got {array.dtype}{list(array.shape)}"
-            )
-        return np.ascontiguousarray(array)
+        if array.dtype != spec.dtype or (spec.is_static and array.shape != spec.shape):
+            raise ValueError(f"argument {index} must be {spec}, got {array.dtype}{list(array.shape)}")
+        return np.require(array, requirements="C")  # ascontiguousarray makes 0-d 1-d
 
     def _check_out(
-        self, out: Sequence[np.ndarray] | np.ndarray, inputs: Sequence[np.ndarray]
+        self, out: Sequence[np.ndarray] | np.ndarray, inputs: Sequence[np.ndarray], specs: list[TensorSpec]
     ) -> list[np.ndarray]:
         outs = [out] if isinstance(out, np.ndarray) else list(out)
-        if len(outs) != len(self.outputs):
-            raise ValueError(f"{self.name} has {len(self.outputs)} results, got {len(outs)} out= arrays")
-        for i, (array, spec) in enumerate(zip(outs, self.outputs, strict=True)):
+        if len(outs) != len(specs):
+            raise ValueError(f"{self.name} has {len(specs)} results, got {len(outs)} out= arrays")
+        for i, (array, spec) in enumerate(zip(outs, specs, strict=True)):
             if not _ready(array, spec) or not array.flags.writeable:
                 raise ValueError(
-                    f"out[{i}] must be a writeable C-contiguous {spec.dtype}{list(spec.shape)} ndarray, "
+                    f"out[{i}] must be a writeable C-contiguous {spec} ndarray, "
                     f"got {getattr(array, 'dtype', type(array).__name__)}{list(np.shape(array))}"
                 )
             others = [*inputs, *outs[:i]]

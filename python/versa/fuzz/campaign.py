@@ -4,7 +4,7 @@ every finding shrunk and saved as a regression case.
 Program `i` of seed `s` depends on nothing else (not on timing or `--jobs`), so a finding is
 reproduced by its seed and index, and `--programs N` always judges the same N programs. About a
 quarter of the programs are mutants of the test suite's programs (`mutate.py`), the rest are
-generated (`generate.py`).
+generated (`generate.py`); a quarter of either are then made dynamic (`dynamic.py`).
 """
 
 import hashlib
@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .dynamic import variant
 from .generate import generate
 from .mutate import mutate
 from .oracle import PIPELINES, Verdict
@@ -25,6 +26,7 @@ from .reduce import reduce
 from .worker import Worker
 
 REPLAY_RUN_LINE = "// RUN: versa-fuzz --replay %s"
+DYNAMIC_SHARE = 0.25  # of the cases, made dynamic: compiled once, called with several sizes
 
 
 @dataclass(frozen=True)
@@ -60,13 +62,30 @@ class Report:
 
 
 class Source:
-    """Case `index` of a seed: a mutant of a corpus program (share `mutants`) or a new one."""
+    """Case `index` of a seed: a mutant of a corpus program (share `mutants`) or a new one, made
+    dynamic (`dynamic.py`) for a share `dynamic` of the cases."""
 
-    def __init__(self, seed: int, corpus: Sequence[Program] = (), mutants: float = 0.25, max_ops: int = 8):
+    def __init__(
+        self,
+        seed: int,
+        corpus: Sequence[Program] = (),
+        mutants: float = 0.25,
+        max_ops: int = 8,
+        dynamic: float = DYNAMIC_SHARE,
+    ):
         self.seed, self.corpus, self.mutants, self.max_ops = seed, list(corpus), mutants, max_ops
+        self.dynamic = dynamic
 
     def case(self, index: int) -> Case:
         rng = random.Random(self.seed * 1_000_003 + index)
+        case = self._static_case(index, rng)
+        if rng.random() < self.dynamic:  # drawn last: the static programs stay those of the seed
+            made = variant(case.program, rng.randrange(1 << 30))
+            if made is not None:
+                return Case(index, f"{case.origin}, made dynamic", made)
+        return case
+
+    def _static_case(self, index: int, rng: random.Random) -> Case:
         if self.corpus and rng.random() < self.mutants:
             parent = rng.randrange(len(self.corpus))
             mutant = mutate(self.corpus[parent], rng.randrange(1 << 30))

@@ -5,6 +5,7 @@ see exactly what the campaign saw): floats uniform in [-1, 1], integers in [-5, 
 fair coins, except arguments read directly where a positive value is needed (log, log1p, sqrt
 and rsqrt inputs, divisors, pow bases, variances), which are drawn from [0.5, 2] (integers
 [1, 5]). Programs that need positivity deeper inside (the generator's) condition it in IR.
+A dynamic program's inputs are drawn per call, from the IR and the call's size.
 """
 
 import zlib
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from versa.dialects.core import dims_of
 from versa.mlir import func, ir
 from versa.reference import numpy_dtype
 
@@ -47,13 +49,18 @@ def draw(shape: Sequence[int], dtype: np.dtype, positive: bool, rng: np.random.G
     return rng.uniform(low, high, shape).astype(dtype)
 
 
-def for_function(function: func.FuncOp, seed: int = 0) -> list[np.ndarray]:
-    """One array per argument of `function`, from `seed` and the function's name."""
+def for_function(function: func.FuncOp, seed: int = 0, size: int | None = None) -> list[np.ndarray]:
+    """One array per argument of `function`, from `seed` and the function's name; every
+    dynamic dim is `size` (one call of a dynamic program, whose sizes also seed the draw)."""
     name = function.attributes["sym_name"].value
-    rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+    entropy = [seed, zlib.crc32(name.encode())] + ([] if size is None else [size])
+    rng = np.random.default_rng(entropy)
     positive = positive_arguments(function)
     arrays = []
     for i, t in enumerate(function.type.inputs):
         assert isinstance(t, ir.RankedTensorType)
-        arrays.append(draw(tuple(t.shape), numpy_dtype(t.element_type), i in positive, rng))
+        shape = tuple(size if d is None else d for d in dims_of(t))
+        if None in shape:
+            raise ValueError(f"argument {i} has dynamic dims and no size was given")
+        arrays.append(draw(shape, numpy_dtype(t.element_type), i in positive, rng))
     return arrays

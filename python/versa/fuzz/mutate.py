@@ -47,7 +47,8 @@ def _programs(chunk: compiler.Chunk, context) -> list[Program]:
     programs = []
     for op in module.body.operations:
         program = from_function(op) if op.operation.name == "func.func" and op.regions[0].blocks else None
-        if program is not None and len(program.ops) <= MAX_OPS and program.size()[1] <= MAX_ELEMENTS:
+        small = program is not None and len(program.ops) <= MAX_OPS and program.size()[1] <= MAX_ELEMENTS
+        if small and not program.dynamic:  # the edits draw static shapes; `dynamic.py` adds `?`s
             programs.append(program)
     return programs
 

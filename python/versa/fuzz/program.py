@@ -5,6 +5,9 @@ Why not edit MLIR modules directly: every change (an op removed, a shape halved)
 the result types downstream, and the op table's shape rules (`OPS[...].result_shape`) do that on
 plain tuples; text is then parsed and verified by Versa itself, so a candidate is valid exactly
 when its text verifies.
+
+A dim may be None: `?` in the text, a dynamic program's (`dynamic.py`), whose arguments tie
+every such dim to one symbol through `versa.dims`; the rules re-derive results with None too.
 """
 
 import copy
@@ -16,10 +19,12 @@ from typing import Any
 import numpy as np
 
 from versa.dialects.attributes import Bool, Elements, Float, Int, Ints, OneOf, elements_to_numpy
+from versa.dialects.core import dims_of
 from versa.dialects.versa import OPS
 from versa.mlir import func, ir
 
-Shape = tuple[int, ...]
+Shape = tuple[int | None, ...]  # None: a dynamic dim (`?`)
+SYMBOL, SIZES_ATTR = "n", "fuzz.sizes"
 DTYPES = {
     "f32": np.float32,
     "f16": np.float16,
@@ -38,7 +43,7 @@ class Type:
     element: str
 
     def text(self) -> str:
-        return "tensor<" + "".join(f"{d}x" for d in self.shape) + self.element + ">"
+        return "tensor<" + "".join("?x" if d is None else f"{d}x" for d in self.shape) + self.element + ">"
 
     @property
     def is_float(self) -> bool:
@@ -66,9 +71,18 @@ Value = Arg | Op
 
 @dataclass(eq=False)
 class Program:
+    """`sizes` (dynamic programs, `dynamic.py`): the sizes of the one symbol `SYMBOL` that every
+    dynamic argument dim has, one per call the oracle makes; the text carries them as the
+    function attribute `fuzz.sizes`, so a saved case replays the same calls."""
+
     args: list[Arg] = field(default_factory=list)
     ops: list[Op] = field(default_factory=list)
     results: list[Value] = field(default_factory=list)
+    sizes: tuple[int, ...] = ()
+
+    @property
+    def dynamic(self) -> bool:
+        return any(d is None for v in self.values() for d in v.type.shape)
 
     def copy(self) -> "Program":
         return copy.deepcopy(self)
@@ -93,7 +107,7 @@ class Program:
         """What the reducer minimises: ops, elements of every value, arguments, then dims, their
         sizes and written attributes (so that dropping a size-1 dim, halving one next to an
         empty one, or leaving an attribute to its default counts)."""
-        shapes = [v.type.shape for v in self.values()]
+        shapes = [tuple(1 if d is None else d for d in v.type.shape) for v in self.values()]
         elements = sum(math.prod(s) for s in shapes)
         attrs = sum(len(op.attrs) for op in self.ops)
         return (len(self.ops), elements, len(self.args), sum(map(len, shapes)), sum(map(sum, shapes)), attrs)
@@ -102,12 +116,22 @@ class Program:
         names = {id(a): f"%arg{i}" for i, a in enumerate(self.args)}
         names.update({id(op): f"%{i}" for i, op in enumerate(self.ops)})
         lines = [_op_text(op, names) for op in self.ops]
-        params = ", ".join(f"{names[id(a)]}: {a.type.text()}" for a in self.args)
+        params = ", ".join(f"{names[id(a)]}: {a.type.text()}{_dims_text(a.type)}" for a in self.args)
         types = [v.type.text() for v in self.results]
         returns = types[0] if len(types) == 1 else f"({', '.join(types)})"
         lines.append(f"  return {', '.join(names[id(v)] for v in self.results)} : {', '.join(types)}")
         body = "\n".join(lines)
-        return f"func.func @{name}({params}) -> {returns} {{\n{body}\n}}\n"
+        sizes = ", ".join(map(str, self.sizes))
+        attrs = f" attributes {{{SIZES_ATTR} = array<i64: {sizes}>}}" if self.sizes and self.dynamic else ""
+        return f"func.func @{name}({params}) -> {returns}{attrs} {{\n{body}\n}}\n"
+
+
+def _dims_text(t: Type) -> str:
+    """`versa.dims` of an argument with dynamic dims: each one is `SYMBOL`, tied to the others."""
+    if None not in t.shape:
+        return ""
+    dims = ", ".join(f'"{SYMBOL}"' if d is None else f"{d} : i64" for d in t.shape)
+    return f" {{versa.dims = [{dims}]}}"
 
 
 def _op_text(op: Op, names: dict[int, str]) -> str:
@@ -176,14 +200,17 @@ def retype(program: Program, adjust: Callable[[Op], None] | None = None) -> bool
             shape = cls.result_shape(shapes, full_attrs(op, shapes), op.type.shape)
         except (ValueError, KeyError, IndexError, TypeError):
             return False
-        op.type = Type(tuple(int(d) for d in shape), op.type.element)
+        op.type = Type(tuple(None if d is None else int(d) for d in shape), op.type.element)
     return True
 
 
 def from_function(function: func.FuncOp) -> Program | None:
-    """The program of a `func.func` made only of (region-free) versa ops; None otherwise."""
+    """The program of a `func.func` made only of (region-free) versa ops; None otherwise. Its
+    dynamic dims are read as `SYMBOL` (see `Program`), its `fuzz.sizes` kept."""
     block = function.regions[0].blocks[0]
     program = Program()
+    if SIZES_ATTR in function.attributes:
+        program.sizes = tuple(ir.DenseI64ArrayAttr(function.attributes[SIZES_ATTR]))
     values: dict[ir.Value, Value] = {}
     for arg in block.arguments:
         t = _type(arg.type)
@@ -211,7 +238,7 @@ def _op_from_ir(ir_op: ir.OpView, values: dict[ir.Value, Value]) -> Op | None:
     t = _type(ir_op.results[0].type)
     if t is None or any(v not in values for v in ir_op.operands):
         return None
-    if math.prod(t.shape) > MAX_CONSTANT_ELEMENTS:
+    if math.prod(1 if d is None else d for d in t.shape) > MAX_CONSTANT_ELEMENTS:
         return None
     specs = OPS[name].ATTRS
     rank = len(ir_op.operands[0].type.shape) if len(ir_op.operands) else 0
@@ -225,4 +252,4 @@ def _op_from_ir(ir_op: ir.OpView, values: dict[ir.Value, Value]) -> Op | None:
 def _type(t: ir.Type) -> Type | None:
     if not isinstance(t, ir.RankedTensorType) or str(t.element_type) not in DTYPES:
         return None
-    return Type(tuple(t.shape), str(t.element_type))
+    return Type(dims_of(t), str(t.element_type))

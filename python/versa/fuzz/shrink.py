@@ -24,7 +24,7 @@ WRITTEN = ("constant", "iota", "reshape", "broadcast_to")  # ops whose result sh
 def candidates(program: Program) -> Iterator[Program]:
     """Smaller-shaped variants of `program`: every use of a size first, then single dims."""
     written = _written(program)
-    sizes = sorted({d for v in written for d in v.type.shape if d > 1}, reverse=True)
+    sizes = sorted({d for v in written for d in v.type.shape if d is not None and d > 1}, reverse=True)
     for size in sizes:
         for smaller in sorted({1, size // 2}):
             p = _resized(program, None, lambda s, a=size, b=smaller: tuple(b if d == a else d for d in s))
@@ -33,6 +33,8 @@ def candidates(program: Program) -> Iterator[Program]:
     for index, value in enumerate(written):
         shape = value.type.shape
         for dim, size in enumerate(shape):
+            if size is None:  # a dynamic dim's sizes are the calls' (`Program.sizes`)
+                continue
             options = [(*shape[:dim], *shape[dim + 1 :])] if size == 1 else []
             options += [(*shape[:dim], n, *shape[dim + 1 :]) for n in sorted({1, size // 2} - {0, size})]
             for new in options:
@@ -74,6 +76,8 @@ def _fit(op: Op) -> None:
     if not op.operands:
         return
     x = op.operands[0].type.shape
+    if None in x:  # what a dynamic operand's declared result must be, the calls decide
+        return
     if op.name == "reshape":
         op.type = Type(_refit(op.type.shape, math.prod(x)), op.type.element)
     elif op.name == "broadcast_to" and len(x) <= len(op.type.shape):

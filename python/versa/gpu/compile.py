@@ -57,6 +57,8 @@ def compile_gpu(
 
 
 def _tensor(spec: TensorSpec) -> Tensor:
+    if not spec.is_static:  # the GPU kernels and the launch plan are sized at compile time
+        raise CompileError([Diagnostic("error", f"the GPU target takes static shapes only, got {spec}")])
     return Tensor(spec.shape, spec.dtype.name)
 
 

@@ -94,8 +94,10 @@ def memory(source: Source, function: JitFunction) -> dict:
         {"name": n, "bytes": int(a.nbytes), "kind": "input"}
         for n, a in zip(source.input_names, source.inputs, strict=True)
     ]
-    buffers += [
-        {"name": f"output{i}", "bytes": s.nbytes, "kind": "output"} for i, s in enumerate(function.outputs)
+    outputs = function(*source.inputs) if any(not s.is_static for s in function.outputs) else None
+    buffers += [  # a dynamic result's size is this call's
+        {"name": f"output{i}", "bytes": int(outputs[i].nbytes) if outputs else s.nbytes, "kind": "output"}
+        for i, s in enumerate(function.outputs)
     ]
     buffers.append({"name": "arena (intermediates)", "bytes": use.arena, "kind": "arena"})
     buffers.append({"name": "weights (constants)", "bytes": weights, "kind": "weight"})

@@ -7,7 +7,10 @@
     gpu.save("model.json")                       # not to compile): a Program for versa.gpu.driver
 
 Shapes are static: a call with other shapes or dtypes exports and compiles again, cached by
-the inputs' signature. Outputs have eager's structure (tensor, tuple, list, dict).
+the inputs' signature. Outputs have eager's structure (tensor, tuple, list, dict). With
+`dynamic_shapes` (torch.export's: `{"x": {0: torch.export.Dim("batch", max=64)}}`) the dims
+it names stay dynamic (`tensor<?x...>`, their ranges on the function: `symbolic.py`), and a call
+that differs from the example only there calls the same compiled function.
 
 A model with ops Versa cannot take (sort, topk, cumprod) still compiles for the host CPU: the
 export is split around them (`partition`), they run eagerly, after one warning naming them, and
@@ -41,6 +44,7 @@ from .convert import convert_module, none_results
 from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, compile_options, executable, on_gpu
 from .importer import functional, import_program, make_torch_context, unroll_recurrent
 from .partition import GraphCompiler, Partitioned
+from .signatures import dynamic_dims, flat_leaves, quick_key, signature
 from .state import State
 
 __all__ = [
@@ -55,33 +59,29 @@ __all__ = [
 ]
 
 
-def import_torch(model, example_inputs: Sequence) -> ir.Module:
+def import_torch(model, example_inputs: Sequence, dynamic_shapes=None) -> ir.Module:
     """The versa module of `model` called on `example_inputs` (weights as constants; the buffers
-    the forward mutates as the first arguments, their new values as the first results). Read
-    from the compile cache when this model was imported before (`cache/torch_imports.py`)."""
-    what, key = type(model).__name__, torch_imports.key(model, tuple(example_inputs), {}, "import_torch")
+    the forward mutates as the first arguments, their new values as the first results), the
+    dims `dynamic_shapes` names dynamic (as torch.export takes it). Read from the compile cache
+    when this model was imported before (`cache/torch_imports.py`), when every dim is static:
+    the cache's key does not hold `dynamic_shapes`."""
+    what = type(model).__name__
+    key = None if dynamic_shapes else torch_imports.key(model, tuple(example_inputs), {}, "import_torch")
     stored = torch_imports.lookup(key, what, make_torch_context)
     if stored is not None:
         return stored.module
-    module, _, _ = _import(model, example_inputs)
+    module, _, _ = _import(model, example_inputs, dynamic_shapes)
     with torch_imports.recording(key, module, what) as pending:
         pending.commit()
     return module
 
 
-def _import(model, example_inputs: Sequence) -> tuple[ir.Module, object, list[int]]:
+def _import(model, example_inputs: Sequence, dynamic_shapes=None) -> tuple[ir.Module, object, list[int]]:
     """The versa module, the export, and the positions of the outputs that are None (a
     `!torch.none` result: not part of the versa function, put back on each call)."""
-    torch_module, program = import_program(model, tuple(example_inputs), make_torch_context())
+    context = make_torch_context()
+    torch_module, program = import_program(model, tuple(example_inputs), context, dynamic_shapes)
     return convert_module(torch_module), program, none_results(torch_module)
-
-
-def _signature(leaves: list) -> tuple:
-    """Shapes and dtypes (torch and NumPy spell them alike here) and the non-tensor values."""
-    return tuple(
-        (tuple(x.shape), str(x.dtype).removeprefix("torch.")) if hasattr(x, "shape") else ("const", repr(x))
-        for x in leaves
-    )
 
 
 class _WholeGraph(NamedTuple):
@@ -94,7 +94,7 @@ class _WholeGraph(NamedTuple):
     state: State | None  # the buffers the forward mutates: read, then written back, at each call
 
     def __call__(self, args: tuple, kwargs: dict):
-        leaves = fx_pytree.tree_flatten_spec((args, kwargs), self.in_spec) if kwargs else _leaves(args)
+        leaves = fx_pytree.tree_flatten_spec((args, kwargs), self.in_spec) if kwargs else flat_leaves(args)
         tensors = [x for x in leaves if isinstance(x, torch.Tensor | np.ndarray)]
         outputs = self.function(self.state.arguments(tensors) if self.state else tensors)
         for position in self.nones:  # e.g. (hidden, None) from a model without a cache
@@ -176,14 +176,18 @@ class CompiledModule:
         opt_level: int = DEFAULT_OPT_LEVEL,
         tuning_db: str | None = None,
         tune: float | None = None,
+        dynamic_shapes=None,
     ):
         self.model = model
+        self.dynamic_shapes = dynamic_shapes
+        self._dynamic: tuple[frozenset, ...] | None = None  # the export's dynamic dims, per leaf
+        self._keywords: list[str] = []  # the keywords in the export's order
         if tune:  # tuned into a database even when none was named: ./versa-tuning.json
             tuning_db = database_path(tuning_db)
         self.options = compile_options(target, opt_level, tuning_db)  # target, tier, threads, ...
         self.tune_budget_s = float(tune or 0)
         self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
-        self._quick: dict[tuple, _WholeGraph | _EagerHosted] = {}  # by _quick_key, same entries
+        self._quick: dict[tuple, _WholeGraph | _EagerHosted] = {}  # by quick_key, same entries
         self._compile(tuple(example_inputs), dict(example_kwargs or {}))
 
     @property
@@ -191,17 +195,26 @@ class CompiledModule:
         """What the code runs on: the host CPU, an ISA level it runs, or a GPU."""
         return self.options.target
 
+    def _key(self, args: tuple, kwargs: dict) -> tuple:
+        """The signature of `args` and `kwargs`, less the dims the export left dynamic."""
+        named = sorted(kwargs.items())  # the key, whatever order the keywords come in
+        if kwargs and self._dynamic and set(kwargs) == set(self._keywords):  # the export's order
+            leaves = pytree.tree_leaves((args, [kwargs[k] for k in self._keywords]))
+        else:
+            leaves = pytree.tree_leaves((args, named)) if kwargs else flat_leaves(args)
+        return signature(leaves, self._dynamic) + tuple(name for name, _ in named)
+
     def _compile(self, args: tuple, kwargs: dict) -> _WholeGraph | _EagerHosted:
         """The compiled function for the signature of `args` and `kwargs`: whole, or partitioned
         (host CPU only)."""
-        named = sorted(kwargs.items())  # the key, whatever order the keywords come in
-        leaves = pytree.tree_leaves((args, named)) if kwargs else _leaves(args)
-        key = _signature(leaves) + tuple(name for name, _ in named)
+        key = self._key(args, kwargs)
         if key not in self._compiled:
             host_args = pytree.tree_map(_host_tensor, args)
             host_kwargs = pytree.tree_map(_host_tensor, kwargs)
             what = type(self.model).__name__  # the imported module from the cache: no export
-            import_key = torch_imports.key(self.model, host_args, host_kwargs, "versa.compile")
+            import_key = None  # the cache's key does not hold dynamic_shapes: such imports skip it
+            if self.dynamic_shapes is None:
+                import_key = torch_imports.key(self.model, host_args, host_kwargs, "versa.compile")
             stored = torch_imports.lookup(import_key, what, make_torch_context)
             if stored is not None:
                 with contextlib.suppress(CompileError):  # else through the export, which may partition
@@ -209,12 +222,16 @@ class CompiledModule:
                     self._compiled[key] = self._whole_graph(*parts, stored.digest)
                     return self._compiled[key]
             try:
-                program, graph_module = _export(self.model, host_args, host_kwargs, host=self.options.on_cpu)
+                host = self.options.on_cpu
+                program, graph_module = _export(self.model, host_args, host_kwargs, host, self.dynamic_shapes)
             except Exception as err:  # torch.export's many errors; Dynamo graph-breaks instead
                 if not self.options.on_cpu or isinstance(self.model, torch.export.ExportedProgram):
                     raise
                 self._compiled[key] = _through_dynamo(self.model, self.options, err)
                 return self._compiled[key]
+            if self.dynamic_shapes is not None and self._dynamic is None:
+                self._dynamic, self._keywords = dynamic_dims(program), list(kwargs)
+                key = self._key(args, kwargs)
             try:
                 module, program, nones = _import(program, host_args)
                 with torch_imports.recording(import_key, module, what) as pending:
@@ -237,7 +254,7 @@ class CompiledModule:
 
     def __call__(self, *args, **kwargs):
         if not kwargs:  # the common call: flat tensors, a signature seen before (~3 µs saved)
-            quick = _quick_key(args)
+            quick = quick_key(args, self._dynamic)
             compiled = self._quick.get(quick) if quick is not None else None
             if compiled is None:
                 compiled = self._compile(args, kwargs)
@@ -260,34 +277,20 @@ class CompiledModule:
 
 
 def _export(
-    model, example_inputs: tuple, example_kwargs: dict, host: bool
+    model, example_inputs: tuple, example_kwargs: dict, host: bool, dynamic_shapes=None
 ) -> tuple[torch.export.ExportedProgram, object]:
-    """`model` exported as the import takes it (functional, recurrent layers unrolled), and for the
-    host its module (`ExportedProgram.module()`), taken before the import consumes the graph;
-    torch's deprecation warnings silenced as the importer does. Shapes are the cache key: no guards."""
+    """`model` exported as the import takes it (functional, recurrent layers unrolled), the dims
+    `dynamic_shapes` names dynamic, and for the host its module (`ExportedProgram.module()`),
+    taken before the import consumes the graph; torch's deprecation warnings silenced as the
+    importer does. Shapes are the cache key: no guards."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
         if not isinstance(model, torch.export.ExportedProgram):
-            model = torch.export.export(model, example_inputs, example_kwargs, strict=False)
+            model = torch.export.export(
+                model, example_inputs, example_kwargs, dynamic_shapes=dynamic_shapes, strict=False
+            )
         program = program_as_real(unroll_recurrent(functional(model)))
         return program, program.module(check_guards=False) if host else None
-
-
-def _quick_key(args: tuple) -> tuple | None:
-    """A key of flat tensor arguments from their type, shape and dtype objects, without
-    `_signature`'s strings (NumPy and torch arguments of one signature get different quick
-    keys for the same compiled function); None when any argument is not a tensor or array."""
-    try:
-        return tuple((type(a), a.shape, a.dtype) for a in args)
-    except AttributeError:
-        return None
-
-
-def _leaves(args: tuple) -> list:
-    """`pytree.tree_leaves(args)`, without its cost (~5 µs a call) where the args are flat."""
-    if all(isinstance(a, torch.Tensor | np.ndarray) for a in args):
-        return list(args)
-    return pytree.tree_leaves(args)
 
 
 def _host_tensor(a):
@@ -306,6 +309,7 @@ def compile(
     opt_level: int = DEFAULT_OPT_LEVEL,
     tuning_db: str | None = None,
     tune: float | None = None,
+    dynamic_shapes=None,
 ) -> CompiledModule:  # noqa: A001
     """Compile `model` (an nn.Module or ExportedProgram) for the shapes of `example_inputs` (and
     of `example_kwargs`, for models called with keywords: `model(input_ids=..., mask=...)`), for
@@ -315,7 +319,10 @@ def compile(
     CPU code takes the strategy choices measured in `tuning_db` (default VERSA_TUNING_DB);
     `tune=SECONDS` measures them first (`versa.tune`, into `tuning_db` or ./versa-tuning.json;
     kernels already there are not measured again; worker processes are spawned, so a script
-    needs the `if __name__ == "__main__":` guard)."""
+    needs the `if __name__ == "__main__":` guard).
+
+    `dynamic_shapes` (as `torch.export.export` takes it) makes the dims it names dynamic: one
+    compile serves every size within their ranges."""
     return CompiledModule(
         model,
         example_inputs,
@@ -324,4 +331,5 @@ def compile(
         opt_level=opt_level,
         tuning_db=tuning_db,
         tune=tune,
+        dynamic_shapes=dynamic_shapes,
     )

@@ -47,10 +47,7 @@ class Conversion:
                 if op is None:
                     self.refuse("function signature", reason, signature)
                     continue
-                name = op.name
-                if name == "torch.operator":
-                    name = ir.StringAttr(op.attributes["name"]).value
-                self.refuse(name, reason, op.location)
+                self.refuse(_op_name(op), reason, op.location)
 
     def retag(self, name: str, old: str, new: str) -> None:
         """One op `name` recorded with path `old` takes path `new` (a fallback that failed)."""
@@ -61,6 +58,24 @@ class Conversion:
                 self.paths += Counter()  # drop zero counts
                 return
 
+    def lower_fallback(self, out: ir.Module) -> None:
+        """The ops copied for torch-mlir's lowering (`fallback`) lowered in `out`; those it
+        leaves, or all when it fails, refused."""
+        try:
+            remaining = fallback.lower(out)
+        except ir.MLIRError as err:
+            remaining = []
+            first = next((d.message for d in err.error_diagnostics), str(err)).splitlines()[0]
+            for name in self.copies.copied:
+                self.refuse(name, f"torch-mlir's linalg lowering failed ({first})", out.operation.location)
+                self.retag(name, "linalg fallback", "unsupported")
+        for op in remaining:
+            name = _op_name(op)
+            self.refuse(
+                name, "neither a versa rule nor torch-mlir's linalg lowering converts it", op.location
+            )
+            self.retag(name, "linalg fallback", "unsupported")
+
     def error(self) -> CompileError:
         lines = [
             f"{count}x {key}{_source(self.where[key])}" for key, count in sorted(self.unsupported.items())
@@ -68,6 +83,11 @@ class Conversion:
         total = sum(self.unsupported.values())
         message = f"{total} torch op(s) cannot be converted to versa:\n  " + "\n  ".join(lines)
         return CompileError([Diagnostic("error", message)])
+
+
+def _op_name(op: ir.Operation) -> str:
+    """A torch op's name (`torch.operator "name"`: the op torch-mlir has no definition for)."""
+    return ir.StringAttr(op.attributes["name"]).value if op.name == "torch.operator" else op.name
 
 
 _FRAME = re.compile(r'"([^"]+)":(\d+):\d+')

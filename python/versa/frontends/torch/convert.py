@@ -8,9 +8,12 @@ is a small function of Python values and versa tensors:
     def linear(node, x, weight, bias): ...
 
 Every result is checked against the type torch declared (shape exactly; the element type is
-cast when torch promoted differently). An op without a rule, or a rule that refuses its
-arguments (`Unsupported`), is collected; the conversion then fails with one error listing
-every such op, its count and its source line, and never returns a half-converted module.
+cast when torch promoted differently). Dynamic dims (`?`, from `dynamic_shapes`) reach only the
+rules registered `dynamic=True`, which build the declared `?` dims (None in their shapes); any
+other op with a dynamic operand is refused, never specialised. An op without a rule, or a rule
+that refuses its arguments (`Unsupported`), is collected; the conversion then fails with one
+error listing every such op, its count and its source line, and never returns a
+half-converted module.
 """
 
 from collections.abc import Callable
@@ -25,22 +28,29 @@ from versa.dialects.shapes import RuleError
 from versa.mlir import func, ir
 from versa.reference import numpy_dtype
 
-from . import fallback, types
+from . import fallback, symbolic, types
 from .conversion import Conversion
 from .types import TensorType
+from .values import VALUE_OPS, SymbolicInt
 
 Rule = Callable[..., Any]
 RULES: dict[str, Rule] = {}
+DYNAMIC: set[str] = set()  # the ops whose rules keep dynamic dims
 
 
 class Unsupported(Exception):
     """A rule cannot convert this use of its op (an attribute or dtype Versa does not take)."""
 
 
-def rule(*names: str) -> Callable[[Rule], Rule]:
+def rule(*names: str, dynamic: bool = False) -> Callable[[Rule], Rule]:
+    """Register `fn` as the rule of the torch ops `names`; `dynamic`: it takes dynamic dims
+    (it reads no dim it cannot have, and builds the `?` dims torch declares)."""
+
     def register(fn: Rule) -> Rule:
         for name in names:
             RULES[name] = fn
+        if dynamic:
+            DYNAMIC.update(names)
         return fn
 
     return register
@@ -89,18 +99,6 @@ class Node:
         return vb.constant(np.asarray(array, dtype=numpy_dtype(types.element_type(element))))
 
 
-# ops whose result is a Python value for the rules: attribute → value, or built from operands
-_VALUE_OPS = {
-    "torch.constant.int": lambda op, env: ir.IntegerAttr(op.attributes["value"]).value,
-    "torch.constant.float": lambda op, env: ir.FloatAttr(op.attributes["value"]).value,
-    "torch.constant.bool": lambda op, env: ir.BoolAttr(op.attributes["value"]).value,
-    "torch.constant.str": lambda op, env: ir.StringAttr(op.attributes["value"]).value,
-    "torch.constant.none": lambda op, env: None,
-    "torch.constant.device": lambda op, env: None,
-    "torch.prim.ListConstruct": lambda op, env: [env[v] for v in op.operands],
-}
-
-
 def is_none(t: ir.Type) -> bool:
     """A `!torch.none` result (a backward graph's missing gradient): not part of the versa function."""
     return str(t) == "!torch.none"
@@ -135,25 +133,8 @@ def survey(module: ir.Module) -> tuple[ir.Module, Conversion]:
         if op.operation.name == "func.func":
             _convert_function(op, out, conversion)
     if conversion.copies.copied:
-        _lower_fallback(out, conversion)
+        conversion.lower_fallback(out)
     return out, conversion
-
-
-def _lower_fallback(out: ir.Module, conversion: Conversion) -> None:
-    try:
-        remaining = fallback.lower(out)
-    except ir.MLIRError as err:
-        remaining = []
-        first = next((d.message for d in err.error_diagnostics), str(err)).splitlines()[0]
-        for name in conversion.copies.copied:
-            conversion.refuse(name, f"torch-mlir's linalg lowering failed ({first})", out.operation.location)
-            conversion.retag(name, "linalg fallback", "unsupported")
-    for op in remaining:
-        name = op_name(op)
-        conversion.refuse(
-            name, "neither a versa rule nor torch-mlir's linalg lowering converts it", op.location
-        )
-        conversion.retag(name, "linalg fallback", "unsupported")
 
 
 # Element types NumPy has no dtype for cross the function boundary as f32 (exactly: every bf16
@@ -173,9 +154,11 @@ def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversio
     if not len(source.regions[0].blocks):  # a declaration: nothing to convert
         conversion.refuse("function signature", "a function without a body", source.location)
         return
-    kept = [a for a in source.arguments if not (str(a.type) in _SCALARS and _unused(a))]
-    arg_types = [types.parse_tensor_type(a.type) for a in kept]
-    result_types = [types.parse_tensor_type(t) for t in source.type.results if not is_none(t)]
+    sizes = symbolic.symbol_arguments(source.operation)  # Dynamo's SymInts: values, not arguments
+    unused = [a.arg_number for a in source.arguments if str(a.type) in _SCALARS and _unused(a)]
+    kept = [a for a in source.arguments if a.arg_number not in (*sizes, *unused)]
+    arg_types = [types.parse_tensor_type(a.type, dynamic=True) for a in kept]
+    result_types = [types.parse_tensor_type(t, dynamic=True) for t in source.type.results if not is_none(t)]
     returned = [v for v in _returned(source) if not is_none(v.type)]
     foreign = [
         (v, t)
@@ -183,7 +166,7 @@ def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversio
         if _foreign(t)
     ]
     if any(t is None for _, t in foreign):
-        conversion.refuse("function signature", "tensor type dynamic is not supported", source.location)
+        conversion.refuse("function signature", "an argument or result that is no tensor", source.location)
     for value, t in foreign:  # by the ops at the boundary: partitioning leaves just those eager
         if t is not None:
             conversion.refuse_boundary([value], f"tensor type {t} at the boundary", source.location)
@@ -198,12 +181,14 @@ def _convert_function(source: func.FuncOp, out: ir.Module, conversion: Conversio
         widened = [i for i, t in enumerate(result_types) if t.element in BOUNDARY]
         if widened:
             fn.attributes[BOUNDARY_RESULTS] = ir.DenseI64ArrayAttr.get(widened)
+        symbolic.copy(source.operation, fn.operation, [a.arg_number for a in kept])
     with ir.InsertionPoint(block), source.location:
         args = [
             vb.cast(a, types.element_type(t.element)) if t.element in BOUNDARY else a
             for a, t in zip(block.arguments, arg_types, strict=True)
         ]
     env: dict[ir.Value, Any] = dict(zip(kept, args, strict=True))
+    env.update((source.arguments[i], size) for i, size in sizes.items())
     for op in source.regions[0].blocks[0].operations:
         with ir.InsertionPoint(block), op.location:
             _convert_op(op, env, conversion)
@@ -246,8 +231,8 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
         ]
         func.ReturnOp(values)
         return
-    if name in _VALUE_OPS:
-        env[op.results[0]] = _VALUE_OPS[name](op, env)
+    if name in VALUE_OPS:
+        env[op.results[0]] = VALUE_OPS[name](op, env)
         return
     foreign = _foreign_element(op)
     if foreign:  # refused before a rule or the fallback builds f64 ops no versa op verifies
@@ -258,14 +243,20 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
     if name not in RULES:  # listed even when its operands are unconverted too
         _try_fallback(op, name, env, conversion, "")
         return
+    if name not in DYNAMIC and _dynamic(op.operands):  # the fallback refuses it too
+        _try_fallback(op, name, env, conversion, "dynamic dims (its rule takes static shapes only)")
+        return
     args = [env[v] for v in op.operands]
+    if name not in DYNAMIC and any(isinstance(a, SymbolicInt) for a in _flat(args)):
+        _try_fallback(op, name, env, conversion, "a size known at run time (its rule takes numbers only)")
+        return
     for arg in args:
         if isinstance(arg, Refused):
             arg.refuse_in(conversion, name, op.location)
     if any(isinstance(a, Refused) or a is POISON or (isinstance(a, list) and POISON in a) for a in args):
         env.update((r, POISON) for r in op.results)
         return
-    node = Node(op, [types.parse_tensor_type(r.type) for r in op.results])
+    node = Node(op, [types.parse_tensor_type(r.type, dynamic=name in DYNAMIC) for r in op.results])
     try:
         produced = RULES[name](node, *args)
     except Unsupported as err:
@@ -284,11 +275,21 @@ def _convert_op(op: ir.OpView, env: dict, conversion: Conversion) -> None:
         env[result] = _match_declared(value, declared, op)
 
 
+def _flat(args: list) -> list:
+    return [x for a in args for x in (a if isinstance(a, list) else [a])]
+
+
+def _dynamic(values) -> bool:
+    """Whether any of the tensors `values` has a dynamic dim."""
+    found = (types.parse_tensor_type(v.type, dynamic=True) for v in values)
+    return any(t is not None and t.dynamic for t in found)
+
+
 def _foreign_element(op: ir.OpView) -> str | None:
     """The element type of a result Versa has no type for (f64), or None. Bytes pass: a
     literal widens them (bool tensors arrive as uint8)."""
     for result in op.results:
-        t = types.parse_tensor_type(result.type)
+        t = types.parse_tensor_type(result.type, dynamic=True)
         if t is not None and t.element not in types.CONVERTIBLE:
             return t.element
     return None
@@ -298,7 +299,7 @@ def _or_placeholder(value: Any, source: ir.Value) -> ir.Value:
     """`value`, or a placeholder when it was not converted (the module is an error by then)."""
     if isinstance(value, ir.Value):
         return value
-    return fallback.placeholder(types.parse_tensor_type(source.type))
+    return fallback.placeholder(types.parse_tensor_type(source.type, dynamic=True))
 
 
 def _try_fallback(op: ir.OpView, name: str, env: dict, conversion: Conversion, why: str) -> None:
@@ -317,17 +318,21 @@ def _match_declared(value: Any, declared: TensorType | None, op: ir.OpView) -> A
     """`value` with the element type torch declared; a shape that differs is a rule bug."""
     if declared is None or not isinstance(value, ir.Value) or declared.element not in types.SUPPORTED:
         return value
-    shape = tuple(value.type.shape)
+    shape = types.value_shape(value.type)
     if shape != declared.shape:
         raise CompileError(
             [
                 Diagnostic(
                     "error",
-                    f"internal error: {op.operation.name} gave shape {list(shape)}, "
-                    f"torch declares {list(declared.shape)}",
+                    f"internal error: {op.operation.name} gave shape {_text(shape)}, "
+                    f"torch declares {_text(declared.shape)}",
                 )
             ]
         )
     if str(value.type.element_type) != declared.element:
         return vb.cast(value, types.element_type(declared.element))
     return value
+
+
+def _text(shape: tuple) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"

@@ -6,7 +6,8 @@ the example inputs' static shapes, for the host CPU or, with
 `torch.compile(model, backend="versa", options={"target": "cuda"})`, an NVIDIA GPU. A graph with
 ops Versa cannot take is split (`partition`): those ops run eagerly, after one warning naming
 them, and the partitions between them are compiled. A graph with dynamic shapes (Dynamo's
-automatic dynamic shapes, after a second batch size) compiles once per concrete shape
+automatic dynamic shapes, after a second batch size, or `dynamic=True`) compiles once with its
+dims dynamic (`symbolic.py`) when the whole graph converts so, else once per concrete shape
 (`specialize`). Registered as the `torch_dynamo_backends` entry point `versa`, so it works
 without importing versa first.
 """
@@ -29,7 +30,7 @@ from .executable import DEFAULT_OPT_LEVEL, VersaGraph
 from .executable import compile_options as compile_options_for
 from .freezing import Frozen, freezable_inputs, tensor_positions
 from .partition import Partitioned
-from .specialize import ShapeSpecialized, is_dynamic
+from .specialize import OneCompile, ShapeSpecialized, is_dynamic
 
 # Dynamo runs nn.LSTM / nn.GRU / nn.RNN eagerly, without a word, unless told otherwise; Versa
 # compiles them (their ATen ops are unrolled by PyTorch's decompositions). Set on import: the
@@ -51,7 +52,16 @@ def _compiler(options: CompileOptions, freeze: bool = False):
         if is_dynamic(example_inputs):
             if frozen:
                 positions = tensor_positions(example_inputs, frozen)
-                return ShapeSpecialized(graph_module, lambda gm, _: Frozen(gm, positions, compile_static))
+
+                def per_shape(static: torch.fx.GraphModule, _) -> Frozen:
+                    return Frozen(static, positions, compile_static)
+
+                specialized = ShapeSpecialized(graph_module, per_shape)
+                whole = Frozen(graph_module, frozen, lambda gm, _: VersaGraph(gm, options))
+                return OneCompile(whole, specialized)
+            if options.on_cpu:
+                with contextlib.suppress(CompileError):
+                    return VersaGraph(graph_module, options)
             return ShapeSpecialized(graph_module, compile_static)
         return (
             Frozen(graph_module, frozen, compile_static)

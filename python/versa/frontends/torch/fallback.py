@@ -12,7 +12,7 @@ cross into the copy: an operand made by an op with a tensor result (a complex `a
 never copied with it, as torch-mlir's lowering crashes the process on complex tensors.
 """
 
-from versa.mlir import PassManager, ir, tensor
+from versa.mlir import PassManager, arith, ir, tensor
 
 from . import types
 
@@ -135,7 +135,12 @@ def placeholder(t: types.TensorType) -> ir.Value:
     IR, so torch-mlir can still be asked about every other op before the error is raised."""
     if t.element not in types.SUPPORTED:
         raise CannotCopy(f"an operand of type {t}")
-    return tensor.EmptyOp(list(t.shape), types.element_type(t.element)).result
+    sizes = [_one() if d is None else d for d in t.shape]  # a dynamic dim: any size will do
+    return tensor.EmptyOp(sizes, types.element_type(t.element)).result
+
+
+def _one() -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), 1).result
 
 
 def _as_tensor(number: ir.Value) -> ir.Value:

@@ -32,6 +32,7 @@ from .decompositions import (
 )
 from .fallback import load_torch_c
 from .locations import source_importer
+from .symbolic import annotate
 from .types import TORCH_DTYPES, TORCH_ELEMENT
 
 # What torch-mlir's importer raises on a graph it cannot express: its own errors, and asserts and
@@ -100,17 +101,22 @@ def make_torch_context() -> ir.Context:
     return context
 
 
-def import_program(model, example_inputs: Sequence, context: ir.Context) -> tuple[ir.Module, object]:
-    """`model` (an nn.Module or ExportedProgram) as a torch-dialect module, with its export.
-    Weights are literals, except the buffers the forward mutates: those lead the function's
-    arguments, and their new values (with mutated inputs') lead its results (`state.State`)."""
+def import_program(
+    model, example_inputs: Sequence, context: ir.Context, dynamic_shapes=None
+) -> tuple[ir.Module, object]:
+    """`model` (an nn.Module or ExportedProgram) as a torch-dialect module, with its export (the
+    dims `dynamic_shapes` names left dynamic: `symbolic.annotate`). Weights are literals, except
+    the buffers the forward mutates: those lead the function's arguments, and their new values
+    (with mutated inputs') lead its results (`state.State`)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
             if isinstance(model, torch.export.ExportedProgram):
                 program = model
             else:
-                program = torch.export.export(model, tuple(example_inputs), strict=False)
+                program = torch.export.export(
+                    model, tuple(example_inputs), dynamic_shapes=dynamic_shapes, strict=False
+                )
             program = unroll_recurrent(functional(program))
             signature = program.graph_signature
             weights = {*signature.inputs_to_parameters, *signature.inputs_to_buffers}
@@ -126,6 +132,7 @@ def import_program(model, example_inputs: Sequence, context: ir.Context) -> tupl
                     backend_legal_ops=BACKEND_LEGAL_OPS,
                     fx_importer=source_importer(context, _WeightHooks()),
                 )
+            annotate(module, program.graph, program.range_constraints)
     except IMPORT_ERRORS as err:
         raise _import_error(err) from None
     return module, program
@@ -248,12 +255,14 @@ def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (FutureWarning, DeprecationWarning, UserWarning))
-            return fx.stateless_fx_import(
+            module = fx.stateless_fx_import(
                 torch.fx.GraphModule(graph_module, graph),
                 output_type="raw",
                 fx_importer=source_importer(context, _WeightHooks()),
                 backend_legal_ops=BACKEND_LEGAL_OPS,
             )
+            annotate(module, graph)
+            return module
     except IMPORT_ERRORS as err:
         raise _import_error(err) from None
 

@@ -1,18 +1,22 @@
-"""Dynamic shapes under `torch.compile`: one static Versa compile per concrete shape.
+"""Dynamic shapes under `torch.compile`: one static Versa compile per concrete shape, where
+the graph does not convert with its dims dynamic.
 
 Dynamo marks a dim dynamic once a graph is seen with two sizes of it (automatic dynamic
 shapes: a second batch size, a last batch that is smaller), and from then on hands the backend
-one graph with symbolic sizes (`s0`) and SymInt inputs. Versa compiles static shapes only, so
-such a graph is retraced at its first call with each new signature (`make_fx` on fake tensors
-of the concrete shapes, the SymInt inputs closed over as constants) and that static graph compiled, cached by
-the signature. Constants among a static graph's outputs (a size the forward saves for the
-backward) do not go through Versa: they are put back in their places on every call.
+one graph with symbolic sizes (`s0`) and SymInt inputs. The backend first compiles it as it is
+(`OneCompile`: its dims dynamic); when Versa refuses that, such a graph is retraced at its first
+call with each new signature (`make_fx` on fake tensors of the concrete shapes, the SymInt
+inputs closed over as constants) and that static graph compiled, cached by the signature.
+Constants among a static graph's outputs (a size the forward saves for the backward) do not go
+through Versa: they are put back in their places on every call.
 """
 
 from collections.abc import Callable, Sequence
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
+
+from versa.diagnostics import CompileError
 
 StaticCompiler = Callable[[torch.fx.GraphModule, list], Callable[[list], list]]
 
@@ -79,3 +83,27 @@ def _strip_constant_outputs(graph_module: torch.fx.GraphModule) -> dict[int, obj
         output.args = (tuple(r for r in results if isinstance(r, torch.fx.Node)),)
         graph_module.recompile()
     return constants
+
+
+class OneCompile:
+    """A symbolic graph called (boxed): `whole` (its dims dynamic, compiled at the first call:
+    `freezing.Frozen` binds that call's weights) serves every call, unless that compile raises
+    a CompileError; then `specialized` (a ShapeSpecialized) serves them."""
+
+    def __init__(self, whole: Callable[[list], list], specialized: ShapeSpecialized):
+        self.whole, self.specialized = whole, specialized
+        self.function: Callable[[list], list] | None = None
+        self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list
+
+    def __call__(self, args: list) -> list:
+        inputs = list(args)
+        args.clear()  # the boxed convention: the callee may free its inputs
+        if self.function is None:
+            try:
+                results = self.whole(list(inputs))
+            except CompileError:
+                self.function = self.specialized
+            else:
+                self.function = self.whole
+                return results
+        return self.function(inputs)

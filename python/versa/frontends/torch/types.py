@@ -1,6 +1,9 @@
 """Torch-dialect types read as text (they have no Python API) and dtype tables.
 
 parse_tensor_type("!torch.vtensor<[4,16],f32>")  →  TensorType((4, 16), "f32")
+parse_tensor_type("!torch.vtensor<[?,16],f32>", dynamic=True)  →  TensorType((None, 16), "f32")
+
+A dynamic dim is None in a shape tuple (the versa dialect's convention), `?` in MLIR types.
 """
 
 import re
@@ -10,7 +13,7 @@ import torch
 
 from versa.mlir import ir
 
-_VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d,]*)\],(\w+|complex<\w+>)>")  # complex: refused by name
+_VTENSOR = re.compile(r"!torch\.vtensor<\[([-\d,?]*)\],(\w+|complex<\w+>)>")  # complex: refused by name
 
 # torch-dialect element → builtin element (versa's names); unsigned 8-bit has no versa type
 ELEMENT = {
@@ -52,23 +55,36 @@ CONVERTIBLE = (*SUPPORTED, "ui8")
 
 @dataclass(frozen=True)
 class TensorType:
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]  # None: a dynamic dim
     element: str  # versa name: "f32", "i64", ...
 
     def mlir(self) -> ir.RankedTensorType:
-        return ir.RankedTensorType.get(self.shape, element_type(self.element))
+        dims = [ir.ShapedType.get_dynamic_size() if d is None else d for d in self.shape]
+        return ir.RankedTensorType.get(dims, element_type(self.element))
+
+    @property
+    def dynamic(self) -> bool:
+        return None in self.shape
 
     def __str__(self) -> str:
         return f"{self.element}{list(self.shape)}"
 
 
-def parse_tensor_type(t: ir.Type) -> TensorType | None:
-    """The shape and element of a `!torch.vtensor`, or None for another type (or a dynamic one)."""
+def parse_tensor_type(t: ir.Type, dynamic: bool = False) -> TensorType | None:
+    """The shape and element of a `!torch.vtensor`, or None for another type. A dynamic one is
+    None too unless `dynamic` (its `?` dims then None): callers that handle no dynamic dims
+    (the fallback, coverage) keep refusing them by the type alone."""
     match = _VTENSOR.fullmatch(str(t))
-    if not match or "-" in match.group(1):
+    if not match or (("-" in match.group(1) or "?" in match.group(1)) and not dynamic):
         return None
-    dims = tuple(int(d) for d in match.group(1).split(",") if d)
+    dims = tuple(None if d in ("?", "-1") else int(d) for d in match.group(1).split(",") if d)
     return TensorType(dims, ELEMENT.get(match.group(2), match.group(2)))
+
+
+def value_shape(t: ir.ShapedType) -> tuple[int | None, ...]:
+    """A builtin tensor type's shape with None for its dynamic dims (MLIR's bindings give
+    them as a huge negative number, which arithmetic would silently take)."""
+    return tuple(None if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape))
 
 
 def element_type(name: str) -> ir.Type:

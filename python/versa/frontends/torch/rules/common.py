@@ -22,8 +22,9 @@ def rank(x: ir.Value) -> int:
     return len(x.type.shape)
 
 
-def shape(x: ir.Value) -> tuple[int, ...]:
-    return tuple(x.type.shape)
+def shape(x: ir.Value) -> tuple[int | None, ...]:
+    """x's dims, None where dynamic (only rules registered `dynamic=True` see one)."""
+    return types.value_shape(x.type)
 
 
 def as_tensor(node: Node, x, elem: str) -> ir.Value:
@@ -47,7 +48,8 @@ def unary_rule(
 ) -> None:
     """Register torch.aten.<name> as `build` on the operand promoted to the result's element
     type (integer inputs of float ops become float); with `integer`, integer tensors take
-    `integer` instead (floor of an integer tensor is the tensor itself)."""
+    `integer` instead (floor of an integer tensor is the tensor itself). Elementwise: it
+    takes dynamic dims."""
 
     def convert(node: Node, x):
         if integer is not None and not types.is_float(element(x)):
@@ -55,7 +57,7 @@ def unary_rule(
         return build(*promoted(node, x))
 
     convert.__name__ = name
-    rule(f"torch.aten.{name}")(convert)
+    rule(f"torch.aten.{name}", dynamic=True)(convert)
 
 
 def common_element(*xs) -> str:

@@ -52,7 +52,7 @@ def _drop_height(node: Node, out):
     return vb.reshape(out, list(node.out.shape))
 
 
-@rule("torch.aten.conv2d", "torch.aten.conv2d.padding")
+@rule("torch.aten.conv2d", "torch.aten.conv2d.padding", dynamic=True)
 def conv2d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if rank(x) != 4:
         raise Unsupported(f"conv2d of a rank-{rank(x)} input (batch it)")
@@ -68,7 +68,7 @@ def conv2d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, gr
     return _bias(out, bias, 1)
 
 
-@rule("torch.aten.conv1d", "torch.aten.conv1d.padding")
+@rule("torch.aten.conv1d", "torch.aten.conv1d.padding", dynamic=True)
 def conv1d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     if rank(x) == 2:  # unbatched [C, W]: a batch of one
         x = vb.reshape(x, [1, *shape(x)])
@@ -108,10 +108,12 @@ def conv_transpose1d(
     return _bias(_drop_height(node, out), bias, 1)
 
 
-@rule("torch.aten.convolution", "torch.aten._convolution")
+@rule("torch.aten.convolution", "torch.aten._convolution", dynamic=True)
 def convolution(
     node: Node, x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *_
 ):
+    if None in shape(x) and (transposed or rank(x) == 5):
+        raise Unsupported("a transposed or 3-d convolution with dynamic dims")
     if rank(x) == 3:
         if transposed:
             return conv_transpose1d(node, x, weight, bias, stride, padding, output_padding, groups, dilation)

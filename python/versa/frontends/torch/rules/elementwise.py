@@ -15,35 +15,35 @@ from .common import as_tensor, common_element, element, promoted, unary_rule
 # ----------------------------------------------------------------------------- arithmetic
 
 
-@rule("torch.aten.add.Tensor", "torch.aten.add.Scalar")
+@rule("torch.aten.add.Tensor", "torch.aten.add.Scalar", dynamic=True)
 def add(node: Node, a, b, alpha=1):
     a, b = promoted(node, a, b)
     return vb.add(a, b if alpha == 1 else vb.mul(b, node.constant(alpha)))
 
 
-@rule("torch.aten.sub.Tensor", "torch.aten.sub.Scalar")
+@rule("torch.aten.sub.Tensor", "torch.aten.sub.Scalar", dynamic=True)
 def sub(node: Node, a, b, alpha=1):
     a, b = promoted(node, a, b)
     return vb.sub(a, b if alpha == 1 else vb.mul(b, node.constant(alpha)))
 
 
-@rule("torch.aten.rsub.Scalar", "torch.aten.rsub.Tensor")
+@rule("torch.aten.rsub.Scalar", "torch.aten.rsub.Tensor", dynamic=True)
 def rsub(node: Node, a, b, alpha=1):
     a, b = promoted(node, a, b)
     return vb.sub(b, a if alpha == 1 else vb.mul(a, node.constant(alpha)))
 
 
-@rule("torch.aten.mul.Tensor", "torch.aten.mul.Scalar")
+@rule("torch.aten.mul.Tensor", "torch.aten.mul.Scalar", dynamic=True)
 def mul(node: Node, a, b):
     return vb.mul(*promoted(node, a, b))
 
 
-@rule("torch.aten.div.Tensor", "torch.aten.div.Scalar")
+@rule("torch.aten.div.Tensor", "torch.aten.div.Scalar", dynamic=True)
 def div(node: Node, a, b):
     return vb.div(*promoted(node, a, b))
 
 
-@rule("torch.aten.pow.Tensor_Scalar")
+@rule("torch.aten.pow.Tensor_Scalar", dynamic=True)
 def pow_scalar(node: Node, x, exponent):
     (x,) = promoted(node, x)
     if exponent == 1:
@@ -57,28 +57,28 @@ def pow_scalar(node: Node, x, exponent):
     return vb.pow(x, node.constant(exponent))
 
 
-@rule("torch.aten.pow.Tensor_Tensor", "torch.aten.pow.Scalar")
+@rule("torch.aten.pow.Tensor_Tensor", "torch.aten.pow.Scalar", dynamic=True)
 def pow_(node: Node, a, b):
     return vb.pow(*promoted(node, a, b))
 
 
-@rule("torch.aten.maximum")
+@rule("torch.aten.maximum", dynamic=True)
 def maximum(node: Node, a, b):
     return vb.max(*promoted(node, a, b))
 
 
-@rule("torch.aten.minimum")
+@rule("torch.aten.minimum", dynamic=True)
 def minimum(node: Node, a, b):
     return vb.min(*promoted(node, a, b))
 
 
-@rule("torch.aten.reciprocal")
+@rule("torch.aten.reciprocal", dynamic=True)
 def reciprocal(node: Node, x):
     (x,) = promoted(node, x)
     return vb.div(node.constant(1.0), x)
 
 
-@rule("torch.aten.square")
+@rule("torch.aten.square", dynamic=True)
 def square(node: Node, x):
     (x,) = promoted(node, x)
     return vb.mul(x, x)
@@ -102,12 +102,12 @@ for _name, _build in {
 # ----------------------------------------------------------------------------- activations
 
 
-@rule("torch.aten.gelu")
+@rule("torch.aten.gelu", dynamic=True)
 def gelu(node: Node, x, approximate="none"):
     return vb.gelu(x, approximate=approximate)
 
 
-@rule("torch.aten.clamp", "torch.aten.clip")
+@rule("torch.aten.clamp", "torch.aten.clip", dynamic=True)
 def clamp(node: Node, x, lo=None, hi=None):
     (x,) = promoted(node, x)
     if element(x) not in ("f32", "f16", "bf16"):
@@ -123,37 +123,37 @@ def clamp_tensor(node: Node, x, lo=None, hi=None):
     return out if hi is None else vb.min(out, as_tensor(node, hi, node.out.element))
 
 
-@rule("torch.aten.clamp_min")
+@rule("torch.aten.clamp_min", dynamic=True)
 def clamp_min(node: Node, x, lo):
     return clamp(node, x, lo, None)
 
 
-@rule("torch.aten.clamp_max")
+@rule("torch.aten.clamp_max", dynamic=True)
 def clamp_max(node: Node, x, hi):
     return clamp(node, x, None, hi)
 
 
-@rule("torch.aten.hardtanh")
+@rule("torch.aten.hardtanh", dynamic=True)
 def hardtanh(node: Node, x, lo=-1.0, hi=1.0):
     return vb.clamp(x, min=lo, max=hi)
 
 
-@rule("torch.aten.relu6")
+@rule("torch.aten.relu6", dynamic=True)
 def relu6(node: Node, x):
     return vb.clamp(x, min=0.0, max=6.0)
 
 
-@rule("torch.aten.silu")
+@rule("torch.aten.silu", dynamic=True)
 def silu(node: Node, x):
     return vb.mul(x, vb.sigmoid(x))
 
 
-@rule("torch.aten.hardsigmoid")
+@rule("torch.aten.hardsigmoid", dynamic=True)
 def hardsigmoid(node: Node, x):
     return vb.mul(vb.clamp(vb.add(x, node.constant(3.0)), min=0.0, max=6.0), node.constant(1.0 / 6.0))
 
 
-@rule("torch.aten.hardswish")
+@rule("torch.aten.hardswish", dynamic=True)
 def hardswish(node: Node, x):
     return vb.mul(x, hardsigmoid(node, x))
 
@@ -177,7 +177,7 @@ def mish(node: Node, x):
     return vb.mul(x, vb.tanh(_softplus(node, x)))
 
 
-@rule("torch.aten.leaky_relu")
+@rule("torch.aten.leaky_relu", dynamic=True)
 def leaky_relu(node: Node, x, slope=0.01):
     if 0.0 <= slope <= 1.0:  # max(x, slope x) is exact there
         return vb.max(x, vb.mul(x, node.constant(slope)))
@@ -210,7 +210,7 @@ def _compare(predicate: str):
         return vb.compare(as_tensor(node, a, elem), as_tensor(node, b, elem), predicate=predicate)
 
     for suffix in ("Tensor", "Scalar"):
-        rule(f"torch.aten.{predicate}.{suffix}")(convert)
+        rule(f"torch.aten.{predicate}.{suffix}", dynamic=True)(convert)
 
 
 for _predicate in ("eq", "ne", "lt", "le", "gt", "ge"):
@@ -222,13 +222,14 @@ for _predicate in ("eq", "ne", "lt", "le", "gt", "ge"):
     "torch.aten.where.ScalarOther",
     "torch.aten.where.ScalarSelf",
     "torch.aten.where.Scalar",
+    dynamic=True,
 )
 def where(node: Node, cond, a, b):
     cond = as_tensor(node, cond, "i1")
     return vb.select(cond, *promoted(node, a, b))
 
 
-@rule("torch.aten.masked_fill.Scalar", "torch.aten.masked_fill.Tensor")
+@rule("torch.aten.masked_fill.Scalar", "torch.aten.masked_fill.Tensor", dynamic=True)
 def masked_fill(node: Node, x, mask, value):
     return vb.select(as_tensor(node, mask, "i1"), *promoted(node, value, x))
 
@@ -253,6 +254,7 @@ def masked_fill(node: Node, x, mask, value):
     "torch.aten.lift_fresh_copy",
     "torch.aten.positive",
     "torch.aten._assert_tensor_metadata",
+    dynamic=True,
 )
 def identity(node: Node, x, *_):
     return x
@@ -263,6 +265,7 @@ def identity(node: Node, x, *_):
     "torch.aten.feature_dropout",
     "torch.aten.alpha_dropout",
     "torch.aten.feature_alpha_dropout",
+    dynamic=True,
 )
 def dropout(node: Node, x, p, train):
     if train and p > 0:

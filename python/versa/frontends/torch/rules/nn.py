@@ -21,7 +21,7 @@ def _swap_last(x):
     return transpose(x, perm)
 
 
-@rule("torch.aten.linear")
+@rule("torch.aten.linear", dynamic=True)
 def linear(node: Node, x, weight, bias=None):
     if rank(weight) != 2:
         raise Unsupported("linear with a 1-d weight")
@@ -29,7 +29,7 @@ def linear(node: Node, x, weight, bias=None):
     return out if bias is None else vb.add(out, bias)
 
 
-@rule("torch.aten.matmul", "torch.aten.mm", "torch.aten.bmm")
+@rule("torch.aten.matmul", "torch.aten.mm", "torch.aten.bmm", dynamic=True)
 def matmul(node: Node, a, b):
     require_float(a, "matmul")
     if rank(a) == 1 or rank(b) == 1:  # vector operands: make them matrices, then drop the dim
@@ -39,7 +39,7 @@ def matmul(node: Node, a, b):
     return vb.matmul(a, b)
 
 
-@rule("torch.aten.addmm")
+@rule("torch.aten.addmm", dynamic=True)
 def addmm(node: Node, bias, a, b, beta=1, alpha=1):
     product = vb.matmul(a, b)
     if alpha != 1:
@@ -47,7 +47,7 @@ def addmm(node: Node, bias, a, b, beta=1, alpha=1):
     return vb.add(product, bias if beta == 1 else vb.mul(bias, node.constant(beta)))
 
 
-@rule("torch.aten.baddbmm")
+@rule("torch.aten.baddbmm", dynamic=True)
 def baddbmm(node: Node, bias, a, b, beta=1, alpha=1):
     return addmm(node, bias, a, b, beta, alpha)
 
@@ -55,13 +55,13 @@ def baddbmm(node: Node, bias, a, b, beta=1, alpha=1):
 # ----------------------------------------------------------------------------- softmax
 
 
-@rule("torch.aten.softmax.int", "torch.aten._softmax")
+@rule("torch.aten.softmax.int", "torch.aten._softmax", dynamic=True)
 def softmax(node: Node, x, dim, dtype_or_half=None):
     require_float(x, "softmax")
     return vb.softmax(x, axis=axis(dim, x))
 
 
-@rule("torch.aten._safe_softmax")
+@rule("torch.aten._safe_softmax", dynamic=True)
 def safe_softmax(node: Node, x, dim, dtype=None):
     """softmax, but 0 (not NaN) on rows that are entirely -inf (fully masked attention rows)."""
     d = axis(dim, x)
@@ -69,7 +69,7 @@ def safe_softmax(node: Node, x, dim, dtype=None):
     return vb.select(empty, node.constant(0.0), vb.softmax(x, axis=d))
 
 
-@rule("torch.aten.log_softmax.int", "torch.aten._log_softmax")
+@rule("torch.aten.log_softmax.int", "torch.aten._log_softmax", dynamic=True)
 def log_softmax(node: Node, x, dim, dtype_or_half=None):
     d = axis(dim, x)
     shifted = vb.sub(x, vb.reduce_max(x, axes=[d], keepdims=True))
@@ -79,10 +79,15 @@ def log_softmax(node: Node, x, dim, dtype_or_half=None):
 # ----------------------------------------------------------------------------- attention, embedding
 
 
-@rule("torch.aten.scaled_dot_product_attention")
+@rule("torch.aten.scaled_dot_product_attention", dynamic=True)
 def attention(node: Node, q, k, v, mask=None, dropout=0.0, is_causal=False, scale=None, enable_gqa=False):
     if dropout:
         raise Unsupported("attention dropout")
+    read = [shape(q)[-1]] if scale is None else []  # the dims the rule computes with
+    read += [shape(q)[-2], shape(k)[-2]] if is_causal else []
+    read += [shape(q)[-3], shape(k)[-3]] if enable_gqa else []
+    if None in read:
+        raise Unsupported("attention with a dynamic head size, causal mask or head groups")
     if enable_gqa and shape(q)[-3] != shape(k)[-3]:  # K/V heads repeated (repeat_interleave)
         k, v = _repeat_heads(k, shape(q)[-3] // shape(k)[-3]), _repeat_heads(v, shape(q)[-3] // shape(k)[-3])
     length, source = shape(q)[-2], shape(k)[-2]
@@ -128,7 +133,7 @@ def weight_norm_backward(node: Node, grad, v, g, norms, dim=0):
     return [grad_v, grad_g]
 
 
-@rule("torch.aten.embedding")
+@rule("torch.aten.embedding", dynamic=True)
 def embedding(node: Node, weight, indices, padding_idx=-1, scale_grad=False, sparse=False):
     return vb.gather(weight, indices, axis=0)
 
@@ -168,7 +173,7 @@ def _in_bounds(node: Node, i, size: int):
     return vb.max(vb.min(i, node.constant(size - 1, "i64")), node.constant(0, "i64"))
 
 
-@rule("torch.aten.index_select")
+@rule("torch.aten.index_select", dynamic=True)
 def index_select(node: Node, x, dim, indices):
     return vb.gather(x, indices, axis=axis(dim, x))
 

@@ -35,10 +35,12 @@ def _ones_or(node: Node, value, n: int, fill: float, elem: str):
 # ----------------------------------------------------------------------------- batch norm
 
 
-@rule("torch.aten.batch_norm")
+@rule("torch.aten.batch_norm", dynamic=True)
 def batch_norm(node: Node, x, weight, bias, mean, var, training, momentum, eps, *_):
     if training or mean is None:
         raise Unsupported("batch_norm with batch statistics (training mode)")
+    if shape(x)[1] is None:
+        raise Unsupported("batch_norm over a dynamic channel dim")
     elem = _compute_element(x, weight, bias, mean, var)
     xc, weight, bias, mean, var = _as(node, elem, x, weight, bias, mean, var)
     c = shape(x)[1]
@@ -52,7 +54,7 @@ def batch_norm(node: Node, x, weight, bias, mean, var, training, momentum, eps, 
     return as_tensor(node, vb.add(normalised, vb.reshape(shift, dims)), element(x))
 
 
-@rule("torch.aten._native_batch_norm_legit_no_training")
+@rule("torch.aten._native_batch_norm_legit_no_training", dynamic=True)
 def batch_norm_no_training(node: Node, x, weight, bias, mean, var, momentum, eps):
     """What batch_norm becomes once an exported program is functionalized (importer.functional);
     the saved statistics are empty in inference and only backward reads them."""
@@ -67,9 +69,11 @@ def batch_norm_no_training(node: Node, x, weight, bias, mean, var, momentum, eps
 # ----------------------------------------------------------------------------- layer norm
 
 
-@rule("torch.aten.layer_norm")
+@rule("torch.aten.layer_norm", dynamic=True)
 def layer_norm(node: Node, x, normalized_shape, weight=None, bias=None, eps=1e-5, *_):
     tail = shape(x)[rank(x) - len(normalized_shape) :]
+    if None in tail and (weight is None or bias is None):
+        raise Unsupported("layer_norm without weight or bias over a dynamic dim")
     elem = _compute_element(x, weight, bias)
     xc, weight, bias = _as(node, elem, x, weight, bias)
     gamma = weight if weight is not None else node.constant(np.ones(tail), elem)

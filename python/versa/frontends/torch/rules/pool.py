@@ -26,19 +26,23 @@ def _pool_attrs(node: Node, x, kernel, stride, padding, ceil_mode, dilation=1):
     pads = p if len(p) == 4 else [p[0], p[1], p[0], p[1]]  # ONNX's [top, left, bottom, right]
     if pairs(dilation) != [1, 1]:
         raise Unsupported("dilated pooling")
+    if None in shape(x)[2:]:  # the dialect's rule gives floor's extents, dynamic as the input's
+        if ceil_mode:
+            raise Unsupported("ceil_mode pooling over dynamic spatial dims")
+        return kernel, stride, pads
     floor = tuple(_pool_shape(shape(x)[2 + i], kernel[i], stride[i], pads[i], pads[i + 2]) for i in range(2))
     if floor != node.out.shape[2:]:
         raise Unsupported("ceil_mode pooling that changes the output shape")
     return kernel, stride, pads
 
 
-@rule("torch.aten.max_pool2d")
+@rule("torch.aten.max_pool2d", dynamic=True)
 def max_pool2d(node: Node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
     kernel, stride, pads = _pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
     return vb.max_pool2d(x, kernel=kernel, strides=stride, padding=pads)
 
 
-@rule("torch.aten.avg_pool2d")
+@rule("torch.aten.avg_pool2d", dynamic=True)
 def avg_pool2d(
     node: Node,
     x,
@@ -88,11 +92,13 @@ def avg_pool2d_backward(
     return separable(node, grad, rows.T, cols.T)
 
 
-@rule("torch.aten.adaptive_avg_pool2d", "torch.aten._adaptive_avg_pool2d")
+@rule("torch.aten.adaptive_avg_pool2d", "torch.aten._adaptive_avg_pool2d", dynamic=True)
 def adaptive_avg_pool2d(node: Node, x, output_size):
     (h, w), (oh, ow) = shape(x)[-2:], node.out.shape[-2:]
     if (oh, ow) == (1, 1):
         return vb.reduce_mean(x, axes=[rank(x) - 2, rank(x) - 1], keepdims=True)
+    if h is None or w is None:
+        raise Unsupported("adaptive pooling of dynamic spatial dims to a size other than 1")
     if h % oh or w % ow or rank(x) != 4:  # uneven windows: P_h · x · P_wᵀ, constant averaging rows
         return separable(node, x, _adaptive_matrix(oh, h), _adaptive_matrix(ow, w))
     kernel = [h // oh, w // ow]

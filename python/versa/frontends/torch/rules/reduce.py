@@ -1,6 +1,8 @@
 """Reductions: sum, mean, max/min (with indices), argmax, variance/std, logsumexp, vector and
 matrix norms."""
 
+import numpy as np
+
 from versa.dialects import builders as vb
 
 from .. import types
@@ -18,16 +20,16 @@ def _sum_or_mean(build):
     return convert
 
 
-rule("torch.aten.sum.dim_IntList", "torch.aten.sum")(_sum_or_mean(vb.reduce_sum))
-rule("torch.aten.mean.dim", "torch.aten.mean")(_sum_or_mean(vb.reduce_mean))
+rule("torch.aten.sum.dim_IntList", "torch.aten.sum", dynamic=True)(_sum_or_mean(vb.reduce_sum))
+rule("torch.aten.mean.dim", "torch.aten.mean", dynamic=True)(_sum_or_mean(vb.reduce_mean))
 
 
-@rule("torch.aten.amax", "torch.aten.max")
+@rule("torch.aten.amax", "torch.aten.max", dynamic=True)
 def amax(node: Node, x, dims=None, keepdim=False):
     return vb.reduce_max(x, axes=axes(dims, x), keepdims=keepdim)
 
 
-@rule("torch.aten.amin", "torch.aten.min")
+@rule("torch.aten.amin", "torch.aten.min", dynamic=True)
 def amin(node: Node, x, dims=None, keepdim=False):
     return vb.neg(vb.reduce_max(vb.neg(x), axes=axes(dims, x), keepdims=keepdim))
 
@@ -70,6 +72,10 @@ def _variance(node: Node, x, dims, correction, keepdim, mean=None):
     require_float(x, "variance")
     dims = axes(dims, x)
     centered = vb.sub(x, vb.reduce_mean(x, axes=dims, keepdims=True) if mean is None else mean)
+    if any(shape(x)[d] is None for d in dims):  # no count to divide by: a mean, uncorrected only
+        if correction != 0:
+            raise Unsupported("a corrected variance over a dynamic dim")
+        return vb.reduce_mean(vb.mul(centered, centered), axes=dims, keepdims=keepdim)
     squares = vb.reduce_sum(vb.mul(centered, centered), axes=dims, keepdims=keepdim)
     count = _count(x, dims) - (1 if correction is None else correction)
     if count <= 0:
@@ -77,17 +83,17 @@ def _variance(node: Node, x, dims, correction, keepdim, mean=None):
     return vb.div(squares, node.constant(float(count)))
 
 
-@rule("torch.aten.var.correction")
+@rule("torch.aten.var.correction", dynamic=True)
 def var(node: Node, x, dims=None, correction=None, keepdim=False):
     return _variance(node, x, dims, correction, keepdim)
 
 
-@rule("torch.aten.var.dim")
+@rule("torch.aten.var.dim", dynamic=True)
 def var_dim(node: Node, x, dims=None, unbiased=True, keepdim=False):
     return _variance(node, x, dims, 1 if unbiased else 0, keepdim)
 
 
-@rule("torch.aten.var_mean.correction")
+@rule("torch.aten.var_mean.correction", dynamic=True)
 def var_mean(node: Node, x, dims=None, correction=None, keepdim=False):
     """What PyTorch's batch and instance norms decompose into (training; torch.compile): x is
     first centred on its first element along `dims`, as layer_norm's row kernel and the group
@@ -99,7 +105,7 @@ def var_mean(node: Node, x, dims=None, correction=None, keepdim=False):
     dims = axes(dims, x)
     if len(dims) == rank(x) or any(shape(x)[d] == 0 for d in dims):
         return [_variance(node, x, dims, correction, keepdim), vb.reduce_mean(x, axes=dims, keepdims=keepdim)]
-    first = vb.slice(x, starts=[0] * rank(x), limits=[1 if d in dims else n for d, n in enumerate(shape(x))])
+    first = _first(node, x, dims)
     shifted = vb.sub(x, first)
     offset = vb.reduce_mean(shifted, axes=dims, keepdims=True)
     variance = _variance(node, shifted, dims, correction, keepdim, mean=offset)
@@ -109,7 +115,19 @@ def var_mean(node: Node, x, dims=None, correction=None, keepdim=False):
     return [variance, mean]
 
 
-@rule("torch.aten.var_mean.dim")
+def _first(node: Node, x, dims: list[int]):
+    """x's first element along `dims` (kept as dims of 1): a slice, or with dynamic dims (whose
+    limits a slice would name) a gather of position 0 per dim."""
+    if None not in shape(x):
+        limits = [1 if d in dims else n for d, n in enumerate(shape(x))]
+        return vb.slice(x, starts=[0] * rank(x), limits=limits)
+    zero = node.constant(np.zeros([1], np.int64), "i64")
+    for d in dims:
+        x = vb.gather(x, zero, axis=d)
+    return x
+
+
+@rule("torch.aten.var_mean.dim", dynamic=True)
 def var_mean_dim(node: Node, x, dims=None, unbiased=True, keepdim=False):
     return var_mean(node, x, dims, 1 if unbiased else 0, keepdim)
 

@@ -1,7 +1,12 @@
 """Views, permutations, slicing, concatenation, padding, flips.
 
-Shapes are static, so every view-like op (view, reshape, flatten, squeeze, unsqueeze,
-unflatten) is one `versa.reshape` to the shape torch declared.
+Every view-like op (view, reshape, flatten, squeeze, unsqueeze, unflatten) is one
+`versa.reshape` to the shape torch declared. With dynamic dims that type is all the reshape
+says: each dynamic result dim is taken to be the input's dynamic dim at the same place in
+order, or, when it is the only one, what the element count leaves (the dialect's
+`reshape_sources`); a view whose sizes reorder dynamic dims is refused. Slices of a tensor with
+dynamic dims are gathers of constant positions on a static dim (`versa.slice` names every
+dim's limit, which a dynamic dim has not).
 """
 
 import numpy as np
@@ -9,6 +14,7 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Unsupported, rule
+from ..values import SymbolicInt
 from . import unfold
 from .common import axis, rank, shape, transpose
 
@@ -27,18 +33,35 @@ from .common import axis, rank, shape, transpose
     "torch.aten.reshape_as",
     "torch.prims.squeeze",
     "torch.prims.collapse",
+    dynamic=True,
 )
-def reshape(node: Node, x, *_):
-    return x if shape(x) == node.out.shape else vb.reshape(x, node.out.shape)
+def reshape(node: Node, x, *args):
+    out = node.out.shape
+    if shape(x) == out and out.count(None) <= 1:
+        return x
+    if out.count(None) > 1 and args and isinstance(args[0], list):
+        _check_sources(x, args[0], out)
+    return vb.reshape(x, out)
 
 
-@rule("torch.aten.permute")
+def _check_sources(x, sizes: list, out: tuple) -> None:
+    """A view's sizes (`q.view(b, t, h, d)`): the k-th dynamic one must read x's k-th dynamic
+    dim (`b, t = x.shape[:2]`, or a tensor shaped alike) or be -1, as the reshape takes it."""
+    xs = [i for i, d in enumerate(shape(x)) if d is None]
+    given = [sizes[j] for j, d in enumerate(out) if d is None]
+    if len(given) != len(xs) or not all(
+        s == -1 or (isinstance(s, SymbolicInt) and s.dim == i) for s, i in zip(given, xs, strict=True)
+    ):
+        raise Unsupported(f"a view to sizes {sizes}: its dynamic dims are not the input's, in order")
+
+
+@rule("torch.aten.permute", dynamic=True)
 def permute(node: Node, x, dims):
     perm = [d % rank(x) for d in dims]
     return x if perm == sorted(perm) else transpose(x, perm)
 
 
-@rule("torch.aten.transpose.int")
+@rule("torch.aten.transpose.int", dynamic=True)
 def transpose_int(node: Node, x, d0, d1):
     perm = list(range(rank(x)))
     a, b = axis(d0, x), axis(d1, x)
@@ -46,12 +69,12 @@ def transpose_int(node: Node, x, d0, d1):
     return x if a == b else transpose(x, perm)
 
 
-@rule("torch.aten.t", "torch.aten.numpy_T")
+@rule("torch.aten.t", "torch.aten.numpy_T", dynamic=True)
 def t(node: Node, x):
     return x if rank(x) < 2 else transpose(x, list(range(rank(x)))[::-1])
 
 
-@rule("torch.aten.mT", "torch.aten.mH", "torch.aten.adjoint")
+@rule("torch.aten.mT", "torch.aten.mH", "torch.aten.adjoint", dynamic=True)
 def matrix_transpose(node: Node, x):
     """The last two dims swapped (mH and adjoint conjugate too: real tensors here)."""
     perm = list(range(rank(x)))
@@ -59,7 +82,7 @@ def matrix_transpose(node: Node, x):
     return transpose(x, perm)
 
 
-@rule("torch.aten.expand", "torch.aten.expand_as", "torch.aten.broadcast_to")
+@rule("torch.aten.expand", "torch.aten.expand_as", "torch.aten.broadcast_to", dynamic=True)
 def expand(node: Node, x, *_):
     return x if shape(x) == node.out.shape else vb.broadcast_to(x, node.out.shape)
 
@@ -93,6 +116,8 @@ def upsample_nearest(node: Node, x, *_):
 
 
 def _bounds(start, end, size: int) -> tuple[int, int]:
+    if not all(isinstance(b, int) for b in (start, end) if b is not None):  # a SymbolicInt
+        raise Unsupported(f"slice bounds known only at run time ({start}:{end}) of a static dim")
     start = 0 if start is None else start
     end = size if end is None else end
     start = min(max(start + size if start < 0 else start, 0), size)
@@ -105,9 +130,11 @@ def _take(node: Node, x, d: int, positions) -> object:
     return vb.gather(x, node.constant(np.asarray(list(positions), dtype=np.int64), "i64"), axis=d)
 
 
-@rule("torch.aten.slice.Tensor")
+@rule("torch.aten.slice.Tensor", dynamic=True)
 def slice_(node: Node, x, dim=0, start=None, end=None, step=1):
     d = axis(dim, x)
+    if None in shape(x):
+        return _dynamic_slice(node, x, d, start, end, step)
     if step is not None and step < 0:  # ONNX Slice with negative steps (torch itself has none)
         first = shape(x)[d] - 1 if start is None else start
         last = -shape(x)[d] - 1 if end is None else end
@@ -120,21 +147,43 @@ def slice_(node: Node, x, dim=0, start=None, end=None, step=1):
     return vb.slice(x, starts=starts, limits=limits, strides=strides)
 
 
-@rule("torch.aten.narrow")
+def _dynamic_slice(node: Node, x, d: int, start, end, step):
+    """A slice of a tensor with dynamic dims: the whole of a dynamic dim (`x[:, :]`), or a
+    gather of the positions along a static one."""
+    if any(isinstance(v, SymbolicInt) for v in (start, end, step)):
+        raise Unsupported(f"a slice with run-time bounds ({start}:{end}:{step})")
+    if shape(x)[d] is not None and step is not None and step > 0:
+        return _take(node, x, d, range(*_bounds(start, end, shape(x)[d]), step))
+    if start in (None, 0) and (end is None or end >= _WHOLE) and step in (None, 1):
+        return x
+    raise Unsupported("a slice of a dynamic dim")
+
+
+_WHOLE = 2**62  # an end at least this large: to the end (torch's `x[a:]` is end = 2**63 - 1)
+
+
+@rule("torch.aten.narrow", dynamic=True)
 def narrow(node: Node, x, dim, start, length):
+    if isinstance(start, SymbolicInt) or isinstance(length, SymbolicInt):
+        raise Unsupported(f"narrow with run-time bounds ({start}, {length})")
     return slice_(node, x, dim, start, start + length, 1)
 
 
-@rule("torch.aten.select.int")
+@rule("torch.aten.select.int", dynamic=True)
 def select_int(node: Node, x, dim, index):
     d = axis(dim, x)
+    if None in shape(x):  # a gather of one position: x[:, 0] with a dynamic batch
+        if isinstance(index, SymbolicInt) or (shape(x)[d] is None and index < 0):
+            raise Unsupported(f"index {index} into a dynamic dim (run-time or from the end)")
+        index = index if shape(x)[d] is None else index % shape(x)[d]
+        return vb.gather(x, node.constant(np.asarray(index, dtype=np.int64), "i64"), axis=d)
     index = index % shape(x)[d]
     starts, limits = [0] * rank(x), list(shape(x))
     starts[d], limits[d] = index, index + 1
     return vb.reshape(vb.slice(x, starts=starts, limits=limits), node.out.shape)
 
 
-@rule("torch.aten.cat", "torch.aten.concat")
+@rule("torch.aten.cat", "torch.aten.concat", dynamic=True)
 def cat(node: Node, tensors, dim=0):
     tensors = [t for t in tensors if 0 not in shape(t) or rank(t) != 1]  # torch skips legacy empty [0]
     if len(tensors) == 1:
@@ -142,7 +191,7 @@ def cat(node: Node, tensors, dim=0):
     return vb.concat(tensors, axis=axis(dim, tensors[0]))
 
 
-@rule("torch.aten.stack")
+@rule("torch.aten.stack", dynamic=True)
 def stack(node: Node, tensors, dim=0):
     d = dim % (rank(tensors[0]) + 1)
     parts = [vb.reshape(t, shape(t)[:d] + (1,) + shape(t)[d:]) for t in tensors]
@@ -178,19 +227,24 @@ def chunk(node: Node, x, chunks, dim=0):
     return split(node, x, size, d)
 
 
-@rule("torch.aten.unbind.int")
+@rule("torch.aten.unbind.int", dynamic=True)
 def unbind(node: Node, x, dim=0):
     d = axis(dim, x)
+    if None in shape(x):  # q, k, v = qkv.unbind(0) with a dynamic batch: a gather per position
+        if shape(x)[d] is None:
+            raise Unsupported("unbind along a dynamic dim (a run-time number of results)")
+        at = [node.constant(np.asarray(i, dtype=np.int64), "i64") for i in range(shape(x)[d])]
+        return [[vb.gather(x, i, axis=d) for i in at]]
     parts = _split(x, d, [1] * shape(x)[d])
     return [[vb.reshape(p, shape(x)[:d] + shape(x)[d + 1 :]) for p in parts]]
 
 
-@rule("torch.prim.ListUnpack")
+@rule("torch.prim.ListUnpack", dynamic=True)
 def list_unpack(node: Node, items):
     return list(items)
 
 
-@rule("torch.aten.__getitem__.t")
+@rule("torch.aten.__getitem__.t", dynamic=True)
 def getitem(node: Node, items, index):
     return items[index]
 

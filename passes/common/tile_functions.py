@@ -1,0 +1,108 @@
+"""The tile functions of `versa-static-tiles`: each static tile of a dynamic op runs in a
+private function that takes the whole tensors and the tile's offsets (`passed`, `local`),
+slices them itself (`take`: a partial tile's rows padded with zeros) and returns the tile.
+`Functions` keeps one function per distinct body. A tile is described by `where`: (operand,
+dim) -> (offset, size, valid rows), offsets and rows ints or index values, rows None for a
+full tile."""
+
+import itertools
+
+from versa.mlir import func, ir, linalg, tensor
+
+from .linalg_builders import scalar
+from .outlining import is_constant
+from .tile_slicing import extract, insert, window
+
+
+def arg(args: list[ir.Value], value: ir.Value) -> int:
+    """The position of `value` among a call's arguments (appended if new)."""
+    for i, known in enumerate(args):
+        if known == value:
+            return i
+    args.append(value)
+    return len(args) - 1
+
+
+class Functions:
+    """The tile functions of one run: numbered, and one per distinct body (a model's layers
+    share theirs, as its static kernels do: `strategies/sharing.py`)."""
+
+    def __init__(self):
+        self.count = itertools.count()
+        self.by_body: dict[str, func.FuncOp] = {}
+
+    def keep(self, function: func.FuncOp) -> func.FuncOp:
+        """`function`, or an equal one made before (then `function` is erased)."""
+        name = function.attributes["sym_name"].value
+        text = function.operation.get_asm(use_local_scope=True)  # value names of its own
+        body = text.replace(f'"{name}"', '""', 1).replace(f"@{name}(", "@(", 1)  # either form
+        if body in self.by_body:
+            function.operation.erase()
+            return self.by_body[body]
+        self.by_body[body] = function
+        return function
+
+
+class Passed(int):
+    """A tile offset or row count that the tile function takes as its argument number self."""
+
+
+def passed(where: dict, args: list[ir.Value]) -> dict:
+    """`where` with its index values replaced by the numbers of the arguments that carry them."""
+
+    def carried(x):
+        return Passed(arg(args, x)) if isinstance(x, ir.Value) else x
+
+    return {
+        p: (carried(offset), size, None if rows is None else carried(rows))
+        for p, (offset, size, rows) in where.items()
+    }
+
+
+def local(where: dict, values: list[ir.Value]) -> dict:
+    def value(x):
+        return values[x] if isinstance(x, Passed) else x
+
+    return {
+        p: (value(offset), size, None if rows is None else value(rows))
+        for p, (offset, size, rows) in where.items()
+    }
+
+
+def full(where: dict) -> dict:
+    return {p: (offset, size) for p, (offset, size, _) in where.items()}
+
+
+def exact(where: dict) -> dict:
+    """The slice of the real rows: a partial tile's size is its valid rows (a value)."""
+    return {p: (offset, size if rows is None else rows) for p, (offset, size, rows) in where.items()}
+
+
+def take(v: ir.Value, i: int, where: dict) -> ir.Value:
+    """Operand `i` (`v`) at the tile; a partial tile's rows land in a zero-filled full tile."""
+    piece = extract(v, i, exact(where))
+    valid = {p: (0, rows) for p, (_, _, rows) in where.items() if rows is not None and p[0] == i}
+    if not valid:
+        return piece
+    element = ir.RankedTensorType(v.type).element_type
+    zeros = linalg.fill(scalar(element, 0), outs=[temporary(v, i, full(where))])
+    return insert(piece, zeros, i, valid)
+
+
+def copied_in(v: ir.Value) -> bool:
+    """Constants a tile function makes itself: scalars and splats (they fold into its code);
+    a weight tensor is an argument, so that layers differing only in weights share one."""
+    if not is_constant(v):
+        return False
+    value = v.owner.operation.attributes["value"]
+    return not isinstance(v.type, ir.ShapedType) or (
+        isinstance(value, ir.DenseElementsAttr) and value.is_splat
+    )
+
+
+def temporary(like: ir.Value, i: int, where: dict) -> ir.Value:
+    """A fresh tensor of operand `i`'s tile shape (not a slice of a whole dynamic one)."""
+    _, _, sizes, static_sizes = window(like, i, where)
+    values = iter(sizes)  # one per dynamic static size, in order
+    mixed = [next(values) if ir.ShapedType.is_dynamic_size(d) else d for d in static_sizes]
+    return tensor.EmptyOp(mixed, ir.RankedTensorType(like.type).element_type).result

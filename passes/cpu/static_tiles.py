@@ -1,0 +1,323 @@
+"""versa-static-tiles: a dynamic dim becomes a loop over static tiles, so every strategy applies.
+
+The codegen strategies (matmul, reductions, convolutions, pools) size their tiles, packing and
+micro-kernels from static shapes. An op with dynamic parallel dims is rewritten here into loops
+whose bodies hold the same op on static slices: the last dynamic dim of its result runs in
+full tiles of `tile` rows, then the remainder (< tile) in at most one tile of each smaller
+power of two (tile/2, ..., 1), each behind an `scf.if`; any other dynamic dim runs one index at
+a time. Every body is static, so `versa-codegen` gives it the same strategy as a static compile
+of that size, and the code holds log2(tile) + 1 variants per op whatever the call's sizes.
+
+    linalg.matmul ins(%a, %b : tensor<?x768xf32>, tensor<768x3072xf32>) outs(%fill : tensor<?x3072xf32>)
+  → scf.for %i = 0 to (n floordiv 64) * 64 step 64 { fill + matmul on tensor<64x768xf32> }
+    scf.if (rest >= 32) { ... tensor<32x768xf32> } ... scf.if (rest >= 1) { ... tensor<1x768xf32> }
+
+Written by hand: upstream's `loop.peel` gives one static main loop, but peeling its remainder
+again leaves `affine.min` sizes that do not fold (facts.md), so the cascade would stay dynamic.
+An out operand made by `linalg.fill` is filled per tile (the static compile's "fill, then
+contract" form, which the strategies hoist accumulators from), and the elementwise ops that
+consume the result in turn (a bias, an activation) join the tile, as versa-fuse's epilogues
+would. A dynamic reduction loop (attention's `probs @ V` over the sequence, a softmax row) runs
+the same way inside the tile, each piece accumulating into the tile's out. Which operand dims
+run along which loop: `common/tile_slicing.py`; ops it cannot cut are left as they are.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from versa.mlir import arith, func, ir, linalg, scf, tensor
+
+from ..common.base import Pass, collect
+from ..common.linalg_builders import PARALLEL, generic, shape_of
+from ..common.outlining import captured, clone_with
+from ..common.tile_functions import Functions, arg, copied_in, exact, full, local, passed, take, temporary
+from ..common.tile_slicing import Slicing, extract, insert, slicing, window
+
+_ADDS_PIECES = ("linalg.matmul", "linalg.batch_matmul")  # float contractions: pieces sum
+_REDUCING = ("linalg.matmul", "linalg.batch_matmul", "linalg.conv", "linalg.depthwise", "linalg.pooling")
+ROW_TILE = 32  # rows per full tile of a reduction
+SMALLEST_TILE = 8  # the cascade of tile sizes stops here; fewer rows are a padded tile
+REDUCTION_PIECE = 64  # a contraction's dynamic K runs in pieces of this many
+
+
+@dataclass(frozen=True)
+class VersaStaticTiles(Pass):
+    name = "versa-static-tiles"
+    summary = "Run ops with dynamic dims as loops over static tiles (full tiles, power-of-two rest)"
+    tile: int = 256  # rows of a full tile; a power of two
+
+    def run(self, module: ir.Operation) -> None:
+        if self.tile < 1 or self.tile & (self.tile - 1):
+            raise ValueError(f"'{self.name}' tile {self.tile} is not a power of two")
+        # Ops are erased only at the end: a wrapper of an erased op is not invalidated by the
+        # bindings (facts.md), so the list `collect` made must stay valid to the last op.
+        replaced: list[ir.Operation] = []
+        functions = Functions()
+        for op in collect(module, lambda o: _heads_a_group(o) and slicing(o) is not None):
+            if op not in replaced:  # else tiled already: a fill or epilogue of an earlier op
+                replaced += _tile(_group(op, functions), _tile_size(op, self.tile))
+        for op in replaced:
+            op.erase()
+
+
+def _tile_size(op: ir.Operation, tile: int) -> int:
+    """Rows per full tile: `tile` for contractions (a larger M reuses more of B); one image for
+    convolutions and pools (their kernels are large, and one image is what they parallelise
+    anyway); `ROW_TILE` for reductions (rows are independent: more per tile buys nothing)."""
+    if op.name.startswith(("linalg.conv", "linalg.depthwise", "linalg.pooling")):
+        return 1
+    return min(tile, ROW_TILE) if op.name == "linalg.generic" else tile
+
+
+def _heads_a_group(op: ir.Operation) -> bool:
+    """Ops whose strategies need static shapes: those with a reduction loop (contractions,
+    convolutions, pools, reductions). Elementwise ops are tiled only as a group's epilogue:
+    alone, `versa-vectorize` takes them with dynamic dims (a cascade of each made BERT-like
+    blocks 3x slower to compile, 33 s of it in LLVM, for no faster code)."""
+    if op.name == "linalg.generic":
+        return "reduction" in str(op.attributes["iterator_types"])
+    return op.name.startswith(_REDUCING)
+
+
+@dataclass
+class _Group:
+    """An op and the elementwise ops that consume its result in turn (its epilogue), tiled
+    together as a static compile would see them; `plans[j]` is op j's `Slicing`."""
+
+    ops: list[ir.Operation]
+    plans: list[Slicing]
+    functions: Functions
+
+    @property
+    def last(self) -> ir.Operation:
+        return self.ops[-1]
+
+
+def _group(op: ir.Operation, functions: Functions) -> _Group:
+    """`op` and each next all-parallel generic of the same result type that is the only user
+    of the one before and is cut the same way."""
+    group = _Group([op], [slicing(op)], functions)
+    while True:
+        uses = list(group.last.results[0].uses)
+        if len(uses) != 1:
+            return group
+        user = uses[0].owner.operation
+        plan = slicing(user) if user.name == "linalg.generic" else None
+        if (
+            plan is None
+            or plan.reduction
+            or "reduction" in str(user.attributes["iterator_types"])
+            or user.results[0].type != group.last.results[0].type
+            or uses[0].operand_number == len(user.operands) - 1
+            or user.parent != op.parent
+        ):
+            return group
+        group.ops.append(user)
+        group.plans.append(plan)
+
+
+def _tile(group: _Group, tile: int) -> list[ir.Operation]:
+    """Replace the group by its loops (outer dynamic dims one index at a time, the last in
+    tiles), each op on the tile of the one before; returns the ops now dead, in an order to
+    erase them (users first)."""
+    last = group.last
+    with ir.InsertionPoint(last), last.location:
+        init, _ = _unfilled(last.operands[len(last.operands) - 1])
+        result = _loops(group, {}, init, tile)
+    last.results[0].replace_all_uses_with(result)
+    dead = list(reversed(group.ops))
+    for op in group.ops:
+        fill = _unfilled(op.operands[len(op.operands) - 1])[1]
+        if fill is not None and all(use.owner.operation in group.ops for use in fill.results[0].uses):
+            dead.append(fill)
+    return dead
+
+
+def _unfilled(out: ir.Value) -> tuple[ir.Value, ir.Operation | None]:
+    """The tensor the result is built in, and the fill to redo per tile, if `out` is a fill."""
+    owner = out.owner
+    if isinstance(owner, ir.OpView) and owner.operation.name == "linalg.fill":
+        return owner.operation.operands[1], owner.operation
+    return out, None
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _loops(group: _Group, at: dict, acc: ir.Value, tile: int) -> ir.Value:
+    """The loops over the result's dynamic dims after those in `at` (position among them ->
+    the tile's offset, size and valid rows: None for a full tile)."""
+    k, first, per_dim = len(at), group.ops[0], group.plans[0].per_dim
+    if k == len(per_dim):
+        return _body(group, at, acc)
+    i, dim = per_dim[k][0]
+    extent = tensor.dim(first.operands[i], _index(dim))
+    step = tile if k == len(per_dim) - 1 else 1
+    return _cascade(extent, step, acc, lambda o, s, v, a: _loops(group, {**at, k: (o, s, v)}, a, tile))
+
+
+def _cascade(extent: ir.Value, tile: int, acc: ir.Value, body: Callable) -> ir.Value:
+    """`body(offset, size, valid, acc)` over [0, extent), every size a static int: a loop of
+    full tiles of `tile`, then of tile/4, tile/16, ... down to `SMALLEST_TILE` rows. Where
+    what is left before a size's loop is more than half the size above, that size runs it as
+    one zero-padded tile instead (`valid`: its real rows, a value; None for a full tile): one
+    call, not several that each read the other operands again. Fewer than the smallest size
+    left: one row alone (a batch-1 call), else a padded smallest tile. Four variants for a
+    tile of 256 (256, 64, 16, 1), whatever the extent."""
+    sizes = [tile]
+    while sizes[-1] // 4 >= SMALLEST_TILE:
+        sizes.append(sizes[-1] // 4)
+    offset = _index(0)
+    for level, size in enumerate(sizes):
+        if level:  # more than half the size above left: one padded tile of that size
+            acc, offset = _padded_if(extent, offset, sizes[level - 1], sizes[level - 1] // 2, acc, body)
+        end = arith.addi(
+            offset, arith.muli(arith.divui(arith.subi(extent, offset), _index(size)), _index(size))
+        )
+        loop = scf.ForOp(offset, end, _index(size), [acc])
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([body(loop.induction_variable, size, None, loop.inner_iter_args[0])])
+        acc, offset = loop.results[0], end
+    if sizes[-1] == 1:
+        return acc
+    rest = arith.subi(extent, offset)
+    one = arith.cmpi(arith.CmpIPredicate.eq, rest, _index(1))
+    branch = scf.IfOp(one, [acc.type], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([body(offset, 1, None, acc)])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([_padded_if(extent, offset, sizes[-1], 0, acc, body)[0]])
+    return branch.results[0]
+
+
+def _padded_if(extent, offset, size: int, more_than: int, acc, body) -> tuple[ir.Value, ir.Value]:
+    """One zero-padded tile of `size` at `offset` if more than `more_than` rows are left (all
+    of them fewer than `size`); the accumulated result and the offset after."""
+    rest = arith.subi(extent, offset)
+    taken = arith.cmpi(arith.CmpIPredicate.ugt, rest, _index(more_than))
+    branch = scf.IfOp(taken, [acc.type], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([body(offset, size, rest, acc)])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([acc])
+    return branch.results[0], arith.select(taken, extent, offset)
+
+
+def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:
+    """The group on the tile at `at`, written into `acc`, as a call of a function of its own
+    that takes the whole tensors and the tile's offsets and slices them itself (a slice passed
+    as an argument would be copied at every call: function arguments bufferize to identity
+    layouts), and returns the static tile, which is copied into the result. Why a function:
+    one-shot-bufferize's analysis grows with the square of the ops on tensors that alias, and
+    every tile writes into the same result: a dynamic softmax tiled inline took 21 s to
+    bufferize (tile 256), in calls 0.2 s."""
+    args: list[ir.Value] = []
+    steps = []  # per op: its inputs (None: the op before's result), out, fill value, tile
+    for j, (op, plan) in enumerate(zip(group.ops, group.plans, strict=True)):
+        n = len(op.operands)
+        where = passed({pair: at[k] for k in at for pair in plan.per_dim[k]}, args)
+        inputs = []
+        for i, v in enumerate(op.operands[: n - 1]):
+            chained = j > 0 and v == group.ops[j - 1].results[0]
+            inputs.append(None if chained else (arg(args, v), i))
+        out, fill = _unfilled(op.operands[n - 1])
+        if isinstance(out.owner, ir.OpView) and out.owner.operation.name == "tensor.empty":
+            out = window(out, n - 1, full(where))[3]  # static: every dynamic result dim is tiled
+        else:  # an out whose values the op reads: its tile, read from the whole tensor
+            out = (arg(args, acc if op == group.last else out), n - 1)
+        steps.append((op, plan, inputs, out, None if fill is None else fill.operands[0], where))
+    tile = _call(group, args, steps)
+    n, where = len(group.last.operands), {p: at[k] for k in at for p in group.plans[-1].per_dim[k]}
+    valid = {p: (0, rows) for p, (_, _, rows) in where.items() if rows is not None}
+    if valid:  # a partial tile: only its valid rows go back
+        tile = extract(tile, n - 1, valid)
+    return insert(tile, acc, n - 1, exact(where))
+
+
+def _call(group: _Group, args: list[ir.Value], steps: list) -> ir.Value:
+    """A private function running `steps` on `args` and returning the tile, and a call of it.
+    What the ops read from outside besides their operands (a generic's constants, a gather's
+    table, a fill's value) is passed too, or copied in where it is a constant (it still folds)."""
+    parent = group.ops[0].parent
+    while parent.name != "func.func":
+        parent = parent.parent
+    outer = [step[4] for step in steps if step[4] is not None]
+    outer += [v for op, *_ in steps for v in captured(op)]
+    constants = []
+    for v in outer:
+        if copied_in(v) and v not in constants:
+            constants.append(v)
+    for v in outer:
+        if not copied_in(v) and v not in args:
+            arg(args, v)
+    name = f"{parent.attributes['sym_name'].value}__tile{next(group.functions.count)}"
+    last, where = group.last, steps[-1][5]
+    sizes = window(last.results[0], len(last.operands) - 1, full(where))[3]
+    tile_type = ir.RankedTensorType.get(sizes, ir.RankedTensorType(last.results[0].type).element_type)
+    with ir.InsertionPoint(parent):
+        function = func.FuncOp(name, ([a.type for a in args], [tile_type]))
+    function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    with ir.InsertionPoint(function.add_entry_block()):
+        values = list(function.arguments)
+        mapping = list(zip(args, values, strict=True))
+        mapping += [(v, v.owner.operation.clone().result) for v in constants]
+
+        def inside(v: ir.Value) -> ir.Value:
+            return next(mine for theirs, mine in mapping if theirs == v)
+
+        value = None
+        for op, plan, inputs, out, fill, where in steps:
+            where = local(where, values)
+            operands = [value if x is None else take(values[x[0]], x[1], where) for x in inputs]
+            if isinstance(out, tuple):
+                out = take(values[out[0]], out[1], where)
+            else:
+                out = tensor.EmptyOp(out, ir.RankedTensorType(op.results[0].type).element_type).result
+            out = linalg.fill(inside(fill), outs=[out]) if fill is not None else out
+            pieces = plan.reduction and op.name in _ADDS_PIECES and fill is not None
+            value = (
+                _reduced(op, plan, operands, out, inside)
+                if pieces
+                else clone_with(op, [*operands, out], inside)
+            )
+        func.ReturnOp([value])
+    return func.CallOp(group.functions.keep(function), args).result
+
+
+def _reduced(op: ir.Operation, plan: Slicing, inputs: list[ir.Value], out: ir.Value, inside) -> ir.Value:
+    """A float contraction over its dynamic K in static pieces of `REDUCTION_PIECE`, the last
+    zero-padded (zeros add nothing), each its own "fill, then contract" (the form its strategy
+    takes: it does not accumulate into an argument) added to `out`. Two variants whatever K
+    is: a cascade here would multiply with the rows' (81 kernels for one `probs @ V`)."""
+    i, dim = plan.reduction[0]
+    extent = tensor.dim(inputs[i], _index(dim))
+    zero, piece_size = _unfilled(out)[1].operands[0], REDUCTION_PIECE
+
+    def piece(offset, size, acc, padded=False):
+        where = {pair: (offset, size) for pair in plan.reduction}
+        sliced = [extract(v, k, where) for k, v in enumerate(inputs)]
+        if padded:  # the last piece, of `size` (dynamic) < piece_size, into zeros
+            piece_tile = {pair: (0, piece_size) for pair in plan.reduction}
+            sliced = [
+                insert(
+                    v, linalg.fill(zero, outs=[temporary(v, k, piece_tile)]), k, {p: (0, size) for p in where}
+                )
+                for k, v in enumerate(sliced)
+            ]
+        part = clone_with(op, [*sliced, linalg.fill(zero, outs=[temporary(acc, 0, {})])], inside)
+        identity = ir.AffineMap.get_identity(len(shape_of(acc)))
+        parallel = [PARALLEL] * len(shape_of(acc))  # added in place: the loop's value stays `acc`
+        return generic([part], [acc], [identity, identity], parallel, lambda p, a: [arith.addf(a, p)])[0]
+
+    full = arith.muli(arith.divui(extent, _index(piece_size)), _index(piece_size))
+    loop = scf.ForOp(_index(0), full, _index(piece_size), [out])
+    with ir.InsertionPoint(loop.body):
+        scf.YieldOp([piece(loop.induction_variable, piece_size, loop.inner_iter_args[0])])
+    rest = arith.subi(extent, full)
+    branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, rest, _index(0)), [out.type], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([piece(full, rest, loop.results[0], padded=True)])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([loop.results[0]])
+    return branch.results[0]
