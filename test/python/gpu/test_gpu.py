@@ -29,6 +29,7 @@ from test_lowering_numerics import (
 from versa import compiler, targets, translate
 from versa.context import make_context
 from versa.cpu.runtime import find_function
+from versa.diagnostics import CompileError
 from versa.dialects.semantics import evaluate
 from versa.gpu import Program, compile_gpu, driver
 from versa.reference import interpret
@@ -162,3 +163,13 @@ def test_gpu_run_without_a_gpu_is_a_clear_error() -> None:
     program = compile_program(FUSED_EPILOGUE, GPUS[1])
     with pytest.raises(driver.GpuUnavailable, match="no CUDA device"):
         driver.GpuFunction(program)
+
+
+def test_dynamic_dims_are_refused_clearly() -> None:
+    """The GPU's kernels and launch plan are sized at compile time: a `?` dim is an error."""
+    text = """func.func @f(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %0 = "versa.relu"(%a) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}"""
+    with pytest.raises(CompileError, match=r"the GPU target takes static shapes only, got float32\[\?, 8\]"):
+        compile_program(text, GPUS[1])
