@@ -5,11 +5,28 @@ compile per shape, cached), in inference and in training, with eager's results."
 
 import warnings
 
+import pytest
 import torch
 from test_torch_dynamic_shapes import runtime_takes_dynamic_shapes
 from torch import nn
+from versa.frontends.torch import dynamo
 
 ATOL = 1e-4  # f32 models of a few layers: reassociated sums differ from eager by ~1e-6
+
+
+@pytest.fixture
+def compiled_graphs(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every graph handed to Versa's static compiler (not run eagerly), in order."""
+    seen: list[object] = []
+    real = dynamo.VersaGraph.__init__
+
+    def record(self, graph_module, *args, **kwargs):
+        real(self, graph_module, *args, **kwargs)
+        seen.append(graph_module)
+
+    monkeypatch.setattr(dynamo.VersaGraph, "__init__", record)
+    torch._dynamo.reset()
+    return seen
 
 
 def _model() -> nn.Module:
