@@ -36,7 +36,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def _fix_threads(threads: int) -> None:
+def fix_threads(threads: int) -> None:
     """As bench/__main__.py: before NumPy, torch or Versa load, and torch's idle workers asleep."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VERSA_NUM_THREADS"):
         os.environ[var] = str(threads)
@@ -47,7 +47,7 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     threads = args.threads or cores
-    _fix_threads(threads)
+    fix_threads(threads)
 
     import torch
 

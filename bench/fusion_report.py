@@ -2,7 +2,7 @@
 
 The section sits between `report.FUSION_BEGIN` and `report.FUSION_END`: this script replaces
 it (or appends it) and never touches the rest of the file, and the main suite's rewrite keeps
-it (`report.kept_fusion_section`), so both scripts can run in either order.
+it (`report.kept_sections`), so both scripts can run in either order.
 """
 
 import datetime
@@ -13,7 +13,7 @@ from pathlib import Path
 from bench.driver import Cell, RowResult
 from bench.fusion_rows import CONFIGS, PLAN_STEP, Buffers
 from bench.machine import _isa, cpu_name
-from bench.report import FUSION_BEGIN, FUSION_END, _Footnotes, _ms
+from bench.report import FUSION_BEGIN, FUSION_END, _Footnotes, _ms, write_marked
 
 HEAD = [
     "row",
@@ -133,11 +133,5 @@ def section(
 
 
 def write_section(path: Path, section: str) -> None:
-    """Replace the section between the markers in `path`, or append it; nothing else changes."""
-    old = path.read_text() if path.exists() else ""
-    start, end = old.find(FUSION_BEGIN), old.find(FUSION_END)
-    if 0 <= start < end:
-        path.write_text(old[:start] + section + old[end + len(FUSION_END) :])
-        return
-    gap = "" if not old else "\n" if old.endswith("\n") else "\n\n"
-    path.write_text(old + gap + section + "\n")
+    """Replace the fusion section in `path`, or append it; nothing else changes."""
+    write_marked(path, FUSION_BEGIN, FUSION_END, section)

@@ -204,19 +204,26 @@ class OnnxRuntime(Peer):
             # would leave batch norms computing batch statistics for the peers after ORT.
             wrapper = Fn(case.module).train(case.module.training)
             torch.onnx.export(wrapper, args, buffer, dynamo=False, opset_version=17)
-        options = self.ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # ORT's idle workers busy-spin by default; interleaved with other systems in one process,
-        # that spinning would steal the cores the next system's call needs.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        session = self.ort.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
+        session = ort_session(buffer.getvalue(), self.threads)
         names = [i.name for i in session.get_inputs()]
         if len(names) != len(args):
             raise RuntimeError(f"the export has {len(names)} inputs, expected {len(args)}")
         feeds = dict(zip(names, case.arrays[: case.torch_args], strict=True))
         return lambda: session.run(None, feeds)
+
+
+def ort_session(model: bytes, threads: int):
+    """An ONNX Runtime session on the CPU provider with `threads` intra-op threads."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # ORT's idle workers busy-spin by default; interleaved with other systems in one process,
+    # that spinning would steal the cores the next system's call needs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 class OpenVino(Peer):

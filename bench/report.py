@@ -27,6 +27,7 @@ from bench.machine import Limits
 PEERS = ["torch", "torch.compile", "IREE", "ONNX Runtime", "OpenVINO", "NumPy"]
 # bench/fusion.py's section of RESULTS.md: that script rewrites it, this one keeps it.
 FUSION_BEGIN, FUSION_END = "<!-- fusion:begin -->", "<!-- fusion:end -->"
+DYNAMIC_BEGIN, DYNAMIC_END = "<!-- dynamic-shapes:begin -->", "<!-- dynamic-shapes:end -->"
 TARGET_BEGIN, TARGET_END = "<!-- target:{}:begin -->", "<!-- target:{}:end -->"
 _TARGET_SECTION = re.compile(r"<!-- target:(?P<name>\S+?):begin -->.*?<!-- target:(?P=name):end -->", re.S)
 TITLE = [
@@ -233,7 +234,7 @@ def section_text(path: Path, section: Section, results: list[RowResult], limits:
 def write_markdown(
     path: Path, results: list[RowResult], limits: Limits, run: RunInfo, sections: list[Section]
 ) -> None:
-    """Write this run's sections into `path`, keeping the other targets' and the fusion section."""
+    """Write this run's sections into `path`, keeping the other targets' and `kept_sections`."""
     old = path.read_text() if path.exists() else ""
     new = {s.target: section_text(path, s, results, limits, run) for s in sections}
     parts: dict[str, str] = {}
@@ -242,11 +243,26 @@ def write_markdown(
     parts.update(new)
     body = [text + "\n" for text in parts.values()]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join([*TITLE, *body, *kept_fusion_section(path)]))
+    path.write_text("\n".join([*TITLE, *body, *kept_sections(path)]))
 
 
-def kept_fusion_section(path: Path) -> list[str]:
-    """The fusion section of the file being replaced (with a trailing empty line), if any."""
+def kept_sections(path: Path) -> list[str]:
+    """The sections other scripts write into the file being replaced (fusion, dynamic shapes),
+    each with a trailing empty line."""
     old = path.read_text() if path.exists() else ""
-    start, end = old.find(FUSION_BEGIN), old.find(FUSION_END)
-    return [old[start : end + len(FUSION_END)], ""] if 0 <= start < end else []
+    kept = []
+    for begin, end in ((FUSION_BEGIN, FUSION_END), (DYNAMIC_BEGIN, DYNAMIC_END)):
+        start, stop = old.find(begin), old.find(end)
+        kept += [old[start : stop + len(end)], ""] if 0 <= start < stop else []
+    return kept
+
+
+def write_marked(path: Path, begin: str, end: str, section: str) -> None:
+    """Replace the section between `begin` and `end` in `path`, or append it; nothing else changes."""
+    old = path.read_text() if path.exists() else ""
+    start, stop = old.find(begin), old.find(end)
+    if 0 <= start < stop:
+        path.write_text(old[:start] + section + old[stop + len(end) :])
+        return
+    gap = "" if not old else "\n" if old.endswith("\n") else "\n\n"
+    path.write_text(old + gap + section + "\n")

@@ -31,6 +31,7 @@ from .cpu.collapse_epilogues import VersaCollapseEpilogues
 from .cpu.collapse_reductions import VersaCollapseReductions
 from .cpu.fast_math import VersaFastMath
 from .cpu.flatten_transfers import VersaFlattenTransfers
+from .cpu.outline_dynamic import VersaOutlineDynamic
 from .cpu.pipeline import LowerToLLVM
 from .cpu.pool_kernels import VersaPoolKernels
 from .cpu.profile_kernels import VersaProfileKernels
@@ -68,6 +69,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaShareFunctions,
         ConvertVersaToLinalg,
         VersaStaticTiles,
+        VersaOutlineDynamic,
         VersaVectorize,
         VersaCollapseEpilogues,
         VersaCollapseReductions,

@@ -5,7 +5,9 @@
     versa-translate model.mlir --mlir-to-llvmir | less
 
 Versa IR is lowered with `lower-to-llvm{target=T opt-level=N standalone=1}` (serial code that
-needs only libc and libm); input already in the llvm dialect is translated as it is.
+needs only libc and libm); input already in the llvm dialect is translated as it is. An entry
+with dynamic dims takes its sizes in the descriptors; its header checks a call's sizes and gives
+its results' (`<name>_shapes`, see versa.cpu.aot), and nothing is written when they cannot be.
 """
 
 import argparse

@@ -31,6 +31,9 @@ def buffer_steps(plan: bool = False, kernels: tuple[Pass, ...] = ()) -> Iterator
     # one value and canonicalize drops the self-copy.
     yield "cse"
     yield "canonicalize"
+    # A private function that returns the buffer it was given (versa-static-tiles' groups,
+    # which fill their caller's result in place) returns nothing: its callers use the argument.
+    yield "drop-equivalent-buffer-results"
     yield from kernels
     yield VersaReshapedResults()  # a returned reshape of a buffer: the buffer takes its shape
     yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"

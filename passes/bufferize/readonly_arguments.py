@@ -6,6 +6,8 @@ One-shot bufferization with `bufferize-function-boundaries` assumes by default t
 may write into its argument buffers: an op that updates an argument tensor in place (an insert
 into it, a linalg op with it as `outs`) then overwrites the caller's array. Inputs belong to
 the caller, so they are read-only: bufferization copies an argument before writing to it.
+An argument already marked keeps its mark: `versa-static-tiles`' group functions fill the
+result buffer their caller passes (`bufferization.writable = true`).
 """
 
 from dataclasses import dataclass
@@ -26,7 +28,7 @@ def _mark(function: ir.Operation) -> None:
     for index, t in enumerate(inputs):
         entries = {n.name: n.attr for n in ir.DictAttr(old[index])} if old is not None else {}
         if isinstance(t, ir.RankedTensorType):
-            entries[_WRITABLE] = ir.BoolAttr.get(False)
+            entries.setdefault(_WRITABLE, ir.BoolAttr.get(False))  # a pass that marked one writable knows
         attrs.append(ir.DictAttr.get(entries))
     function.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
 

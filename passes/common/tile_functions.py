@@ -1,4 +1,5 @@
-"""The tile functions of `versa-static-tiles`: each static tile of a dynamic op runs in a
+"""The tiles of `versa-static-tiles`: the static sizes a dynamic dim runs in (`tile_cascade`:
+full tiles, then smaller ones, the rest zero-padded), and the function each tile runs in: a
 private function that takes the whole tensors and the tile's offsets (`passed`, `local`),
 slices them itself (`take`: a partial tile's rows padded with zeros) and returns the tile.
 `Functions` keeps one function per distinct body. A tile is described by `where`: (operand,
@@ -6,12 +7,15 @@ dim) -> (offset, size, valid rows), offsets and rows ints or index values, rows 
 full tile."""
 
 import itertools
+from collections.abc import Callable
 
-from versa.mlir import func, ir, linalg, tensor
+from versa.mlir import arith, func, ir, linalg, scf, tensor
 
 from .linalg_builders import scalar
 from .outlining import is_constant
 from .tile_slicing import extract, insert, window
+
+SMALLEST_TILE = 8  # the cascade of tile sizes stops here; fewer rows are a padded tile
 
 
 def arg(args: list[ir.Value], value: ir.Value) -> int:
@@ -106,3 +110,59 @@ def temporary(like: ir.Value, i: int, where: dict) -> ir.Value:
     values = iter(sizes)  # one per dynamic static size, in order
     mixed = [next(values) if ir.ShapedType.is_dynamic_size(d) else d for d in static_sizes]
     return tensor.EmptyOp(mixed, ir.RankedTensorType(like.type).element_type).result
+
+
+# ----------------------------------------------------------------------------- tile sizes
+
+
+def index_constant(value: int) -> ir.Value:
+    """An `index` constant."""
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def tile_cascade(extent: ir.Value, tile: int, acc: ir.Value, body: Callable) -> ir.Value:
+    """`body(offset, size, valid, acc)` over [0, extent), every size a static int: a loop of
+    full tiles of `tile`, then of tile/4, tile/16, ... down to `SMALLEST_TILE` rows. Where
+    what is left before a size's loop is more than half the size above, that size runs it as
+    one zero-padded tile instead (`valid`: its real rows, a value; None for a full tile): one
+    call, not several that each read the other operands again. Fewer than the smallest size
+    left: one row alone (a batch-1 call), else a padded smallest tile. Four variants for a
+    tile of 256 (256, 64, 16, 1), whatever the extent."""
+    sizes = [tile]
+    while sizes[-1] // 4 >= SMALLEST_TILE:
+        sizes.append(sizes[-1] // 4)
+    offset = index_constant(0)
+    for level, size in enumerate(sizes):
+        if level:  # more than half the size above left: one padded tile of that size
+            acc, offset = _padded_tile_if(extent, offset, sizes[level - 1], sizes[level - 1] // 2, acc, body)
+        end = arith.addi(
+            offset,
+            arith.muli(arith.divui(arith.subi(extent, offset), index_constant(size)), index_constant(size)),
+        )
+        loop = scf.ForOp(offset, end, index_constant(size), [acc])
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([body(loop.induction_variable, size, None, loop.inner_iter_args[0])])
+        acc, offset = loop.results[0], end
+    if sizes[-1] == 1:
+        return acc
+    rest = arith.subi(extent, offset)
+    one = arith.cmpi(arith.CmpIPredicate.eq, rest, index_constant(1))
+    branch = scf.IfOp(one, [acc.type], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([body(offset, 1, None, acc)])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([_padded_tile_if(extent, offset, sizes[-1], 0, acc, body)[0]])
+    return branch.results[0]
+
+
+def _padded_tile_if(extent, offset, size: int, more_than: int, acc, body) -> tuple[ir.Value, ir.Value]:
+    """One zero-padded tile of `size` at `offset` if more than `more_than` rows are left (all
+    of them fewer than `size`); the accumulated result and the offset after."""
+    rest = arith.subi(extent, offset)
+    taken = arith.cmpi(arith.CmpIPredicate.ugt, rest, index_constant(more_than))
+    branch = scf.IfOp(taken, [acc.type], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([body(offset, size, rest, acc)])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([acc])
+    return branch.results[0], arith.select(taken, extent, offset)

@@ -27,6 +27,7 @@ from versa.tuning.db import TuningDb
 
 from ..common import remarks
 from ..common.base import Pass, PassError, target_option
+from ..common.reductions import has_reduction_loop
 from .strategies import has_points, kernels, select, strategy_at
 from .strategies.declines import declined
 from .strategies.script import Script, apply_script, untag
@@ -157,7 +158,7 @@ class VersaCodegen(Pass):
             )
             for category, reason, values in declined(strategy, op, self.target, threads):
                 remarks.missed(self.name, category, op.location, reason, op=op.name, **values)
-        elif _has_reduction(op):
+        elif has_reduction_loop(op):
             static = all(
                 isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape
                 for v in (*op.operands, *op.results)
@@ -168,16 +169,6 @@ class VersaCodegen(Pass):
             operands = ", ".join(str(v.type) for v in op.operands)
             reason = f"no codegen strategy ({reason}): it becomes plain loops"
             remarks.missed(self.name, "fallback", op.location, reason, op=op.name, operands=operands)
-
-
-def _has_reduction(op: ir.Operation) -> bool:
-    """Whether `op` is a linalg op with a reduction loop (a contraction, convolution, pooling
-    or reduction: where a strategy's tiling matters; elementwise ops go to versa-vectorize)."""
-    if op.name == "linalg.generic":
-        return "reduction" in str(op.attributes["iterator_types"])
-    return op.name.startswith(("linalg.matmul", "linalg.batch_matmul", "linalg.conv", "linalg.depthwise",
-                               "linalg.pooling", "linalg.matvec", "linalg.vecmat", "linalg.dot",
-                               "linalg.reduce", "linalg.contract"))  # fmt: skip
 
 
 def _joined(scripts) -> Script:

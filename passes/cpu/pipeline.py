@@ -19,6 +19,7 @@ from .collapse_epilogues import VersaCollapseEpilogues
 from .collapse_reductions import VersaCollapseReductions
 from .fast_math import VersaFastMath
 from .flatten_transfers import VersaFlattenTransfers
+from .outline_dynamic import VersaOutlineDynamic
 from .pool_kernels import VersaPoolKernels
 from .profile_kernels import VersaProfileKernels
 from .row_kernels import VersaRowKernels
@@ -99,6 +100,7 @@ class LowerToLLVM(Pipeline):
         # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
         if self.opt_level >= 2:
             yield VersaStaticTiles(tile=self.dynamic_tile)  # dynamic dims: static tiles for the strategies
+            yield VersaOutlineDynamic()  # the other dynamic ops: functions that layers share
             yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
             yield VersaCollapseReductions(rows=max(8, threads))  # one reduced loop; full ones in 2 stages
             yield VersaCodegen(threads=threads, target=self.target, tuning_db=self.tuning_db)

@@ -3,10 +3,11 @@
 The codegen strategies (matmul, reductions, convolutions, pools) size their tiles, packing and
 micro-kernels from static shapes. An op with dynamic parallel dims is rewritten here into loops
 whose bodies hold the same op on static slices: the last dynamic dim of its result runs in
-full tiles of `tile` rows, then the remainder (< tile) in at most one tile of each smaller
-power of two (tile/2, ..., 1), each behind an `scf.if`; any other dynamic dim runs one index at
-a time. Every body is static, so `versa-codegen` gives it the same strategy as a static compile
-of that size, and the code holds log2(tile) + 1 variants per op whatever the call's sizes.
+full tiles of `tile` rows, then the remainder (< tile) in smaller static tiles, the last
+zero-padded, each behind an `scf.if` (`common/tile_functions.py`'s `tile_cascade`); any other
+dynamic dim runs one index at a time. Every body is static, so `versa-codegen` gives it the
+same strategy as a static compile of that size, and the code holds a few variants per op (four
+for a tile of 256) whatever the call's sizes.
 
     linalg.matmul ins(%a, %b : tensor<?x768xf32>, tensor<768x3072xf32>) outs(%fill : tensor<?x3072xf32>)
   → scf.for %i = 0 to (n floordiv 64) * 64 step 64 { fill + matmul on tensor<64x768xf32> }
@@ -22,21 +23,32 @@ the same way inside the tile, each piece accumulating into the tile's out. Which
 run along which loop: `common/tile_slicing.py`; ops it cannot cut are left as they are.
 """
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from versa.mlir import arith, func, ir, linalg, scf, tensor
 
 from ..common.base import Pass, collect
+from ..common.group_functions import outline, unfilled
 from ..common.linalg_builders import PARALLEL, generic, shape_of
 from ..common.outlining import captured, clone_with
-from ..common.tile_functions import Functions, arg, copied_in, exact, full, local, passed, take, temporary
+from ..common.reductions import TILED_FAMILIES, has_reduction_loop
+from ..common.tile_functions import (
+    Functions,
+    arg,
+    copied_in,
+    exact,
+    full,
+    index_constant,
+    local,
+    passed,
+    take,
+    temporary,
+    tile_cascade,
+)
 from ..common.tile_slicing import Slicing, extract, insert, slicing, window
 
 _ADDS_PIECES = ("linalg.matmul", "linalg.batch_matmul")  # float contractions: pieces sum
-_REDUCING = ("linalg.matmul", "linalg.batch_matmul", "linalg.conv", "linalg.depthwise", "linalg.pooling")
 ROW_TILE = 32  # rows per full tile of a reduction
-SMALLEST_TILE = 8  # the cascade of tile sizes stops here; fewer rows are a padded tile
 REDUCTION_PIECE = 64  # a contraction's dynamic K runs in pieces of this many
 
 
@@ -74,9 +86,7 @@ def _heads_a_group(op: ir.Operation) -> bool:
     convolutions, pools, reductions). Elementwise ops are tiled only as a group's epilogue:
     alone, `versa-vectorize` takes them with dynamic dims (a cascade of each made BERT-like
     blocks 3x slower to compile, 33 s of it in LLVM, for no faster code)."""
-    if op.name == "linalg.generic":
-        return "reduction" in str(op.attributes["iterator_types"])
-    return op.name.startswith(_REDUCING)
+    return has_reduction_loop(op, TILED_FAMILIES)
 
 
 @dataclass
@@ -117,32 +127,15 @@ def _group(op: ir.Operation, functions: Functions) -> _Group:
 
 
 def _tile(group: _Group, tile: int) -> list[ir.Operation]:
-    """Replace the group by its loops (outer dynamic dims one index at a time, the last in
-    tiles), each op on the tile of the one before; returns the ops now dead, in an order to
-    erase them (users first)."""
-    last = group.last
-    with ir.InsertionPoint(last), last.location:
-        init, _ = _unfilled(last.operands[len(last.operands) - 1])
-        result = _loops(group, {}, init, tile)
-    last.results[0].replace_all_uses_with(result)
-    dead = list(reversed(group.ops))
-    for op in group.ops:
-        fill = _unfilled(op.operands[len(op.operands) - 1])[1]
-        if fill is not None and all(use.owner.operation in group.ops for use in fill.results[0].uses):
-            dead.append(fill)
-    return dead
+    """Replace the group by a call of a function of its own holding its loops (outer dynamic
+    dims one index at a time, the last in tiles), each op on the tile of the one before
+    (`common/group_functions.py`: layers share these functions as they do the tiles'); returns
+    the ops now dead, in an order to erase them (users first)."""
 
+    def loops(copies: list[ir.Operation], dest: ir.Value) -> ir.Value:
+        return _loops(_Group(copies, group.plans, group.functions), {}, dest, tile)
 
-def _unfilled(out: ir.Value) -> tuple[ir.Value, ir.Operation | None]:
-    """The tensor the result is built in, and the fill to redo per tile, if `out` is a fill."""
-    owner = out.owner
-    if isinstance(owner, ir.OpView) and owner.operation.name == "linalg.fill":
-        return owner.operation.operands[1], owner.operation
-    return out, None
-
-
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
+    return outline(group.ops, group.functions, "group", loops)
 
 
 def _loops(group: _Group, at: dict, acc: ir.Value, tile: int) -> ir.Value:
@@ -152,56 +145,9 @@ def _loops(group: _Group, at: dict, acc: ir.Value, tile: int) -> ir.Value:
     if k == len(per_dim):
         return _body(group, at, acc)
     i, dim = per_dim[k][0]
-    extent = tensor.dim(first.operands[i], _index(dim))
+    extent = tensor.dim(first.operands[i], index_constant(dim))
     step = tile if k == len(per_dim) - 1 else 1
-    return _cascade(extent, step, acc, lambda o, s, v, a: _loops(group, {**at, k: (o, s, v)}, a, tile))
-
-
-def _cascade(extent: ir.Value, tile: int, acc: ir.Value, body: Callable) -> ir.Value:
-    """`body(offset, size, valid, acc)` over [0, extent), every size a static int: a loop of
-    full tiles of `tile`, then of tile/4, tile/16, ... down to `SMALLEST_TILE` rows. Where
-    what is left before a size's loop is more than half the size above, that size runs it as
-    one zero-padded tile instead (`valid`: its real rows, a value; None for a full tile): one
-    call, not several that each read the other operands again. Fewer than the smallest size
-    left: one row alone (a batch-1 call), else a padded smallest tile. Four variants for a
-    tile of 256 (256, 64, 16, 1), whatever the extent."""
-    sizes = [tile]
-    while sizes[-1] // 4 >= SMALLEST_TILE:
-        sizes.append(sizes[-1] // 4)
-    offset = _index(0)
-    for level, size in enumerate(sizes):
-        if level:  # more than half the size above left: one padded tile of that size
-            acc, offset = _padded_if(extent, offset, sizes[level - 1], sizes[level - 1] // 2, acc, body)
-        end = arith.addi(
-            offset, arith.muli(arith.divui(arith.subi(extent, offset), _index(size)), _index(size))
-        )
-        loop = scf.ForOp(offset, end, _index(size), [acc])
-        with ir.InsertionPoint(loop.body):
-            scf.YieldOp([body(loop.induction_variable, size, None, loop.inner_iter_args[0])])
-        acc, offset = loop.results[0], end
-    if sizes[-1] == 1:
-        return acc
-    rest = arith.subi(extent, offset)
-    one = arith.cmpi(arith.CmpIPredicate.eq, rest, _index(1))
-    branch = scf.IfOp(one, [acc.type], has_else=True)
-    with ir.InsertionPoint(branch.then_block):
-        scf.YieldOp([body(offset, 1, None, acc)])
-    with ir.InsertionPoint(branch.else_block):
-        scf.YieldOp([_padded_if(extent, offset, sizes[-1], 0, acc, body)[0]])
-    return branch.results[0]
-
-
-def _padded_if(extent, offset, size: int, more_than: int, acc, body) -> tuple[ir.Value, ir.Value]:
-    """One zero-padded tile of `size` at `offset` if more than `more_than` rows are left (all
-    of them fewer than `size`); the accumulated result and the offset after."""
-    rest = arith.subi(extent, offset)
-    taken = arith.cmpi(arith.CmpIPredicate.ugt, rest, _index(more_than))
-    branch = scf.IfOp(taken, [acc.type], has_else=True)
-    with ir.InsertionPoint(branch.then_block):
-        scf.YieldOp([body(offset, size, rest, acc)])
-    with ir.InsertionPoint(branch.else_block):
-        scf.YieldOp([acc])
-    return branch.results[0], arith.select(taken, extent, offset)
+    return tile_cascade(extent, step, acc, lambda o, s, v, a: _loops(group, {**at, k: (o, s, v)}, a, tile))
 
 
 def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:
@@ -221,7 +167,7 @@ def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:
         for i, v in enumerate(op.operands[: n - 1]):
             chained = j > 0 and v == group.ops[j - 1].results[0]
             inputs.append(None if chained else (arg(args, v), i))
-        out, fill = _unfilled(op.operands[n - 1])
+        out, fill = unfilled(op.operands[n - 1])
         if isinstance(out.owner, ir.OpView) and out.owner.operation.name == "tensor.empty":
             out = window(out, n - 1, full(where))[3]  # static: every dynamic result dim is tiled
         else:  # an out whose values the op reads: its tile, read from the whole tensor
@@ -291,8 +237,8 @@ def _reduced(op: ir.Operation, plan: Slicing, inputs: list[ir.Value], out: ir.Va
     takes: it does not accumulate into an argument) added to `out`. Two variants whatever K
     is: a cascade here would multiply with the rows' (81 kernels for one `probs @ V`)."""
     i, dim = plan.reduction[0]
-    extent = tensor.dim(inputs[i], _index(dim))
-    zero, piece_size = _unfilled(out)[1].operands[0], REDUCTION_PIECE
+    extent = tensor.dim(inputs[i], index_constant(dim))
+    zero, piece_size = unfilled(out)[1].operands[0], REDUCTION_PIECE
 
     def piece(offset, size, acc, padded=False):
         where = {pair: (offset, size) for pair in plan.reduction}
@@ -310,12 +256,12 @@ def _reduced(op: ir.Operation, plan: Slicing, inputs: list[ir.Value], out: ir.Va
         parallel = [PARALLEL] * len(shape_of(acc))  # added in place: the loop's value stays `acc`
         return generic([part], [acc], [identity, identity], parallel, lambda p, a: [arith.addf(a, p)])[0]
 
-    full = arith.muli(arith.divui(extent, _index(piece_size)), _index(piece_size))
-    loop = scf.ForOp(_index(0), full, _index(piece_size), [out])
+    full = arith.muli(arith.divui(extent, index_constant(piece_size)), index_constant(piece_size))
+    loop = scf.ForOp(index_constant(0), full, index_constant(piece_size), [out])
     with ir.InsertionPoint(loop.body):
         scf.YieldOp([piece(loop.induction_variable, piece_size, loop.inner_iter_args[0])])
     rest = arith.subi(extent, full)
-    branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, rest, _index(0)), [out.type], has_else=True)
+    branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, rest, index_constant(0)), [out.type], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         scf.YieldOp([piece(full, rest, loop.results[0], padded=True)])
     with ir.InsertionPoint(branch.else_block):

@@ -22,8 +22,8 @@ func.func @block(%x: !torch.vtensor<[?,?,8],f32> {versa.dims = ["s0", "s1", 8]})
   %2 = torch.aten.softmax.int %1, %int2, %none : !torch.vtensor<[?,?,4],f32>, !torch.int, !torch.none -> !torch.vtensor<[?,?,4],f32>
   %int0 = torch.constant.int 0
   %int1 = torch.constant.int 1
-  %b = torch.aten.size.int %x, %int0 : !torch.vtensor<[?,?,8],f32>, !torch.int -> !torch.int
-  %t = torch.aten.size.int %x, %int1 : !torch.vtensor<[?,?,8],f32>, !torch.int -> !torch.int
+  %b = torch.aten.size.int %2, %int0 : !torch.vtensor<[?,?,4],f32>, !torch.int -> !torch.int
+  %t = torch.aten.size.int %2, %int1 : !torch.vtensor<[?,?,4],f32>, !torch.int -> !torch.int
   %sizes = torch.prim.ListConstruct %b, %t, %int2, %int2 : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
   %3 = torch.aten.view %2, %sizes : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,?,2,2],f32>
   return %3 : !torch.vtensor<[?,?,2,2],f32>

@@ -3,37 +3,44 @@
 // A dynamic row count: full tiles of 4 in a loop, then the rest (fewer than 4 rows): one row
 // alone, else a zero-padded tile of 4 whose valid rows go back. Each tile is a private
 // function that takes the whole input and the tile's offset (a slice argument would be
-// copied), slices it, fills and multiplies a static tile and returns it.
-// CHECK-LABEL: func.func private @matmul_rows__tile0
+// copied), slices it, fills and multiplies a static tile and returns it; the loops are a
+// private function of their own that fills the result its caller passes (writable), so the
+// layers of a model share them.
+// CHECK-LABEL: func.func private @matmul_rows__group0__tile1
 //  CHECK-SAME:   (%[[AT:.+]]: index, %[[A:.+]]: tensor<?x16xf32>, %{{.+}}: tensor<16x8xf32>) -> tensor<4x8xf32>
 //       CHECK:   %[[SLICE:.+]] = tensor.extract_slice %[[A]][%[[AT]], 0] [4, 16] [1, 1] : tensor<?x16xf32> to tensor<4x16xf32>
 //       CHECK:   %[[F:.+]] = linalg.fill {{.*}} -> tensor<4x8xf32>
 //       CHECK:   linalg.matmul ins(%[[SLICE]], %{{.+}} : tensor<4x16xf32>, tensor<16x8xf32>) outs(%[[F]] : tensor<4x8xf32>)
-// CHECK-LABEL: func.func private @matmul_rows__tile1
+// CHECK-LABEL: func.func private @matmul_rows__group0__tile2
 //  CHECK-SAME:   -> tensor<1x8xf32>
-// CHECK-LABEL: func.func private @matmul_rows__tile2
+// CHECK-LABEL: func.func private @matmul_rows__group0__tile3
 //  CHECK-SAME:   (%[[AT2:.+]]: index, %[[ROWS:.+]]: index, %[[A2:.+]]: tensor<?x16xf32>, %{{.+}}: tensor<16x8xf32>) -> tensor<4x8xf32>
 //       CHECK:   %[[PART:.+]] = tensor.extract_slice %[[A2]][%[[AT2]], 0] [%[[ROWS]], 16]
 //       CHECK:   %[[ZEROS:.+]] = linalg.fill {{.*}} -> tensor<4x16xf32>
 //       CHECK:   %[[PADDED:.+]] = tensor.insert_slice %[[PART]] into %[[ZEROS]][0, 0] [%[[ROWS]], 16]
 //       CHECK:   linalg.matmul ins(%[[PADDED]], %{{.+}} : tensor<4x16xf32>, tensor<16x8xf32>)
-// CHECK-LABEL: func.func @matmul_rows
+// CHECK-LABEL: func.func private @matmul_rows__group0
+//  CHECK-SAME:   (%[[OUT:.+]]: tensor<?x8xf32> {bufferization.writable = true}, %[[GA:.+]]: tensor<?x16xf32> {bufferization.writable = false}, %[[GB:.+]]: tensor<16x8xf32> {bufferization.writable = false}
 //       CHECK:   %[[Q:.+]] = arith.divui %{{.+}}, %c4
 //       CHECK:   %[[FULL:.+]] = arith.muli %[[Q]], %c4
 //       CHECK:   %[[END:.+]] = arith.addi %{{.+}}, %[[FULL]]
-//       CHECK:   scf.for %[[I:.+]] = %{{.+}} to %[[END]] step
-//       CHECK:     %[[TILE:.+]] = func.call @matmul_rows__tile0(%[[I]], %arg0, %arg1)
+//       CHECK:   scf.for %[[I:.+]] = %{{.+}} to %[[END]] step %{{.+}} iter_args(%{{.+}} = %[[OUT]])
+//       CHECK:     %[[TILE:.+]] = func.call @matmul_rows__group0__tile1(%[[I]], %[[GA]], %[[GB]])
 //       CHECK:     tensor.insert_slice %[[TILE]] into %{{.+}}[%[[I]], 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<?x8xf32>
 //       CHECK:   %[[REST:.+]] = arith.subi
 //       CHECK:   arith.cmpi eq, %[[REST]], %c1
 //       CHECK:   scf.if
-//       CHECK:     func.call @matmul_rows__tile1
+//       CHECK:     func.call @matmul_rows__group0__tile2
 //       CHECK:   } else {
 //       CHECK:     arith.cmpi ugt
 //       CHECK:     scf.if
-//       CHECK:       %[[PADDED_TILE:.+]] = func.call @matmul_rows__tile2(%{{.+}}, %[[R:.+]], %arg0, %arg1)
+//       CHECK:       %[[PADDED_TILE:.+]] = func.call @matmul_rows__group0__tile3(%{{.+}}, %[[R:.+]], %[[GA]], %[[GB]])
 //       CHECK:       tensor.extract_slice %[[PADDED_TILE]][0, 0] [%[[R]], 8] [1, 1] : tensor<4x8xf32> to tensor<?x8xf32>
 //   CHECK-NOT:   linalg.
+// CHECK-LABEL: func.func @matmul_rows
+//       CHECK:   %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?x8xf32>
+//       CHECK:   %[[RES:.+]] = call @matmul_rows__group0(%[[E]], %arg0, %arg1, %{{.+}})
+//       CHECK:   return %[[RES]]
 func.func @matmul_rows(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>) -> tensor<?x8xf32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
@@ -47,12 +54,14 @@ func.func @matmul_rows(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>) -> tensor<?x8
 // -----
 
 // Two dynamic dims: the outer runs one index at a time, the inner in tiles.
-// CHECK-LABEL: func.func private @reduce_two_dims__tile0
+// CHECK-LABEL: func.func private @reduce_two_dims__group0__tile1
 //       CHECK:   linalg.generic {{.*}} ins(%{{.+}} : tensor<1x4x32xf32>) outs(%{{.+}} : tensor<1x4xf32>)
-// CHECK-LABEL: func.func @reduce_two_dims
+// CHECK-LABEL: func.func private @reduce_two_dims__group0(
 //       CHECK:   scf.for
 //       CHECK:     scf.for
-//       CHECK:       func.call @reduce_two_dims__tile0
+//       CHECK:       func.call @reduce_two_dims__group0__tile1
+// CHECK-LABEL: func.func @reduce_two_dims
+//       CHECK:   call @reduce_two_dims__group0(%arg1, %arg0)
 #in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #out = affine_map<(d0, d1, d2) -> (d0, d1)>
 func.func @reduce_two_dims(%x: tensor<?x?x32xf32>, %init: tensor<?x?xf32>) -> tensor<?x?xf32> {
@@ -69,16 +78,17 @@ func.func @reduce_two_dims(%x: tensor<?x?x32xf32>, %init: tensor<?x?xf32>) -> te
 
 // An elementwise consumer (a linear layer's bias) joins its producer's tile, as in a static
 // compile; its temporary is one tile, and the constant it reads is copied in.
-// CHECK-LABEL: func.func private @matmul_bias_relu__tile0
+// CHECK-LABEL: func.func private @matmul_bias_relu__group0__tile1
 //       CHECK:   %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 //   CHECK-NOT:   arith.constant
 //       CHECK:   %[[F:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<4x8xf32>)
 //       CHECK:   %[[M:.+]] = linalg.matmul {{.*}} outs(%[[F]] : tensor<4x8xf32>)
 //       CHECK:   linalg.generic {{.*}} ins(%[[M]], %{{.+}} : tensor<4x8xf32>, tensor<8xf32>)
 //       CHECK:     arith.maximumf %{{.+}}, %[[ZERO]]
-// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK-LABEL: func.func private @matmul_bias_relu__group0(
 //       CHECK:   scf.for
-//       CHECK:     func.call @matmul_bias_relu__tile0
+//       CHECK:     func.call @matmul_bias_relu__group0__tile1
+// CHECK-LABEL: func.func @matmul_bias_relu
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 func.func @matmul_bias_relu(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>, %c: tensor<8xf32>) -> tensor<?x8xf32> {
@@ -103,7 +113,7 @@ func.func @matmul_bias_relu(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>, %c: tens
 
 // A contraction over a dynamic K: pieces of 64 accumulate into the tile's out (each its own
 // fill and matmul, added), the last piece zero-padded to 64.
-// CHECK-LABEL: func.func private @dynamic_k__tile0
+// CHECK-LABEL: func.func private @dynamic_k__group0__tile1
 //       CHECK:   scf.for
 //       CHECK:     linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x64xf32>, tensor<64x8xf32>)
 //       CHECK:     linalg.generic

@@ -1,12 +1,15 @@
 """What the PyTorch frontend's tests share: a module around a function, the versa warnings
-(ops run eagerly, a partition that failed, an export that went through torch.compile), and a
-function run through versa.compile or torch.compile with nothing eager."""
+(ops run eagerly, a partition that failed, an export that went through torch.compile), a
+function run through versa.compile or torch.compile with nothing eager, and the graphs that
+torch.compile hands to Versa."""
 
 import contextlib
 import warnings
 
+import pytest
 import torch
 import versa
+from versa.frontends.torch import dynamo
 
 
 class Wrap(torch.nn.Module):
@@ -58,3 +61,18 @@ def torch_compile_with_gradients(fn, inputs, grad: bool = True):
         weighted(want).backward()
     assert messages == []
     return got, want, [(a.grad, b.grad) for a, b in zip(leaves, twins, strict=True)] if grad else []
+
+
+def record_versa_graphs(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every graph that torch.compile(backend="versa") hands to Versa's static compiler (not
+    run eagerly) from now on, in order, appended to the list returned; Dynamo's caches reset."""
+    seen: list[object] = []
+    real = dynamo.VersaGraph.__init__
+
+    def record(self, graph_module, *args, **kwargs):
+        real(self, graph_module, *args, **kwargs)
+        seen.append(graph_module)
+
+    monkeypatch.setattr(dynamo.VersaGraph, "__init__", record)
+    torch._dynamo.reset()
+    return seen

@@ -5,22 +5,29 @@ with `lower-to-llvm{standalone=1}` (serial, needing only libc and libm) for the 
 The entry keeps MLIR's C interface, `_mlir_ciface_<name>(desc*...)`: inputs, then one
 caller-allocated output per result. Every other function becomes internal, so the object
 exports that one symbol (a model called `main` cannot clash with the program's `main`). The
-header is written from the func's signature *before* lowering, the only place the static
-shapes and element types are still known.
+header (aot_header.py) is written from the func's signature *before* lowering, the only place
+the shapes, element types and dim symbols are still known.
+
+Dynamic dims (`tensor<?x64xf32>`, symbols and ranges in `versa.dims`/`versa.dim_ranges` as for
+the JIT) cross in the descriptors' sizes and strides: the code reads them, as the JIT's does.
+The caller allocates the results, so it needs their sizes before the call, and the code trusts
+the sizes it is given; the header therefore carries the JIT's per-call checks and the results'
+sizes as C (`<name>_shapes`), derived from the same shape rules evaluated symbolically
+(aot_dims.py). Callee-allocated results (MLIR's returned memrefs) would need a free function
+and a runtime allocator contract, and still no check of the inputs; a result size no rule gives
+(an op without a shape rule, a rule that needs the number) is refused with a located error.
 """
 
-import math
 import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from versa import compiler, translate
+from versa.cpu.aot_dims import Dynamic
+from versa.cpu.aot_header import C_TYPES, SERIAL, Buffer, Entry, header  # noqa: F401 (aot.header, ...)
 from versa.cpu.symbols import LIBC, LIBM
 from versa.diagnostics import CompileError, Diagnostic, error_at, location_line_col
 from versa.mlir import ir
@@ -30,56 +37,6 @@ from versa.signature import find_function
 from versa.targets import Target
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Element type → its C type. f16 crosses as its IEEE bits, i1 as one byte (LLVM stores it so),
-# ui8 (quantized data: i8 once lowered) as the unsigned byte it is to the caller.
-_C_TYPES = {
-    "f32": "float",
-    "f64": "double",
-    "f16": "uint16_t",
-    "i64": "int64_t",
-    "i32": "int32_t",
-    "i8": "int8_t",
-    "ui8": "uint8_t",
-    "i1": "uint8_t",
-}
-
-
-@dataclass(frozen=True)
-class Buffer:
-    """One argument or result of the entry: a C-contiguous array."""
-
-    shape: tuple[int, ...]
-    element: str  # the MLIR element type: f32, i8, ...
-    dtype: np.dtype
-
-    @property
-    def c_type(self) -> str:
-        return _C_TYPES[self.element]
-
-    @property
-    def struct(self) -> str:
-        return f"versa_memref_{len(self.shape)}d_{self.element}"
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        return tuple(math.prod(self.shape[i + 1 :]) for i in range(len(self.shape)))
-
-
-@dataclass(frozen=True)
-class Entry:
-    """The entry point's C interface: its name and buffers (inputs, then results)."""
-
-    name: str
-    inputs: tuple[Buffer, ...]
-    outputs: tuple[Buffer, ...]
-
-    @property
-    def symbol(self) -> str:
-        return f"_mlir_ciface_{self.name}"
 
 
 def is_lowered(module: ir.Module) -> bool:
@@ -88,13 +45,14 @@ def is_lowered(module: ir.Module) -> bool:
 
 
 def _buffer(t: ir.Type, function, what: str) -> Buffer:
-    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
-        raise error_at(function.location, f"{what} is {t}: a compiled entry takes static tensor shapes only")
+    if not isinstance(t, ir.RankedTensorType):
+        raise error_at(function.location, f"{what} is {t}: a compiled entry takes ranked tensors only")
     element = str(t.element_type)
-    if element not in _C_TYPES:
-        known = ", ".join(_C_TYPES)
+    if element not in C_TYPES:
+        known = ", ".join(C_TYPES)
         raise error_at(function.location, f"{what} has element type {element}: not one of {known}")
-    return Buffer(tuple(t.shape), element, numpy_dtype(t.element_type))
+    shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
+    return Buffer(shape, element, numpy_dtype(t.element_type))
 
 
 def entry_of(module: ir.Module, name: str | None) -> Entry:
@@ -105,7 +63,7 @@ def entry_of(module: ir.Module, name: str | None) -> Entry:
         raise error_at(function.location, f"entry '{name}' is not a C identifier: rename the func")
     inputs = tuple(_buffer(t, function, f"arg{i}") for i, t in enumerate(function.type.inputs))
     outputs = tuple(_buffer(t, function, f"result{i}") for i, t in enumerate(function.type.results))
-    return Entry(name, inputs, outputs)
+    return Entry(name, inputs, outputs, Dynamic.of(function))
 
 
 def lower(module: ir.Module, target: Target, opt: int = 3, entry: str | None = None) -> Entry | None:
@@ -202,112 +160,3 @@ def link_shared_file(
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise CompileError([Diagnostic("error", f"'{driver}' could not link: {done.stderr.strip()}")])
-
-
-# The C header ------------------------------------------------------------------------------------
-
-
-def _struct(buffer: Buffer) -> str:
-    """The descriptor typedef, guarded so that two models' headers can share one unit."""
-    name, t, rank = buffer.struct, buffer.c_type, len(buffer.shape)
-    fields = [f"{t} *allocated;", f"{t} *aligned;", "int64_t offset;"]
-    fields += [f"int64_t sizes[{rank}];", f"int64_t strides[{rank}];"] if rank else []
-    body = "".join(f"  {f}\n" for f in fields)
-    guard = name.upper()
-    return f"#ifndef {guard}\n#define {guard}\ntypedef struct {name} {{\n{body}}} {name};\n#endif\n"
-
-
-def _macros(prefix: str, label: str, buffer: Buffer) -> list[str]:
-    shape = ", ".join(map(str, buffer.shape))
-    lines = [f"#define {prefix}_{label}_RANK {len(buffer.shape)}"]
-    lines += [f"#define {prefix}_{label}_SHAPE {{{shape}}}"] if buffer.shape else []
-    return [*lines, f"#define {prefix}_{label}_SIZE {buffer.size} /* elements */"]
-
-
-def _initializer(buffer: Buffer, pointer: str) -> str:
-    cast = f"({buffer.c_type} *){pointer}"
-    parts = [cast, cast, "0"]
-    if buffer.shape:
-        parts += [
-            "{" + ", ".join(map(str, buffer.shape)) + "}",
-            "{" + ", ".join(map(str, buffer.strides)) + "}",
-        ]
-    return "{" + ", ".join(parts) + "}"
-
-
-def _wrap(head: str, items: list[str], tail: str = ");", indent: str = "") -> str:
-    """`head(items...)tail` on one line when it fits in 100 columns, else one item per line."""
-    line = f"{indent}{head}({', '.join(items)}{tail}"
-    if len(line) <= 100:
-        return line
-    return f"{indent}{head}(\n" + ",\n".join(f"{indent}    {item}" for item in items) + tail
-
-
-SERIAL = "The code is serial and needs only libc and libm (it may malloc temporaries)."
-
-
-def header(
-    entry: Entry,
-    target: Target,
-    source: str,
-    opt: int = 3,
-    made_by: str = "versa-translate",
-    runtime: str = SERIAL,
-) -> str:
-    """The C header of a compiled entry: descriptors, the symbol, shapes, two call helpers;
-    `runtime` says what the code needs to run (a sentence of the header's comment)."""
-    name, prefix, n_in = entry.name, entry.name.upper(), len(entry.inputs)
-    buffers = [*entry.inputs, *entry.outputs]
-    labels = [f"arg{i}" for i in range(n_in)] + [f"result{i}" for i in range(len(entry.outputs))]
-    pairs = list(zip(labels, buffers, strict=True))
-    shapes = [f"{label}: {b.element}[{'x'.join(map(str, b.shape))}]" for label, b in pairs]
-    macros = [f"#define {prefix}_NUM_INPUTS {n_in}", f"#define {prefix}_NUM_OUTPUTS {len(entry.outputs)}"]
-    for label, buffer in pairs:
-        macros += _macros(prefix, label.upper(), buffer)
-    sizes = ", ".join(str(b.size * b.dtype.itemsize) for b in buffers) or "0"
-    macros.append(f"#define {prefix}_BUFFER_BYTES {{{sizes}}} /* inputs, then outputs */")
-    params = [f"{b.struct} *{label}" for label, b in pairs] or ["void"]
-    plain = [f"{'const ' if i < n_in else ''}{b.c_type} *{label}" for i, (label, b) in enumerate(pairs)]
-    descriptors = "".join(f"  {b.struct} d_{label} = {_initializer(b, label)};\n" for label, b in pairs)
-    call = _wrap(entry.symbol, [f"&d_{label}" for label in labels], indent="  ")
-    packed = _wrap(f"{name}_run", [f"({b.c_type} *)buffers[{i}]" for i, b in enumerate(buffers)], indent="  ")
-    guard = f"VERSA_{prefix}_H"
-    return f"""\
-/* The C interface of '{name}', compiled ahead of time by {made_by} from {source}
- * (target {target.name}, -O{opt}); generated, do not edit.
- *
- * {name}({", ".join(shapes[:n_in])})
- *   -> {", ".join(shapes[n_in:]) or "nothing"}
- * Inputs, then one caller-allocated output per result: C-contiguous buffers of the shapes
- * below. {runtime} */
-#ifndef {guard}
-#define {guard}
-
-#include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {{
-#endif
-
-/* MLIR's memref descriptor: the buffer, its offset, sizes and strides (in elements). */
-{"".join(dict.fromkeys(_struct(b) for b in buffers))}
-{chr(10).join(macros)}
-
-{_wrap(f"void {entry.symbol}", params)}
-
-/* {entry.symbol} on plain C-contiguous arrays. */
-{_wrap(f"static inline void {name}_run", plain or ["void"], ") {")}
-{descriptors}{call}
-}}
-
-/* {name}_run with its buffers in one array (inputs, then outputs), for generic drivers. */
-static inline void {name}_run_packed(void *const *buffers) {{
-{"  (void)buffers;" + chr(10) if not buffers else ""}{packed}
-}}
-
-#ifdef __cplusplus
-}}
-#endif
-
-#endif /* {guard} */
-"""

@@ -139,6 +139,15 @@ def _onnx(path: str, input_shapes: dict[str, list[int]] | None, threads: int) ->
     rng = np.random.default_rng(SEED)
     graph_inputs = [i for i in proto.graph.input if i.name not in {t.name for t in proto.graph.initializer}]
     function = _entry(module)
+    dynamic = [
+        i.name for i, t in zip(graph_inputs, function.type.inputs, strict=False) if not t.has_static_shape
+    ]
+    if dynamic:  # the profile and the artifact are of one shape
+        message = (
+            f"{path}: input(s) {', '.join(dynamic)} have symbolic dims; versa optimize measures one shape: "
+            "pin them with --input-shape name=D0,D1,..."
+        )
+        raise CompileError([Diagnostic("error", message)])
     arrays = [_random(t.shape, _numpy_type(t.element_type), rng) for t in function.type.inputs]
     names = [i.name for i in graph_inputs]
     options = onnxruntime.SessionOptions()

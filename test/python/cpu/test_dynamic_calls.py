@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from dynamic_programs import ADD_RELU
 from versa import compiler, environment
 from versa.call_shapes import ShapeError, ShapeProgram
 from versa.context import make_context
@@ -18,14 +19,6 @@ from versa.reference import interpret
 from versa.signature import find_function
 
 PIPELINE = "lower-to-llvm{threads=2}"
-ADD_RELU = """
-func.func @f(%a: tensor<?x64xf32> {versa.dims = ["batch", 64]},
-             %b: tensor<?x64xf32> {versa.dims = ["batch", 64]}) -> tensor<?x64xf32>
-    attributes {versa.dim_ranges = {batch = array<i64: 1, 16>}} {
-  %0 = "versa.add"(%a, %b) : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>
-  %1 = "versa.relu"(%0) : (tensor<?x64xf32>) -> tensor<?x64xf32>
-  return %1 : tensor<?x64xf32>
-}"""
 ADD = """
 func.func @f(%a: tensor<?x64xf32>, %b: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %0 = "versa.add"(%a, %b) : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>

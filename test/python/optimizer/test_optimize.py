@@ -136,3 +136,24 @@ def test_an_existing_report_is_kept_without_force(tmp_path):
     assert done.returncode == 1 and "--force" in done.stderr
     assert (out / "report.json").read_bytes() == before
     assert run_optimize(str(mlir), "--out", str(out), "--force", "-q").returncode == 0
+
+
+def test_symbolic_dims_must_be_pinned(tmp_path):
+    """The profile and the library are of one shape: a dynamic ONNX input is pinned, or refused."""
+    from onnx import TensorProto, helper
+
+    dims = ["batch", 4]
+    x, y = (helper.make_tensor_value_info(n, TensorProto.FLOAT, dims) for n in "xy")
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "relu", [x], [y])
+    model = tmp_path / "relu.onnx"
+    model.write_bytes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    )
+    done = run_optimize(str(model), "--out", str(tmp_path / "dynamic"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        "input(s) x have symbolic dims" in done.stderr + done.stdout
+        and "--input-shape" in done.stderr + done.stdout
+    )
+    done = run_optimize(str(model), "--input-shape", "x=3,4", "--out", str(tmp_path / "pinned"))
+    assert done.returncode == 0, done.stderr

@@ -10,16 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dynamic_programs import ADD_RELU
 
-ADD_RELU = """\
-func.func @f(%a: tensor<?x64xf32> {versa.dims = ["batch", 64]},
-             %b: tensor<?x64xf32> {versa.dims = ["batch", 64]}) -> tensor<?x64xf32>
-    attributes {versa.dim_ranges = {batch = array<i64: 1, 16>}} {
-  %0 = "versa.add"(%a, %b) : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>
-  %1 = "versa.relu"(%0) : (tensor<?x64xf32>) -> tensor<?x64xf32>
-  return %1 : tensor<?x64xf32>
-}
-"""
 MATMUL = """\
 func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %0 = "versa.matmul"(%a, %b) : (tensor<?x?xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>

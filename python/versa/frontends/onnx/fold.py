@@ -8,6 +8,10 @@ torch-mlir's importer types it as rank 0 and its conversion fails:
     s = Shape(x); n = Gather(s, 0); t = Concat(Unsqueeze(n), [-1]); y = Reshape(x, t)
     →  t = initializer [2, -1]; y = Reshape(x, t)
 
+With dynamic input dims (`dynamic.py`) only what reads static dims folds: a Gather or Slice of
+a Shape's static entries (`x.shape[-1]` of an [N, T, 8] tensor); the rest is left to
+torch-mlir's `torch-scalarize-shapes`.
+
 An `If` whose condition folds to a constant (exporters test a static rank or size) is replaced
 by the branch it takes: torch-mlir's ONNX conversion does not take If.
 """
@@ -48,6 +52,13 @@ def static_shape(t: onnx.TypeProto.Tensor | None) -> list[int] | None:
     return None if None in dims else dims
 
 
+def _dims(t: onnx.TypeProto.Tensor | None) -> list[int | None] | None:
+    """The dims of a tensor type of known rank, None where one is unknown."""
+    if t is None or not t.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+
+
 def reads(nodes: Iterable[onnx.NodeProto]) -> Iterator[str]:
     """The names `nodes` read, those their subgraphs (Loop, If, Scan bodies) read included."""
     for node in nodes:
@@ -63,13 +74,13 @@ def fold_shape_arithmetic(proto: onnx.ModelProto) -> onnx.ModelProto:
     folded value gives what reads it a static shape, whose Shape then folds (local_response_norm's
     export: If(Shape(AveragePool(Pad(x, computed pads)))[1] == 1) squeezes or not)."""
     for _ in range(_PASSES):
-        if not _fold_pass(proto):
+        if not fold_pass(proto):
             break
         proto = onnx.shape_inference.infer_shapes(proto)
     return proto
 
 
-def _fold_pass(proto: onnx.ModelProto) -> bool:
+def fold_pass(proto: onnx.ModelProto) -> bool:
     """One pass of `fold_shape_arithmetic` over `proto`, in place; whether anything folded."""
     graph = proto.graph
     types = {v.name: v.type.tensor_type for v in (*graph.input, *graph.value_info, *graph.output)}
@@ -80,12 +91,13 @@ def _fold_pass(proto: onnx.ModelProto) -> bool:
         if t.name not in inputs and int(np.prod(t.dims)) <= _SMALL
     }
     kept, folded, inlined = [], set(), []
+    partial: dict[str, list[int | None]] = {}  # Shape of a tensor with dynamic dims: its dims
     for node in graph.node:
         if node.op_type == "If" and node.domain in ("", "ai.onnx") and node.input[0] in values:
             kept.extend(inline_if(node, bool(np.asarray(values[node.input[0]]).reshape(-1)[0])))
             inlined.extend(o for o in node.output if o)
             continue
-        out = _fold(node, values, types, opset(proto))
+        out = _fold(node, values, types, opset(proto), partial)
         if out is not None and all(np.asarray(o).size <= _SMALL for o in out):
             named = [(name, np.asarray(o)) for name, o in zip(node.output, out, strict=True) if name]
             values.update(named)
@@ -164,20 +176,42 @@ def forget_shapes(graph: onnx.GraphProto, names: Iterable[str]) -> None:
             output.type.tensor_type.ClearField("shape")
 
 
-def _fold(node: onnx.NodeProto, values: dict, types: dict, version: int) -> list | None:
-    """The outputs of `node` where they are constants, else None."""
+def _fold(node: onnx.NodeProto, values: dict, types: dict, version: int, partial: dict) -> list | None:
+    """The outputs of `node` where they are constants, else None. A Shape of a tensor with
+    dynamic dims is recorded in `partial`; a Gather of its static dims folds (a model exported
+    with a dynamic batch reads `x.shape[2]` of an [N, T, 8] input: 8)."""
     from onnx.reference import ReferenceEvaluator
 
     if node.domain not in ("", "ai.onnx") or node.op_type not in _FOLDABLE:
         return None
-    if node.op_type in ("Shape", "Size"):
+    if node.op_type == "Size":
         dims = static_shape(types.get(node.input[0]))
+        return None if dims is None else [np.array(int(np.prod(dims)), np.int64)]
+    if node.op_type == "Shape":
+        dims = _dims(types.get(node.input[0]))
         if dims is None:
             return None
-        if node.op_type == "Size":
-            return [np.array(int(np.prod(dims)), np.int64)]
         attrs = {a.name: a.i for a in node.attribute}
-        return [np.array(dims[attrs.get("start", 0) : attrs.get("end", len(dims))], np.int64)]
+        dims = dims[attrs.get("start", 0) : attrs.get("end", len(dims))]
+        if None in dims:
+            partial[node.output[0]] = dims
+            return None
+        return [np.array(dims, np.int64)]
+    if node.op_type == "Slice" and node.input[0] in partial and all(i in values for i in node.input[1:] if i):
+        at = dict(zip(["starts", "ends", "axes", "steps"], node.input[1:], strict=False))
+        start, end = (int(np.asarray(values[at[k]]).reshape(-1)[0]) for k in ("starts", "ends"))
+        step = int(np.asarray(values[at["steps"]]).reshape(-1)[0]) if at.get("steps") else 1
+        picked = partial[node.input[0]][slice(start, end, step)]
+        return None if None in picked else [np.array(picked, np.int64)]
+    if node.op_type == "Gather" and node.input[0] in partial and node.input[1] in values:
+        try:
+            dims = np.asarray(partial[node.input[0]], dtype=object)
+            picked = np.asarray(dims[np.asarray(values[node.input[1]])], dtype=object)
+        except IndexError:
+            return None
+        if {a.name: a.i for a in node.attribute}.get("axis", 0) or None in list(picked.reshape(-1)):
+            return None
+        return [np.asarray(picked, np.int64)]
     if not all(not i or i in values for i in node.input):
         return None
     try:

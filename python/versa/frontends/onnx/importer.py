@@ -3,15 +3,19 @@
 
     module = versa.import_onnx("model.onnx")        # a versa module (weights as constants)
 
-Shapes are inferred with onnx's shape inference first (Versa compiles static shapes;
-`input_shapes={"x": [1, 3, 224, 224]}` fixes symbolic dims such as a batch "N"). Before that,
-`prepare` normalises what torch-mlir's ONNX conversion gets wrong or does not take: opsets
-before 13 are upgraded (Resize/Upsample from opset <= 10 keep their asymmetric coordinates),
-the shape arithmetic exporters emit (Shape -> Gather -> Div -> Concat -> Reshape) is folded to
-constants, so every tensor has a static shape, and an If of a constant condition becomes its
-taken branch (`onnx_fold`), then forms the conversion gets wrong (Gemm's alpha without C,
-ceil-mode pools, MaxPool's flat indices, DepthToSpace CRD) or turns into f64 (ReduceLogSumExp,
-f64 intermediates of f32 models) are rewritten (`onnx_rewrites`).
+Shapes are inferred with onnx's shape inference first. Symbolic input dims (a batch "N") stay
+dynamic, so that one compile serves every size (`dynamic.py`: `versa.dims`, `dim_ranges`);
+`input_shapes={"x": [1, 3, 224, 224]}` pins them instead, and a pinned model imports as a
+static one. Before that, `prepare` normalises what torch-mlir's ONNX conversion gets wrong or
+does not take: opsets before 13 are upgraded (Resize/Upsample from opset <= 10 keep their
+asymmetric coordinates), the shape arithmetic exporters emit (Shape -> Gather -> Div -> Concat
+-> Reshape) is folded to constants where it reads static dims (all of it in a static model, so
+every tensor has a static shape), and an If of a constant condition becomes its taken branch
+(`fold`), then forms the conversion gets wrong (Gemm's alpha without C, ceil-mode pools,
+MaxPool's flat indices, DepthToSpace CRD) or turns into f64 (ReduceLogSumExp, f64
+intermediates of f32 models) are rewritten (`rewrites`). With dynamic dims the rest of the
+shape arithmetic goes through torch-mlir's `torch-scalarize-shapes` into `torch.aten.size.int`
+lists, which the torch rules read (`dynamic.py` says how).
 Initializers become dense elements straight from their NumPy arrays (`_DenseCache`), not
 torch-mlir's resource blobs, which the Python bindings cannot read back.
 """
@@ -29,12 +33,20 @@ from versa.mlir import PassManager, ir
 from ..torch import rules  # noqa: F401  (fills the rule table)
 from ..torch.convert import convert_module
 from ..torch.importer import BACKEND_LEGAL_OPS, make_torch_context
+from . import dynamic
 from .fold import FIRST_OPSET, fold_shape_arithmetic, opset
 from .rewrites import BEFORE_FOLDING, rewrite
 
-_TO_TORCH = (
-    "builtin.module(func.func(convert-torch-onnx-to-torch), "
-    f"torch-lower-to-backend-contract{{backend-legal-ops={','.join(BACKEND_LEGAL_OPS)}}}, canonicalize, cse)"
+_BACKEND = (
+    f"builtin.module(torch-lower-to-backend-contract{{backend-legal-ops={','.join(BACKEND_LEGAL_OPS)}}}, "
+    "canonicalize, cse)"
+)
+_TO_TORCH = f"builtin.module(func.func(convert-torch-onnx-to-torch), {_BACKEND[len('builtin.module(') :]}"
+# dynamic dims: the shape arithmetic as `torch.aten.size.int` lists (what torch-mlir's own
+# torch-onnx-to-torch-backend-pipeline runs between its shape refinements)
+_SCALARIZE = (
+    "builtin.module(func.func(convert-torch-onnx-to-torch), func.func(canonicalize), "
+    "func.func(torch-scalarize-shapes))"
 )
 
 
@@ -46,9 +58,12 @@ class _DenseCache(onnx_importer.ContextCache):
 
 
 def load(
-    source: str | bytes | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
+    source: str | bytes | onnx.ModelProto,
+    input_shapes: dict[str, list[int]] | None = None,
+    dim_ranges: dict[str, tuple[int, ...]] | None = None,
 ) -> onnx.ModelProto:
-    """An ONNX model (a path, the file's bytes, or a proto) with inferred, static shapes."""
+    """An ONNX model (a path, the file's bytes, or a proto) with inferred shapes: static, or with
+    the symbolic input dims `input_shapes` does not pin dynamic, in `dim_ranges` (`dynamic.py`)."""
     try:
         if isinstance(source, str):
             proto = onnx.load(source)
@@ -60,21 +75,25 @@ def load(
     except Exception as err:  # onnx raises DecodeError, ValidationError, OSError, ...
         raise CompileError([Diagnostic("error", f"not a readable ONNX model: {err}")]) from None
     _set_input_shapes(proto, input_shapes or {})
+    dynamic.name_dims(proto, dim_ranges)
+    names = dynamic.symbols(proto)
     try:
-        return prepare(onnx.shape_inference.infer_shapes(_upgrade(proto)))
-    except CompileError:
-        raise
+        proto = prepare(onnx.shape_inference.infer_shapes(_upgrade(proto)))
+        if names:
+            proto = dynamic.read_sizes_from_data(proto)
+            dynamic.refuse_static_only(proto)
+        return proto
+    except CompileError as err:
+        raise dynamic.with_hint(err, names) if names else err from None
     except Exception as err:
         raise CompileError([Diagnostic("error", f"not a readable ONNX model: {err}")]) from None
 
 
 def _set_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> None:
-    """Fix the graph inputs' dims; an input left with a symbolic dim is an error naming it."""
-    initialized = {t.name for t in proto.graph.initializer}
+    """Fix the dims of the graph inputs `shapes` names (the others keep their symbolic dims)."""
     unknown = sorted(set(shapes) - {i.name for i in proto.graph.input})
     if unknown:
         raise CompileError([Diagnostic("error", f"input_shapes names no graph input: {', '.join(unknown)}")])
-    dynamic = []
     for value in proto.graph.input:
         dims = value.type.tensor_type.shape.dim
         if value.name in shapes:
@@ -90,15 +109,6 @@ def _set_input_shapes(proto: onnx.ModelProto, shapes: dict[str, list[int]]) -> N
             for d, n in zip(dims, shapes[value.name], strict=True):
                 d.Clear()
                 d.dim_value = int(n)
-        elif value.name not in initialized and any(not d.HasField("dim_value") for d in dims):
-            named = [d.dim_param or "?" if not d.HasField("dim_value") else str(d.dim_value) for d in dims]
-            dynamic.append(f"'{value.name}' [{', '.join(named)}]")
-    if dynamic:
-        message = (
-            f"Versa compiles static shapes; input(s) {', '.join(dynamic)} have symbolic dims: "
-            "give them with input_shapes={name: [dims]} (versa-import --input-shape name=1,3,224,224)"
-        )
-        raise CompileError([Diagnostic("error", message)])
     if shapes:  # outputs and intermediates declared with symbolic dims: let inference redo them
         for value in proto.graph.output:
             for d in value.type.tensor_type.shape.dim:
@@ -144,7 +154,9 @@ def prepare(proto: onnx.ModelProto) -> onnx.ModelProto:
 
 
 def onnx_to_torch(proto: onnx.ModelProto, context: ir.Context) -> ir.Module:
-    """The ONNX graph as a torch-dialect module (static shapes)."""
+    """The ONNX graph (from `load`) as a torch-dialect module; with dynamic dims, its shape
+    arithmetic scalarized into `torch.aten.size.int`s and its function annotated (`dynamic`)."""
+    names = dynamic.symbols(proto)
     try:
         info = onnx_importer.ModelInfo(proto)
         module = info.create_module(context=context)
@@ -152,10 +164,33 @@ def onnx_to_torch(proto: onnx.ModelProto, context: ir.Context) -> ir.Module:
             info.main_graph, module.operation, _DenseCache(context)
         ).import_all()
         with context:
-            PassManager.parse(_TO_TORCH).run(module.operation)
+            if names:
+                PassManager.parse(_SCALARIZE).run(module.operation)
+                dynamic.drop_dim_asserts(module)
+                PassManager.parse(_BACKEND).run(module.operation)
+                dynamic.annotate(module, proto)
+            else:
+                PassManager.parse(_TO_TORCH).run(module.operation)
     except (onnx_importer.OnnxImportError, ir.MLIRError) as err:
-        raise CompileError([Diagnostic("error", _import_message(str(err), proto))]) from None
+        error = CompileError([Diagnostic("error", _import_message(str(err), proto))])
+        raise dynamic.with_hint(error, names) if names else error from None
     return module
+
+
+def to_versa(module: ir.Module) -> ir.Module:
+    """`convert_module` of an imported ONNX model; with dynamic dims, an error says how to pin them."""
+    try:
+        return convert_module(module)
+    except CompileError as err:
+        names = _symbols_of(module)
+        raise dynamic.with_hint(err, names) if names else err from None
+
+
+def _symbols_of(module: ir.Module) -> list[str]:
+    functions = [op for op in module.body.operations if op.operation.name == "func.func"]
+    if not functions or dynamic.RANGES not in functions[-1].attributes:
+        return []
+    return [a.name for a in ir.DictAttr(functions[-1].attributes[dynamic.RANGES])]
 
 
 _ILLEGAL = re.compile(
@@ -175,7 +210,9 @@ def _import_message(text: str, proto: onnx.ModelProto) -> str:
 
 
 def import_uncached(
-    source: str | bytes | onnx.ModelProto, input_shapes: dict[str, list[int]] | None = None
+    source: str | bytes | onnx.ModelProto,
+    input_shapes: dict[str, list[int]] | None = None,
+    dim_ranges: dict[str, tuple[int, ...]] | None = None,
 ) -> ir.Module:
     """The versa module of an ONNX model, imported now (`import_onnx` reads the cache first)."""
-    return convert_module(onnx_to_torch(load(source, input_shapes), make_torch_context()))
+    return to_versa(onnx_to_torch(load(source, input_shapes, dim_ranges), make_torch_context()))

@@ -133,11 +133,12 @@ class _EagerHosted:
         raise CompileError([Diagnostic("error", message)])
 
 
-def _partitioned(graph_module: torch.fx.GraphModule, options: CompileOptions) -> _EagerHosted:
+def _partitioned(graph_module: torch.fx.GraphModule, options: CompileOptions, ranges=None) -> _EagerHosted:
     """The export's module (`ExportedProgram.module()`: weights as attributes) with its supported
-    partitions compiled. Called by `forward`: `__call__` runs the export's pre-hook, which checks
-    every input's shape (~40 µs) where the signature key already has."""
-    partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, options))
+    partitions compiled, their dynamic dims in the export's `ranges`. Called by `forward`:
+    `__call__` runs the export's pre-hook, which checks every input's shape (~40 µs) where the
+    signature key already has."""
+    partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, options, ranges))
     warnings.warn(partitioned.warning(), stacklevel=6)
     why = partitioned.warning().removeprefix("versa: ")
     return _EagerHosted(partitioned.module.forward, f"this one is partitioned: {why}")
@@ -243,7 +244,7 @@ class CompiledModule:
             except CompileError:
                 if graph_module is None:
                     raise
-                self._compiled[key] = _partitioned(graph_module, self.options)
+                self._compiled[key] = _partitioned(graph_module, self.options, program.range_constraints)
         return self._compiled[key]
 
     def _whole_graph(self, module: ir.Module, in_spec, out_spec, nones, state, digest) -> _WholeGraph:

@@ -7,12 +7,13 @@ the example inputs' static shapes, for the host CPU or, with
 ops Versa cannot take is split (`partition`): those ops run eagerly, after one warning naming
 them, and the partitions between them are compiled. A graph with dynamic shapes (Dynamo's
 automatic dynamic shapes, after a second batch size, or `dynamic=True`) compiles once with its
-dims dynamic (`symbolic.py`) when the whole graph converts so, else once per concrete shape
-(`specialize`). Registered as the `torch_dynamo_backends` entry point `versa`, so it works
-without importing versa first.
+dims dynamic (`symbolic.py`) when the whole graph converts so, else split with its partitions'
+dims dynamic, else once per concrete shape (`specialize`). Registered as the
+`torch_dynamo_backends` entry point `versa`, so it works without importing versa first.
 """
 
 import contextlib
+import copy
 import warnings
 from collections.abc import Sequence
 from unittest import mock
@@ -57,11 +58,11 @@ def _compiler(options: CompileOptions, freeze: bool = False):
                     return Frozen(static, positions, compile_static)
 
                 specialized = ShapeSpecialized(graph_module, per_shape)
-                whole = Frozen(graph_module, frozen, lambda gm, _: VersaGraph(gm, options))
+                whole = Frozen(graph_module, frozen, lambda gm, _: _dynamic(gm, options))
                 return OneCompile(whole, specialized)
             if options.on_cpu:
                 with contextlib.suppress(CompileError):
-                    return VersaGraph(graph_module, options)
+                    return _dynamic(graph_module, options)
             return ShapeSpecialized(graph_module, compile_static)
         return (
             Frozen(graph_module, frozen, compile_static)
@@ -70,6 +71,24 @@ def _compiler(options: CompileOptions, freeze: bool = False):
         )
 
     return compile_as_real(compile_graph)
+
+
+def _dynamic(graph_module: torch.fx.GraphModule, options: CompileOptions):
+    """A graph with dynamic dims compiled once: whole, or, when it does not convert whole,
+    split as a static graph is, its partitions' dims dynamic and the refused ops eager. A
+    CompileError when the split would leave half the ops or more eager, or a partition failed:
+    then a compile per concrete shape takes the whole graph (static graphs convert ops a dynamic
+    one refuses: `arange` of a size), which serves better than a mostly eager graph. The split
+    is made on a copy of the graph, which that per-shape compile traces."""
+    try:
+        return VersaGraph(graph_module, options)
+    except CompileError:
+        split = torch.fx.GraphModule(graph_module, copy.deepcopy(graph_module.graph))
+        partitioned = Partitioned(split, lambda part: VersaGraph(part, options), only_if_most=True)
+        if partitioned.failures:  # a partition that failed to compile
+            raise CompileError([Diagnostic("error", partitioned.warning())]) from None
+    warnings.warn(partitioned.warning(), stacklevel=2)
+    return make_boxed_func(partitioned.module.forward)
 
 
 class _AttentionAsMath(torch.overrides.TorchFunctionMode):

@@ -152,10 +152,10 @@ def _bf16_results(module: ir.Module) -> list[int]:
 
 class VersaGraph:
     """One ATen graph (torch.compile's, or a partition) compiled by Versa; called (boxed) with a
-    list of tensors."""
+    list of tensors. `ranges`: its dynamic dims' (`import_graph`)."""
 
-    def __init__(self, graph_module: torch.fx.GraphModule, options: CompileOptions):
-        torch_module = import_graph(graph_module, make_torch_context())
+    def __init__(self, graph_module: torch.fx.GraphModule, options: CompileOptions, ranges=None):
+        torch_module = import_graph(graph_module, make_torch_context(), ranges)
         self.nones = none_results(torch_module)
         self.function = executable(convert_module(torch_module), options)
         self._boxed_call = True  # AOTAutograd's calling convention (read from the instance): one list

@@ -32,6 +32,7 @@ from .decompositions import (
 )
 from .fallback import load_torch_c
 from .locations import source_importer
+from .sizes import read_from_operands
 from .symbolic import annotate
 from .types import TORCH_DTYPES, TORCH_ELEMENT
 
@@ -118,6 +119,7 @@ def import_program(
                     model, tuple(example_inputs), dynamic_shapes=dynamic_shapes, strict=False
                 )
             program = unroll_recurrent(functional(program))
+            read_from_operands(program.graph)
             signature = program.graph_signature
             weights = {*signature.inputs_to_parameters, *signature.inputs_to_buffers}
             weights |= set(getattr(signature, "inputs_to_lifted_tensor_constants", {}))
@@ -244,13 +246,16 @@ def _import_error(err: Exception) -> CompileError:
     return CompileError([Diagnostic("error", f"torch-mlir could not import the graph: {message}")])
 
 
-def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.Module:
+def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context, ranges=None) -> ir.Module:
     """An ATen-level FX graph (torch.compile, aot_autograd) as a torch-dialect module. A copy is
     imported: torch-mlir rewrites nodes in place (`_unsafe_index_put` becomes its hacked_twin,
     which eager cannot call with None indices), and the graph may yet run eagerly. Tensor
-    attributes (frozen weights, constants made in forward) become literals."""
+    attributes (frozen weights, constants made in forward) become literals. `ranges`: the
+    dynamic dims' ranges (a partition of an export's graph: its `range_constraints`; by default
+    the ShapeEnv's, which is what Dynamo guards)."""
     graph = torch.fx.Graph()
     graph.output(graph.graph_copy(graph_module.graph, {}))
+    read_from_operands(graph)
     _inline_attributes(graph, graph_module)
     try:
         with warnings.catch_warnings():
@@ -261,7 +266,7 @@ def import_graph(graph_module: torch.fx.GraphModule, context: ir.Context) -> ir.
                 fx_importer=source_importer(context, _WeightHooks()),
                 backend_legal_ops=BACKEND_LEGAL_OPS,
             )
-            annotate(module, graph)
+            annotate(module, graph, ranges)
             return module
     except IMPORT_ERRORS as err:
         raise _import_error(err) from None

@@ -18,7 +18,12 @@ from torch._subclasses.fake_tensor import unset_fake_temporarily
 from torch.fx import Graph, GraphModule, Node
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
-from .support import Support, is_compute, is_tensor, op_name, refused_nodes
+from versa.diagnostics import CompileError, Diagnostic
+
+from .sizes import is_size, read_from_operands
+from .support import Support, is_compute, is_tensor, op_name, partition_refusals, refused_nodes
+
+_ROUNDS = 4  # refusal rounds before the partitions stand (a partition that still fails runs eagerly)
 
 # A compiled graph: called (boxed) with a list of tensors, returns the list of its outputs.
 GraphCompiler = Callable[[GraphModule], Callable[[list], list]]
@@ -97,13 +102,56 @@ def _attribute(module: torch.nn.Module, target: str):
     return module
 
 
+def _proposed(graph_module: GraphModule, refused: dict[Node, str]) -> tuple:
+    support = Support(refused)
+    partitioner = CapabilityBasedPartitioner(graph_module, support, allows_single_node_partition=True)
+    partitions = [p for p in partitioner.propose_partitions() if any(map(is_compute, p.nodes))]
+    for partition in partitions:  # a size an op outside reads stays outside: no size crosses out
+        while leaving := [n for n in partition.nodes if is_size(n) and set(n.users) - set(partition.nodes)]:
+            for node in leaving:
+                partition.remove_node(node)
+    return support, partitioner, partitions
+
+
+def _settled(graph_module: GraphModule, refused: dict[Node, str]) -> tuple:
+    """Partitions proposed until none holds a node its own import refuses: each round adds
+    those refusals and proposes again (a few rounds: each refusal only ever cuts further)."""
+    for _ in range(_ROUNDS):
+        support, partitioner, partitions = _proposed(graph_module, refused)
+        found = {}
+        for partition in partitions:
+            found.update(partition_refusals(graph_module, set(partition.nodes)))
+        if not found:
+            break
+        refused = refused | found
+    return _proposed(graph_module, refused)
+
+
+def _output(submodule: GraphModule):
+    return next(n for n in submodule.graph.nodes if n.op == "output").args[0]
+
+
+def _takes_tensors(submodule: GraphModule) -> bool:
+    """Whether only tensors cross the partition's boundary, and sizes in: a dynamic dim's size
+    is an input the compiled call takes as `versa.symbol`."""
+    output = _output(submodule)
+    placeholders = [n for n in submodule.graph.nodes if n.op == "placeholder"]
+    values_in = [n.meta.get("val") for n in placeholders]
+    if not all(isinstance(v, torch.SymInt | int) or is_tensor(v) for v in values_in):
+        return False
+    return all(is_tensor(n.meta.get("val")) for n in ([output] if isinstance(output, Node) else output))
+
+
 class Partitioned:
     """`graph_module` with its supported partitions compiled in place; the rest runs eagerly."""
 
-    def __init__(self, graph_module: GraphModule, compile_graph: GraphCompiler):
-        support = Support(refused_nodes(graph_module))
-        partitioner = CapabilityBasedPartitioner(graph_module, support, allows_single_node_partition=True)
-        partitions = [p for p in partitioner.propose_partitions() if any(map(is_compute, p.nodes))]
+    def __init__(self, graph_module: GraphModule, compile_graph: GraphCompiler, only_if_most: bool = False):
+        """`only_if_most`: a CompileError before anything compiles unless the partitions hold
+        most of the compute ops and every one can be compiled (where something else can take
+        the whole graph, a split that leaves much of it eager is not worth it)."""
+        read_from_operands(graph_module.graph)
+        graph_module.recompile()
+        support, partitioner, partitions = _settled(graph_module, refused_nodes(graph_module))
         why = {n.name: support.refusal(n) for n in graph_module.graph.nodes}  # fusing copies the nodes
         self.module = partitioner.fuse_partitions(partitions, prefix="versa_partition_")
         self.compiled = 0
@@ -113,20 +161,25 @@ class Partitioned:
         self.left = {n: why[n.name] or "in no partition" for n in self.module.graph.nodes if is_compute(n)}
         self.eager = Counter(op_name(n) for n in self.left)
         self.mutated = mutated_attributes(self.module.graph)
-        for node in list(self.module.graph.nodes):
-            if node.op == "call_module" and node.target.startswith("versa_partition_"):
-                self._compile(node.target, compile_graph)
+        names = [
+            n.target
+            for n in self.module.graph.nodes
+            if n.op == "call_module" and n.target.startswith("versa_partition_")
+        ]
+        for name in [n for n in names if not _takes_tensors(getattr(self.module, n))]:
+            self._leave_eager(getattr(self.module, name), "a value that is not a tensor crosses its boundary")
+            names.remove(name)
+        inside = sum(sum(map(is_compute, getattr(self.module, n).graph.nodes)) for n in names)
+        if only_if_most and (self.failures or 2 * inside <= inside + len(self.left)):
+            why = f"the partitions would hold {inside} of {inside + len(self.left)} compute ops"
+            raise CompileError([Diagnostic("error", "; ".join([why, *self.failures]))])
+        for name in names:
+            self._compile(name, compile_graph)
 
     def _compile(self, name: str, compile_graph: GraphCompiler) -> None:
         """Put the compiled submodule `name` in its place, or leave it to run eagerly."""
         submodule = getattr(self.module, name)
-        output = next(n for n in submodule.graph.nodes if n.op == "output").args[0]
-        single = isinstance(output, Node)
-        placeholders = [n for n in submodule.graph.nodes if n.op == "placeholder"]
-        boundary = [*placeholders, *([output] if single else output)]
-        if not all(is_tensor(n.meta.get("val")) for n in boundary):
-            self._leave_eager(submodule, "a value that is not a tensor crosses its boundary")
-            return
+        single = isinstance(_output(submodule), Node)
         _take_attributes(self.module, name, self.mutated)
         try:
             function = compile_graph(submodule)

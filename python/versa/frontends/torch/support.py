@@ -12,12 +12,14 @@ import re
 
 import torch
 from torch.fx import Graph, GraphModule, Node
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from versa.mlir import ir
 
 from .convert import survey
 from .importer import import_graph, make_torch_context
+from .sizes import is_size
 from .types import CONVERTIBLE, TORCH_DTYPES
 
 _NODE_FILE = "versa.fx-node"
@@ -34,8 +36,8 @@ def op_name(node: Node) -> str:
 
 
 def is_compute(node: Node) -> bool:
-    """Work worth compiling: a call that is neither a getitem nor a view of its input."""
-    if node.op != "call_function" or node.target is operator.getitem:
+    """Work worth compiling: a call that is neither a getitem, a size nor a view of its input."""
+    if node.op != "call_function" or node.target is operator.getitem or is_size(node):
         return False
     return not (isinstance(node.target, torch._ops.OpOverload) and node.target.is_view)
 
@@ -59,13 +61,15 @@ def _versa_typed(value) -> bool:
     return TORCH_DTYPES.get(value.dtype) in CONVERTIBLE
 
 
-def _static(value) -> bool:
-    """No symbolic size (torch.export's unbacked u0 after nonzero / boolean indexing)."""
+def _data_independent(value) -> bool:
+    """No size that depends on data (torch.export's unbacked u0 after nonzero / boolean
+    indexing). Sizes of the inputs' dynamic dims (s0, 2*s1), which a dynamic compile keeps as
+    `?` dims and the call's shapes give, are fine."""
     if isinstance(value, tuple | list):
-        return all(map(_static, value))
-    if is_tensor(value):
-        return all(isinstance(d, int) for d in value.shape)
-    return not isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool)
+        return all(map(_data_independent, value))
+    if is_tensor(value) or isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
+        return not free_unbacked_symbols(value)
+    return True
 
 
 def _tensors_or_none(value) -> bool:
@@ -127,8 +131,11 @@ class Support(OperatorSupportBase):
             return "writes its input in place"  # compiled, it would lose its effect on its input
         if node.target is operator.getitem:
             return self.refusal(node.args[0])
-        if not all(_static(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
-            return "a data-dependent size (Versa compiles static shapes)"  # nonzero, torch.where(mask)
+        if is_size(node):  # read inside the partition of the op that takes it (`sizes.py`)
+            return None
+        if not all(_data_independent(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
+            # nonzero, torch.where(mask): a size no input's shape gives
+            return "a data-dependent size (Versa compiles sizes the inputs' shapes give)"
         if any(_is_complex(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
             return "a complex tensor (Versa has no complex type)"  # see complex_to_real
         if not all(_versa_typed(n.meta.get("val")) for n in (node, *node.all_input_nodes)):
@@ -175,6 +182,29 @@ def _located(graph_module: GraphModule) -> dict[Node, str] | None:
                 return None
             found.update((nodes[int(line)], _reason(key)) for line in lines)
     return found
+
+
+def partition_refusals(graph_module: GraphModule, nodes: set[Node]) -> dict[Node, str]:
+    """The nodes of one proposed partition of `graph_module` that its own import refuses. The
+    whole graph's import does not reach every op: one that reads a refused op's result is
+    converted only when that result is an input, as it is in a partition (BERT's mask
+    `expand` after a refused `arange`)."""
+    graph = Graph()
+    copies: dict[Node, Node] = {}
+    for node in graph_module.graph.nodes:
+        if node not in nodes:
+            continue
+        for source in node.all_input_nodes:
+            if source not in nodes and source not in copies:
+                with graph.inserting_before(next(iter(graph.nodes), None)):
+                    copies[source] = graph.placeholder(source.name)
+                copies[source].meta = dict(source.meta)
+        copies[node] = graph.node_copy(node, copies.__getitem__)
+    outputs = [copies[n] for n in nodes if is_tensor(n.meta.get("val")) and set(n.users) - nodes]
+    graph.output(tuple(outputs))
+    found = _located(GraphModule(graph_module, graph)) or {}
+    originals = {copy: node for node, copy in copies.items()}
+    return {originals[n]: why for n, why in found.items() if originals.get(n) in nodes}
 
 
 def _alone(node: Node) -> GraphModule:

@@ -11,11 +11,11 @@ from .types import parse_tensor_type
 class SymbolicInt:
     """A size known only at run time (`x.size(0)` of a dynamic dim, or arithmetic on one), as the
     rules see it: something to pass through to a list, never a number to compute with. `text`
-    says where it came from, for messages; `dim` is the dim a plain size reads (None when
-    computed), what a view's sizes are checked by."""
+    says where it came from, for messages; `dim` and `source` are the dim a plain size reads and
+    of which torch value (None when computed), what a view's sizes are checked by."""
 
-    def __init__(self, text: str, dim: int | None = None):
-        self.text, self.dim = text, dim
+    def __init__(self, text: str, dim: int | None = None, source: ir.Value | None = None):
+        self.text, self.dim, self.source = text, dim, source
 
     def __repr__(self) -> str:
         return self.text
@@ -26,7 +26,9 @@ def _size(op: ir.OpView, env: dict) -> int | SymbolicInt:
     dim, shape = env[op.operands[1]], parse_tensor_type(op.operands[0].type, dynamic=True).shape
     dim %= len(shape)
     size = shape[dim]
-    return SymbolicInt(f"size({op.operands[0].get_name()}, {dim})", dim) if size is None else size
+    if size is not None:
+        return size
+    return SymbolicInt(f"size({op.operands[0].get_name()}, {dim})", dim, op.operands[0])
 
 
 def _arithmetic(symbol: str, compute):

@@ -9,24 +9,9 @@ import pytest
 import torch
 from test_torch_dynamic_shapes import runtime_takes_dynamic_shapes
 from torch import nn
-from versa.frontends.torch import dynamo
+from torch_helpers import record_versa_graphs
 
 ATOL = 1e-4  # f32 models of a few layers: reassociated sums differ from eager by ~1e-6
-
-
-@pytest.fixture
-def compiled_graphs(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Every graph handed to Versa's static compiler (not run eagerly), in order."""
-    seen: list[object] = []
-    real = dynamo.VersaGraph.__init__
-
-    def record(self, graph_module, *args, **kwargs):
-        real(self, graph_module, *args, **kwargs)
-        seen.append(graph_module)
-
-    monkeypatch.setattr(dynamo.VersaGraph, "__init__", record)
-    torch._dynamo.reset()
-    return seen
 
 
 def _model() -> nn.Module:
@@ -36,7 +21,8 @@ def _model() -> nn.Module:
     )
 
 
-def test_new_batch_sizes_compile_with_versa_not_eagerly(compiled_graphs: list[object]) -> None:
+def test_new_batch_sizes_compile_with_versa_not_eagerly(monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled_graphs = record_versa_graphs(monkeypatch)
     model = _model().eval()
     compiled = torch.compile(model, backend="versa")
     with warnings.catch_warnings():
@@ -49,7 +35,8 @@ def test_new_batch_sizes_compile_with_versa_not_eagerly(compiled_graphs: list[ob
     assert len(compiled_graphs) == (2 if runtime_takes_dynamic_shapes() else 3)
 
 
-def test_training_with_changing_batch_matches_eagers_gradients(compiled_graphs: list[object]) -> None:
+def test_training_with_changing_batch_matches_eagers_gradients(monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled_graphs = record_versa_graphs(monkeypatch)
     model, twin = _model(), _model()
     compiled = torch.compile(twin, backend="versa")
     for batch in (2, 4, 3):
@@ -72,8 +59,9 @@ class Recurrent(nn.Module):
         return self.lstm(self.gru(x)[0])[0].relu()
 
 
-def test_recurrent_layers_reach_versa(compiled_graphs: list[object]) -> None:
+def test_recurrent_layers_reach_versa(monkeypatch: pytest.MonkeyPatch) -> None:
     """Dynamo runs RNN modules eagerly, silently, unless `allow_rnn` is set (the backend sets it)."""
+    compiled_graphs = record_versa_graphs(monkeypatch)
     model, x = Recurrent(), torch.randn(2, 5, 8)
     with torch.no_grad():
         torch.testing.assert_close(torch.compile(model, backend="versa")(x), model(x), atol=ATOL, rtol=1e-4)

@@ -13,8 +13,9 @@ import torch
 import versa
 from torch import nn
 from torch.export import Dim
+from torch_helpers import record_versa_graphs
 from versa.diagnostics import CompileError
-from versa.frontends.torch import api, dynamo
+from versa.frontends.torch import api
 
 # f32 layers of a few ops: reassociated sums differ from eager by ~1e-6
 ATOL, RTOL = 1e-5, 1e-4
@@ -227,15 +228,7 @@ def test_convolutions_run_at_every_batch() -> None:
 @needs_dynamic_runtime
 @pytest.mark.parametrize("freeze", [False, True])
 def test_torch_compile_dynamic_compiles_once(monkeypatch: pytest.MonkeyPatch, freeze: bool) -> None:
-    seen = []
-    real = dynamo.VersaGraph.__init__
-
-    def record(self, graph_module, *args, **kwargs):
-        real(self, graph_module, *args, **kwargs)
-        seen.append(graph_module)
-
-    monkeypatch.setattr(dynamo.VersaGraph, "__init__", record)
-    torch._dynamo.reset()
+    seen = record_versa_graphs(monkeypatch)
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16), nn.Linear(16, 4)).eval()
     compiled = torch.compile(model, backend="versa", dynamic=True, options={"freeze": freeze})

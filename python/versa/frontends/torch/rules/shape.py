@@ -40,18 +40,21 @@ def reshape(node: Node, x, *args):
     if shape(x) == out and out.count(None) <= 1:
         return x
     if out.count(None) > 1 and args and isinstance(args[0], list):
-        _check_sources(x, args[0], out)
+        _check_sources(x, node.op.operands[0], args[0], out)
     return vb.reshape(x, out)
 
 
-def _check_sources(x, sizes: list, out: tuple) -> None:
+def _check_sources(x, torch_x, sizes: list, out: tuple) -> None:
     """A view's sizes (`q.view(b, t, h, d)`): the k-th dynamic one must read x's k-th dynamic
-    dim (`b, t = x.shape[:2]`, or a tensor shaped alike) or be -1, as the reshape takes it."""
+    dim (`b, t = x.shape[:2]`; `sizes.py` makes a size read from another tensor read from x
+    where x has a dim of that size) or be -1, as the reshape takes it."""
     xs = [i for i, d in enumerate(shape(x)) if d is None]
     given = [sizes[j] for j, d in enumerate(out) if d is None]
-    if len(given) != len(xs) or not all(
-        s == -1 or (isinstance(s, SymbolicInt) and s.dim == i) for s, i in zip(given, xs, strict=True)
-    ):
+
+    def reads(s, i: int) -> bool:
+        return isinstance(s, SymbolicInt) and s.dim == i and s.source == torch_x
+
+    if len(given) != len(xs) or not all(s == -1 or reads(s, i) for s, i in zip(given, xs, strict=True)):
         raise Unsupported(f"a view to sizes {sizes}: its dynamic dims are not the input's, in order")
 
 

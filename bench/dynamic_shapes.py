@@ -1,0 +1,86 @@
+"""CLI: .venv/bin/python -m bench.dynamic_shapes [--models REGEX] [--batches 1,4,16]
+[--seqs 16,128,512] [--repeat R] [--threads N]: one dynamic compile against a compile per shape.
+
+Issue 46's measure: a model compiled once with dynamic batch and sequence
+(`versa.compile(..., dynamic_shapes=...)`) serves every shape of a grid; each shape is timed
+against Versa's static compile of that shape, torch eager, Inductor's dynamic compile
+(`torch.compile(dynamic=True)`) and ONNX Runtime (one export with dynamic axes). The models are
+the real-model rows' BERT-base and Llama-style decoder (bench/hf_models.py: `transformers`
+classes, random weights), called with token ids and an all-ones attention mask.
+
+Per shape, every system's output is checked against eager's first (a failed check is a table
+entry, not a time), then the systems are timed interleaved, R rounds, medians. Compiles are
+counted and timed: Versa's dynamic compile once (its first call), Versa's static one per shape
+(the first call of each), Inductor's per shape (first call less the median: its recompiles
+show up there). The table goes to stdout and into bench/RESULTS.md between the
+`report.DYNAMIC_BEGIN`/`DYNAMIC_END` markers (the rest of the file is never touched).
+"""
+
+import argparse
+import os
+import re
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from bench.fusion import fix_threads
+
+HERE = Path(__file__).resolve().parent
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=".venv/bin/python -m bench.dynamic_shapes",
+        description="Time a dynamic compile against a static compile per shape, Inductor dynamic and "
+        "ONNX Runtime over a batch x sequence grid; writes a section of bench/RESULTS.md.",
+    )
+    parser.add_argument("--models", metavar="REGEX", help="only models whose name matches (re.search)")
+    parser.add_argument("--batches", default="1,4,16", help="batch sizes (default 1,4,16)")
+    parser.add_argument("--seqs", default="16,128,512", help="sequence lengths (default 16,128,512)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed rounds R (default 5)")
+    parser.add_argument("--threads", type=int, default=None, help="threads per system (default: all cores)")
+    parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown file to update")
+    args = parser.parse_args(argv)
+    args.batches = [int(b) for b in args.batches.split(",")]
+    args.seqs = [int(s) for s in args.seqs.split(",")]
+    if args.repeat < 1 or min(args.batches) < 1 or min(args.seqs) < 2:
+        parser.error("--repeat and batches must be at least 1, sequences at least 2")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    args = parse(argv)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    threads = args.threads or cores
+    fix_threads(threads)
+    os.environ.setdefault("VERSA_CACHE_DIR", "off")  # cold compiles: their times are measured
+
+    import torch
+
+    from bench import dynamic_report, dynamic_systems, machine
+
+    torch.set_grad_enabled(False)
+    torch.set_num_threads(threads)
+    models = [m for m in dynamic_systems.MODELS if not args.models or re.search(args.models, m.name)]
+    if not models:
+        print(f"no model matches --models {args.models!r}", file=sys.stderr)
+        return 1
+    command = ".venv/bin/python -m bench.dynamic_shapes" + "".join(f" {shlex.quote(a)}" for a in argv)
+    shapes = [(b, s) for b in args.batches for s in args.seqs]
+    started = time.perf_counter()
+    print(f"machine: {machine.cpu_name()}, {threads} thread(s); shapes {shapes}", flush=True)
+    measured = []
+    for model in models:
+        print(f"{model.name} ...", flush=True)
+        measured.append(dynamic_systems.measure(model, shapes, args.repeat, threads, print))
+    elapsed = time.perf_counter() - started
+    section = dynamic_report.section(measured, command, machine.cpu_name(), threads, args.repeat, elapsed)
+    print(section)
+    dynamic_report.write(args.output, section)
+    print(f"wrote {args.output} ({elapsed:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,194 @@
+"""The systems of the dynamic-shapes benchmark (bench/dynamic_shapes.py) and its measurement.
+
+Each system is compiled for the model once where it can take every shape (Versa's dynamic
+compile, Inductor's `dynamic=True`, an ONNX export with dynamic axes), or once per shape
+(Versa's static compile, which is what a user without dynamic shapes pays at every new shape).
+A shape is measured as the suite measures a row (bench/driver.py): outputs checked against a
+float64 eager reference first, then the systems interleaved, R rounds, medians.
+"""
+
+import copy
+import io
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+from bench import hf_models
+from bench.driver import check, reason
+from bench.peers import ort_session
+
+Call = Callable[[torch.Tensor, torch.Tensor], np.ndarray]
+SYSTEMS = ("torch eager", "Versa dynamic", "Versa static", "Inductor dynamic", "ONNX Runtime")
+
+
+class Tokens(nn.Module):
+    """The model called with token ids and an attention mask by name, its hidden states out."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=False)[0]
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    real: hf_models.RealModel  # the real-model row it is built as
+
+    def build(self) -> Tokens:
+        torch.manual_seed(0)
+        module = Tokens(self.real.build()).eval()
+        hf_models.realistic_parameters(module)
+        return module
+
+
+def _row(prefix: str) -> hf_models.RealModel:
+    return next(m for m in hf_models.MODELS if m.label.startswith(prefix))
+
+
+MODELS = [Model("BERT-base", _row("HF BERT-base")), Model("Llama-style 135M GQA", _row("HF Llama-style"))]
+
+
+@dataclass
+class Measured:
+    """One model over the grid: per shape and system the median seconds per call, or why not;
+    compiles: per system, how many and their seconds in all."""
+
+    model: str
+    times: dict[tuple[int, int], dict[str, float | str]] = field(default_factory=dict)
+    compiles: dict[str, list[float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    graphs: int = 0  # the graphs Dynamo compiled for Inductor over the grid
+
+
+def _numpy(out) -> np.ndarray:
+    return out.detach().numpy() if isinstance(out, torch.Tensor) else np.asarray(out[0])
+
+
+def _versa_dynamic(module: Tokens, example: tuple, max_seq: int, measured: Measured) -> Call:
+    import versa
+
+    batch, seq = torch.export.Dim("batch", min=1, max=64), torch.export.Dim("seq", min=2, max=max_seq)
+    dims = {"input_ids": {0: batch, 1: seq}, "attention_mask": {0: batch, 1: seq}}
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        compiled = versa.compile(module, example, dynamic_shapes=dims)
+        compiled(*example)  # compiled by now
+        measured.compiles["Versa dynamic"] = [time.perf_counter() - start]
+    eager = [str(w.message) for w in warned if "ran eagerly" in str(w.message)]
+    measured.notes += [f"Versa dynamic: {e.removeprefix('versa: ')}" for e in eager]
+    return lambda ids, mask: _numpy(compiled(ids, mask))
+
+
+def _inductor_dynamic(module: Tokens) -> Call:
+    torch._dynamo.reset()
+    compiled = torch.compile(module, dynamic=True, options={"freezing": True})
+    return lambda ids, mask: _numpy(compiled(ids, mask))
+
+
+def _onnx_runtime(module: Tokens, example: tuple, threads: int) -> Call:
+    buffer, quiet = io.BytesIO(), io.StringIO()
+    axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}}
+    with warnings.catch_warnings(), redirect_stdout(quiet), redirect_stderr(quiet):
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            example,
+            buffer,
+            dynamo=False,
+            opset_version=17,
+            input_names=list(axes),
+            dynamic_axes=axes,
+        )
+    session = ort_session(buffer.getvalue(), threads)
+    return lambda ids, mask: session.run(None, {"input_ids": ids.numpy(), "attention_mask": mask.numpy()})[0]
+
+
+def _prepared(name: str, make: Callable[[], Call], log) -> Call | str:
+    try:
+        return make()
+    except Exception as err:  # noqa: BLE001  (a system that fails is a table entry)
+        log(f"  {name}: {reason(err)}")
+        return f"n/a ({reason(err)})"
+
+
+def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: int, log) -> Measured:
+    """Every system of SYSTEMS at every shape of `model`."""
+    import versa
+
+    measured = Measured(model.name)
+    module = model.build()
+    reference = copy.deepcopy(module).double()
+    vocab = module.model.config.vocab_size
+    max_seq = module.model.config.max_position_embeddings
+    rng = np.random.default_rng(0)
+    example = (torch.from_numpy(rng.integers(0, vocab, (2, 16))), torch.ones(2, 16, dtype=torch.int64))
+    systems: dict[str, Call | str] = {"torch eager": lambda ids, mask: _numpy(module(ids, mask))}
+    systems["Versa dynamic"] = _prepared(
+        "Versa dynamic", lambda: _versa_dynamic(module, example, max_seq, measured), log
+    )
+    systems["Inductor dynamic"] = _prepared("Inductor dynamic", lambda: _inductor_dynamic(module), log)
+    graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    systems["ONNX Runtime"] = _prepared("ONNX Runtime", lambda: _onnx_runtime(module, example, threads), log)
+    for batch, seq in shapes:
+        ids = torch.from_numpy(rng.integers(0, vocab, (batch, seq)))
+        mask = torch.ones(batch, seq, dtype=torch.int64)
+        expected = _numpy(reference(ids, mask))
+        start = time.perf_counter()
+        static = versa.compile(module, (ids, mask))  # compiles here or at its first call
+        built = time.perf_counter() - start
+        systems["Versa static"] = lambda ids, mask, static=static: _numpy(static(ids, mask))
+        times, first = _measure_shape(systems, ids, mask, expected, model.real.reduction, repeat)
+        for name, extra in (("Versa static", built), ("Inductor dynamic", 0.0)):  # compiled per shape
+            if name in first:
+                measured.compiles.setdefault(name, []).append(first[name] + extra)
+        measured.times[(batch, seq)] = times
+        log(f"  batch {batch} seq {seq}: " + ", ".join(f"{k} {_show(v)}" for k, v in times.items()))
+        del systems["Versa static"], static
+    measured.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs
+    return measured
+
+
+def _measure_shape(systems, ids, mask, expected, reduction, repeat) -> tuple[dict, dict[str, float]]:
+    """Check, then time interleaved: the median seconds per call (or why not) per system, and
+    how much longer than that each one's first call took (a compile, where it compiles then)."""
+    results: dict[str, float | str] = {}
+    first: dict[str, float] = {}
+    for name, call in systems.items():
+        if isinstance(call, str):
+            results[name] = call
+            continue
+        try:
+            start = time.perf_counter()
+            out = call(ids, mask)
+            first[name] = time.perf_counter() - start
+            problem = check([out], [expected], reduction)
+        except Exception as err:  # noqa: BLE001
+            problem = reason(err)
+        if problem:
+            results[name] = f"wrong ({problem})" if "error" in problem else f"n/a ({problem})"
+    timed = [n for n in systems if n not in results]
+    samples: dict[str, list[float]] = {n: [] for n in timed}
+    for _ in range(repeat):
+        for name in timed:
+            start = time.perf_counter()
+            systems[name](ids, mask)
+            samples[name].append(time.perf_counter() - start)
+    for name in timed:
+        results[name] = statistics.median(samples[name])
+    beyond = {n: max(first[n] - results[n], 0.0) for n in timed}
+    return {n: results[n] for n in SYSTEMS if n in results}, beyond
+
+
+def _show(value: float | str) -> str:
+    return f"{value * 1e3:.1f} ms" if isinstance(value, float) else value
