@@ -71,13 +71,13 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     print(f"machine: {machine.cpu_name()}, {threads} thread(s); shapes {shapes}", flush=True)
     measured = []
-    for model in models:
+    for model in models:  # the section is rewritten after each model: a killed run keeps those done
         print(f"{model.name} ...", flush=True)
         measured.append(dynamic_systems.measure(model, shapes, args.repeat, threads, print))
-    elapsed = time.perf_counter() - started
-    section = dynamic_report.section(measured, command, machine.cpu_name(), threads, args.repeat, elapsed)
+        elapsed = time.perf_counter() - started
+        section = dynamic_report.section(measured, command, machine.cpu_name(), threads, args.repeat, elapsed)
+        dynamic_report.write(args.output, section)
     print(section)
-    dynamic_report.write(args.output, section)
     print(f"wrote {args.output} ({elapsed:.0f} s)")
     return 0
 

@@ -8,7 +8,9 @@ float64 eager reference first, then the systems interleaved, R rounds, medians.
 """
 
 import copy
+import gc
 import io
+import resource
 import statistics
 import time
 import warnings
@@ -155,6 +157,8 @@ def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: i
         measured.times[(batch, seq)] = times
         log(f"  batch {batch} seq {seq}: " + ", ".join(f"{k} {_show(v)}" for k, v in times.items()))
         del systems["Versa static"], static
+        gc.collect()  # the static compile's module and engine (cycles through MLIR objects)
+        log(f"  peak resident after batch {batch} seq {seq}: {_resident_gb():.1f} GB")
     measured.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs
     return measured
 
@@ -188,6 +192,11 @@ def _measure_shape(systems, ids, mask, expected, reduction, repeat) -> tuple[dic
         results[name] = statistics.median(samples[name])
     beyond = {n: max(first[n] - results[n], 0.0) for n in timed}
     return {n: results[n] for n in SYSTEMS if n in results}, beyond
+
+
+def _resident_gb() -> float:
+    """This process's peak resident memory so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20)
 
 
 def _show(value: float | str) -> str:

@@ -64,6 +64,7 @@ class LowerToLLVM(Pipeline):
     tuning_db: str = field(default_factory=environment.tuning_db)  # measured points (versa-tune)
     profile: bool = False  # time each kernel (versa-profile-kernels): the optimizer's profile
     dynamic_tile: int = 256  # rows per full tile of a dynamic dim (versa-static-tiles)
+    dynamic_rows: int = 32  # a contraction's M per tile when N is dynamic too (versa-static-tiles)
 
     def thread_count(self) -> int:
         """Threads of the emitted code: OpenMP needs the runtime in this process (the JIT);
@@ -99,7 +100,8 @@ class LowerToLLVM(Pipeline):
         # Contractions get their strategies first: tiles (threads, caches, registers), then
         # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
         if self.opt_level >= 2:
-            yield VersaStaticTiles(tile=self.dynamic_tile)  # dynamic dims: static tiles for the strategies
+            # dynamic dims: static tiles for the strategies
+            yield VersaStaticTiles(tile=self.dynamic_tile, rows=self.dynamic_rows)
             yield VersaOutlineDynamic()  # the other dynamic ops: functions that layers share
             yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
             yield VersaCollapseReductions(rows=max(8, threads))  # one reduced loop; full ones in 2 stages

@@ -4,7 +4,8 @@ The codegen strategies (matmul, reductions, convolutions, pools) size their tile
 micro-kernels from static shapes. An op with dynamic parallel dims is rewritten here into loops
 whose bodies hold the same op on static slices: the last dynamic dim of its result runs in
 full tiles of `tile` rows, then the remainder (< tile) in smaller static tiles, the last
-zero-padded, each behind an `scf.if` (`common/tile_functions.py`'s `tile_cascade`); any other
+zero-padded, each behind an `scf.if` (`common/tile_functions.py`'s `tile_cascade`); a
+contraction's M, when its N is that last dim, the same way in tiles of `rows`; any other
 dynamic dim runs one index at a time. Every body is static, so `versa-codegen` gives it the
 same strategy as a static compile of that size, and the code holds a few variants per op (four
 for a tile of 256) whatever the call's sizes.
@@ -57,17 +58,19 @@ class VersaStaticTiles(Pass):
     name = "versa-static-tiles"
     summary = "Run ops with dynamic dims as loops over static tiles (full tiles, power-of-two rest)"
     tile: int = 256  # rows of a full tile; a power of two
+    rows: int = 32  # a contraction's M per tile when its N is dynamic too (1: one row at a time)
 
     def run(self, module: ir.Operation) -> None:
-        if self.tile < 1 or self.tile & (self.tile - 1):
-            raise ValueError(f"'{self.name}' tile {self.tile} is not a power of two")
+        for size in (self.tile, self.rows):
+            if size < 1 or size & (size - 1):
+                raise ValueError(f"'{self.name}' tile size {size} is not a power of two")
         # Ops are erased only at the end: a wrapper of an erased op is not invalidated by the
         # bindings (facts.md), so the list `collect` made must stay valid to the last op.
         replaced: list[ir.Operation] = []
         functions = Functions()
         for op in collect(module, lambda o: _heads_a_group(o) and slicing(o) is not None):
             if op not in replaced:  # else tiled already: a fill or epilogue of an earlier op
-                replaced += _tile(_group(op, functions), _tile_size(op, self.tile))
+                replaced += _tile(_group(op, functions), _steps(op, self.tile, self.rows))
         for op in replaced:
             op.erase()
 
@@ -79,6 +82,19 @@ def _tile_size(op: ir.Operation, tile: int) -> int:
     if op.name.startswith(("linalg.conv", "linalg.depthwise", "linalg.pooling")):
         return 1
     return min(tile, ROW_TILE) if op.name == "linalg.generic" else tile
+
+
+def _steps(op: ir.Operation, tile: int, rows: int) -> list[int]:
+    """Per dynamic result dim, its full tile: the last `_tile_size`, the others one index at a
+    time, except a contraction's M when its N is the last (attention's `q @ k.T` over a dynamic
+    sequence): `rows` of them, so the tile is a GEMM's, not a row's GEMV."""
+    shape = ir.RankedTensorType(op.results[0].type).shape
+    dynamic = [r for r, d in enumerate(shape) if ir.ShapedType.is_dynamic_size(d)]
+    steps = [1] * (len(dynamic) - 1) + [_tile_size(op, tile)]
+    contraction = op.name in _ADDS_PIECES
+    if contraction and len(dynamic) > 1 and dynamic[-2:] == [len(shape) - 2, len(shape) - 1]:
+        steps[-2] = rows
+    return steps
 
 
 def _heads_a_group(op: ir.Operation) -> bool:
@@ -126,19 +142,19 @@ def _group(op: ir.Operation, functions: Functions) -> _Group:
         group.plans.append(plan)
 
 
-def _tile(group: _Group, tile: int) -> list[ir.Operation]:
+def _tile(group: _Group, steps: list[int]) -> list[ir.Operation]:
     """Replace the group by a call of a function of its own holding its loops (outer dynamic
     dims one index at a time, the last in tiles), each op on the tile of the one before
     (`common/group_functions.py`: layers share these functions as they do the tiles'); returns
     the ops now dead, in an order to erase them (users first)."""
 
     def loops(copies: list[ir.Operation], dest: ir.Value) -> ir.Value:
-        return _loops(_Group(copies, group.plans, group.functions), {}, dest, tile)
+        return _loops(_Group(copies, group.plans, group.functions), {}, dest, steps)
 
     return outline(group.ops, group.functions, "group", loops)
 
 
-def _loops(group: _Group, at: dict, acc: ir.Value, tile: int) -> ir.Value:
+def _loops(group: _Group, at: dict, acc: ir.Value, steps: list[int]) -> ir.Value:
     """The loops over the result's dynamic dims after those in `at` (position among them ->
     the tile's offset, size and valid rows: None for a full tile)."""
     k, first, per_dim = len(at), group.ops[0], group.plans[0].per_dim
@@ -146,8 +162,9 @@ def _loops(group: _Group, at: dict, acc: ir.Value, tile: int) -> ir.Value:
         return _body(group, at, acc)
     i, dim = per_dim[k][0]
     extent = tensor.dim(first.operands[i], index_constant(dim))
-    step = tile if k == len(per_dim) - 1 else 1
-    return tile_cascade(extent, step, acc, lambda o, s, v, a: _loops(group, {**at, k: (o, s, v)}, a, tile))
+    return tile_cascade(
+        extent, steps[k], acc, lambda o, s, v, a: _loops(group, {**at, k: (o, s, v)}, a, steps)
+    )
 
 
 def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:
@@ -221,12 +238,10 @@ def _call(group: _Group, args: list[ir.Value], steps: list) -> ir.Value:
             else:
                 out = tensor.EmptyOp(out, ir.RankedTensorType(op.results[0].type).element_type).result
             out = linalg.fill(inside(fill), outs=[out]) if fill is not None else out
-            pieces = plan.reduction and op.name in _ADDS_PIECES and fill is not None
-            value = (
-                _reduced(op, plan, operands, out, inside)
-                if pieces
-                else clone_with(op, [*operands, out], inside)
-            )
+            if plan.reduction and op.name in _ADDS_PIECES and fill is not None:
+                value = _reduced(op, plan, operands, out, inside)
+            else:
+                value = clone_with(op, [*operands, out], inside)
         func.ReturnOp([value])
     return func.CallOp(group.functions.keep(function), args).result
 

@@ -92,6 +92,17 @@ class Step:
             raise ShapeError(f"'{self.op}' op {err} (operand shapes {operands})", self.location) from None
 
 
+def argument_symbols(arguments) -> dict[str, list[tuple[int, int]]]:
+    """Each symbol of `arguments` (per argument, per dim: a static size or a symbol) and the
+    (argument, dim)s that have it, in order."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for i, dims in enumerate(arguments):
+        for d, entry in enumerate(dims):
+            if isinstance(entry, str):
+                found.setdefault(entry, []).append((i, d))
+    return found
+
+
 @dataclass(frozen=True)
 class ShapeProgram:
     """The checks and shape computations of one function's calls (see the module's doc)."""
@@ -104,12 +115,7 @@ class ShapeProgram:
 
     def symbols(self) -> dict[str, list[tuple[int, int]]]:
         """Each symbol and the (argument, dim)s that have it, in order."""
-        found: dict[str, list[tuple[int, int]]] = {}
-        for i, dims in enumerate(self.arguments):
-            for d, entry in enumerate(dims):
-                if isinstance(entry, str):
-                    found.setdefault(entry, []).append((i, d))
-        return found
+        return argument_symbols(self.arguments)
 
     def argument_shapes(self, sizes: dict[str, int], given: dict[int, Shape]) -> tuple[Shape, ...]:
         """Argument shapes from the sizes of symbols and the whole shapes of some arguments (a

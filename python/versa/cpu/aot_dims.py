@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from versa.call_shapes import Range, ShapeError, ShapeProgram
+from versa.call_shapes import Range, ShapeError, ShapeProgram, argument_symbols
 from versa.diagnostics import error_at
 
 MAX_LEAVES = 64
@@ -437,9 +437,4 @@ class Dynamic:
 
     def symbols(self) -> dict[str, list[tuple[int, int]]]:
         """Each symbol and the (argument, dim)s that have it, in order."""
-        found: dict[str, list[tuple[int, int]]] = {}
-        for i, dims in enumerate(self.arguments):
-            for d, entry in enumerate(dims):
-                if isinstance(entry, str):
-                    found.setdefault(entry, []).append((i, d))
-        return found
+        return argument_symbols(self.arguments)

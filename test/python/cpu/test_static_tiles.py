@@ -109,3 +109,20 @@ def _walk(module: ir.Module) -> list[ir.Operation]:
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
     return ops
+
+
+@pytest.mark.parametrize(("rows", "found"), [(1, [1]), (4, [1, 4])])
+def test_a_contraction_over_two_dynamic_dims_tiles_both(rows, found):
+    """`q @ k.T` over a dynamic sequence: N in tiles, and M in tiles of `rows` (GEMM tiles, not
+    one row's GEMV per call) with its rest one row alone or zero-padded."""
+    text, _ = FUNCTIONS["attention"]
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        pipeline = f"convert-versa-to-linalg,canonicalize,versa-static-tiles{{tile={TILE} rows={rows}}}"
+        run_passes(module, parse_pipeline(pipeline))
+        scores = [  # q @ k.T: K = 16, N in tiles of up to 8
+            ir.RankedTensorType(op.operands[0].type).shape[0]
+            for op in _walk(module)
+            if op.name == "linalg.matmul" and ir.RankedTensorType(op.operands[0].type).shape[1] == 16
+        ]
+    assert sorted(set(scores)) == found
