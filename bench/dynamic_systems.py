@@ -141,6 +141,8 @@ def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: i
     )
     systems["Inductor dynamic"] = _prepared("Inductor dynamic", lambda: _inductor_dynamic(module), log)
     graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    for name, seconds in measured.compiles.items():
+        log(f"  {name}: compiled in {sum(seconds):.1f} s")
     systems["ONNX Runtime"] = _prepared("ONNX Runtime", lambda: _onnx_runtime(module, example, threads), log)
     for batch, seq in shapes:
         ids = torch.from_numpy(rng.integers(0, vocab, (batch, seq)))
@@ -154,6 +156,7 @@ def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: i
         for name, extra in (("Versa static", built), ("Inductor dynamic", 0.0)):  # compiled per shape
             if name in first:
                 measured.compiles.setdefault(name, []).append(first[name] + extra)
+                log(f"  {name}: first call {measured.compiles[name][-1]:.1f} s beyond steady state")
         measured.times[(batch, seq)] = times
         log(f"  batch {batch} seq {seq}: " + ", ".join(f"{k} {_show(v)}" for k, v in times.items()))
         del systems["Versa static"], static
