@@ -20,6 +20,8 @@ from .bufferize.lower_memref_copy import VersaLowerMemrefCopy
 from .bufferize.plan_buffers import VersaPlanBuffers
 from .bufferize.readonly_arguments import VersaReadonlyArguments
 from .bufferize.reshaped_results import VersaReshapedResults
+from .bufferize.result_copies import VersaResultCopies
+from .bufferize.returned_arguments import VersaReturnedArguments
 from .bufferize.unshare_inits import VersaUnshareInits
 from .common.base import Pass
 from .common.pipeline import Pipeline
@@ -79,6 +81,8 @@ PASSES: dict[str, type[Pass]] = {
         VersaReadonlyArguments,
         VersaDistinctResults,
         VersaReshapedResults,
+        VersaResultCopies,
+        VersaReturnedArguments,
         VersaLowerMemrefCopy,
         VersaPlanBuffers,
         VersaSerialForalls,

@@ -8,6 +8,8 @@ from .lower_memref_copy import VersaLowerMemrefCopy
 from .plan_buffers import VersaPlanBuffers
 from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
+from .result_copies import VersaResultCopies
+from .returned_arguments import VersaReturnedArguments
 from .unshare_inits import VersaUnshareInits
 
 
@@ -33,10 +35,12 @@ def buffer_steps(plan: bool = False, kernels: tuple[Pass, ...] = ()) -> Iterator
     yield "canonicalize"
     # A private function that returns the buffer it was given (versa-static-tiles' groups,
     # which fill their caller's result in place) returns nothing: its callers use the argument.
+    yield VersaReturnedArguments()  # a kernel's filled argument, reshaped and back
     yield "drop-equivalent-buffer-results"
     yield from kernels
     yield VersaReshapedResults()  # a returned reshape of a buffer: the buffer takes its shape
     yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"
+    yield VersaResultCopies()  # a dynamic result's buffer is the caller's too
     if not kernels:
         yield "buffer-deallocation-pipeline"
     # No memref.copy may reach finalize-memref-to-llvm unless it is a plain memcpy: the strided

@@ -14,6 +14,9 @@ always valid for a contiguous buffer (a chain of reshapes is inverted step by st
     %r = memref.expand_shape %a [[0, 1], [2]] ...        ... writes %a ...
     return %r                                             return %b
 
+A dynamic result (`?` dims) takes its sizes from the returned `expand_shape`'s `output_shape`
+where they exist where the alloc is (a row kernel's dims, read from its input at the top).
+
 No upstream pass does this: out-params hoisting only recognises a returned alloc.
 """
 
@@ -29,12 +32,30 @@ _RESHAPES = ("memref.expand_shape", "memref.collapse_shape")
 
 
 def _local_alloc(value: ir.Value) -> ir.Operation | None:
-    """The static, identity-layout `memref.alloc` defining `value`, if it is one."""
+    """The identity-layout `memref.alloc` defining `value`, if it is one."""
     alloc = producer(value, "memref.alloc")
     if alloc is None:
         return None
-    t = ir.MemRefType(value.type)
-    return alloc.operation if t.has_static_shape and identity_layout(t) else None
+    return alloc.operation if identity_layout(ir.MemRefType(value.type)) else None
+
+
+def _available(value: ir.Value, at: ir.Operation) -> bool:
+    """Whether `value` is defined before `at`: an argument of its block or an op before it."""
+    if isinstance(value, ir.BlockArgument):
+        return value.owner == at.block
+    owner = value.owner.operation
+    return owner.block == at.block and owner.is_before_in_block(at)
+
+
+def _sizes(result: ir.Value, chain: list[ir.Operation], alloc: ir.Operation) -> list[ir.Value] | None:
+    """The dynamic sizes of an alloc of `result`'s type at `alloc`, or None where they are not
+    known there: those of a returned `expand_shape` of the alloc itself, if defined before it."""
+    if ir.MemRefType(result.type).has_static_shape:
+        return []
+    if len(chain) != 1 or chain[0].name != "memref.expand_shape":
+        return None
+    sizes = list(chain[0].opview.output_shape)
+    return sizes if all(_available(size, alloc) for size in sizes) else None
 
 
 def _reshape(value: ir.Value) -> ir.Operation | None:
@@ -70,9 +91,12 @@ def _own_result(ret: ir.Operation, index: int) -> None:
     views = [alloc.result] + [op.result for op in chain[:-1]]
     if any(use.owner.name == "func.return" for view in views for use in view.uses):
         return  # a buffer returned twice: out-params must not alias
+    sizes = _sizes(ret.operands[index], chain, alloc)
+    if sizes is None:
+        return
     with ir.InsertionPoint(alloc), alloc.location:
         alignment = alloc.attributes["alignment"] if "alignment" in alloc.attributes else None
-        value = memref.AllocOp(ret.operands[index].type, [], [], alignment=alignment).result
+        value = memref.AllocOp(ret.operands[index].type, sizes, [], alignment=alignment).result
         ret.operands[index] = value
         for op, view in zip(reversed(chain), reversed(views), strict=True):
             value = _inverse(op, value, ir.MemRefType(view.type))

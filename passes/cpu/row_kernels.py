@@ -26,6 +26,10 @@ written (`row_producers.py`): neither is ever written. f16 and bf16 tensors are 
 vectors, extended and computed on in f32, and rounded once on store (`kernel_text.read`,
 `write_vector`), as PyTorch's half softmax and layer_norm do; their softmax is pipelined from
 two rows a thread (`row_pipelined.pipelines`); producers and consumers fold into f32 kernels only.
+Dynamic rows and a softmax's dynamic row take the same kernels (`kernel_loops.py`); such a
+kernel fills a buffer its caller passes (`bufferization.writable`, as `group_functions.py`'s
+functions do): the kernels of a model's layers are one shared function (versa-share-functions),
+and a shared function that returned a dynamic allocation would malloc it per call.
 
     %y = "versa.softmax"(%x) {axis = -1} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
   → %y = call @versa_softmax_0(%x) : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
@@ -36,21 +40,23 @@ import math
 from dataclasses import dataclass
 
 from versa import targets
-from versa.mlir import func, ir
+from versa.mlir import arith, func, ir, tensor
 
 from ..common.base import Pass, collect, target_option
+from ..common.group_functions import WRITABLE
+from ..common.kernel_loops import over_rows
 from ..common.kernel_text import (
     Finish,
     Load,
     RowShape,
+    Size,
     Text,
     chain,
     define,
     f32_literal,
-    over_rows,
     read,
-    reshapes,
 )
+from ..common.row_reshapes import reshapes
 from ..common.rows import row_axes, static_rows
 from .kernels.row_aligned import along_for
 from .kernels.row_bodies import layer_norm, softmax
@@ -68,10 +74,25 @@ from .kernels.row_producers import (
 _NEG_INF = "0xFF800000"
 
 
+def _extent(t: Text, shape: list[int | None], dims: dict[int, str], offset: int) -> Size:
+    """The product of `shape` (axes from `offset` of the kernel's tensor): static, or computed
+    from the dynamic dims' SSA names `dims`."""
+    static = math.prod(d for d in shape if d is not None)
+    names = [dims[offset + i] for i, d in enumerate(shape) if d is None]
+    if not names:
+        return static
+    value = names[0]
+    for other in names[1:] + ([t.c(static)] if static != 1 else []):
+        product = t.fresh("x")
+        t(f"{product} = arith.muli {value}, {other} : index")
+        value = product
+    return value
+
+
 def kernel_text(
     name: str,
     kind: str,
-    shape: list[int],
+    shape: list[int | None],
     lead: int,
     lanes: int,
     threads: int,
@@ -85,14 +106,19 @@ def kernel_text(
     first `lead` axes are rows, `lanes` f32 per vector, rows split over `threads`. With `inputs`,
     it reads them instead of its input and applies the producers `@{name}_input` to them.
     `pipelined`: softmax rows software-pipelined (`row_pipelined.py`). `storage`: the element
-    type of the tensors (f32, f16 or bf16; computed in f32)."""
-    rows, length = math.prod(shape[:lead]), math.prod(shape[lead:])
-    k, t = RowShape(rows, length, lanes, threads, storage), Text()
-    full = f"tensor<{'x'.join(map(str, shape))}x{storage}>"
+    type of the tensors (f32, f16 or bf16; computed in f32). Dynamic dims (None in `shape`):
+    the kernel reads their extents from its input (no producers or consumers)."""
+    t = Text()
+    full = f"tensor<{'x'.join('?' if d is None else str(d) for d in shape)}x{storage}>"
+    dims = {i: f"%d{i}" for i, d in enumerate(shape) if d is None}
+    for i, size in dims.items():
+        t(f"{size} = tensor.dim %x0, {t.c(i)} : {full}")
+    rows, length = _extent(t, shape[:lead], dims, 0), _extent(t, shape[lead:], dims, lead)
+    k = RowShape(rows, length, lanes, threads, storage)
     t(f"%ninf = arith.constant {_NEG_INF} : f32")
     t("%zero = arith.constant 0.0 : f32")
     t("%one = arith.constant 1.0 : f32")
-    to_rows, from_rows = reshapes(shape, lead, rows, length, storage)
+    to_rows, from_rows = reshapes(shape, lead, rows, length, storage, dims)
     if inputs is None:
         params, x = [f"%x0: {full}"], chain(t, "%x0", to_rows)
     else:
@@ -133,11 +159,16 @@ def kernel_text(
         along = along_for(t, k, whole_row)
         return body(t, load_at(xs, r, whole_row, type_), finish_at(whole_row), acc, r, type_, along)
 
-    t(f"%init = tensor.empty() : tensor<{rows}x{length}x{storage}>")
-    if pipelined and kind == "softmax":
-        y = softmax_rows(t, k, x, "%init", load_at, finish_at)
+    init = "%init"
+    if dims:  # the caller's buffer: a shared kernel must not return a dynamic alloc (module doc)
+        params.insert(0, f"%out0: {full} {{{WRITABLE} = true}}")
+        init = chain(t, "%out0", to_rows)
     else:
-        y = over_rows(t, k, x, "%init", row_body)
+        t(f"%init = tensor.empty() : {k.tensor(rows)}")
+    if pipelined and kind == "softmax":
+        y = softmax_rows(t, k, x, init, load_at, finish_at)
+    else:
+        y = over_rows(t, k, x, init, row_body)
     t(f"return {chain(t, y, from_rows)} : {full}")
     # Declarations of the producer and consumer functions (`define_function` defines them).
     lines = [t.function(f"func.func private @{name}({', '.join(params)}) -> {full} {{")]
@@ -148,6 +179,19 @@ def kernel_text(
             0, f"func.func private @{name}_output({', '.join([k.vec] * (1 + len(outputs)))}) -> {k.vec}"
         )
     return "\n".join(lines)
+
+
+def _empty_like(value: ir.Value, op: ir.Operation) -> ir.Value:
+    """A `tensor.empty` of `value`'s type before `op`, its dynamic sizes read from `value`."""
+    t = ir.RankedTensorType(value.type)
+    with ir.InsertionPoint(op), op.location:
+        sizes = [
+            tensor.DimOp(value, arith.ConstantOp(ir.IndexType.get(), i).result).result
+            if ir.ShapedType.is_dynamic_size(d)
+            else d
+            for i, d in enumerate(t.shape)
+        ]
+        return tensor.EmptyOp(sizes, t.element_type).result
 
 
 @dataclass(frozen=True)
@@ -161,14 +205,17 @@ class VersaRowKernels(Pass):
         lanes = self.target.lanes(32)
         ops = collect(
             module,
-            lambda op: op.name in ("versa.softmax", "versa.layer_norm") and row_axes(op, True) is not None,
+            lambda op: op.name in ("versa.softmax", "versa.layer_norm")
+            and row_axes(op, True, dynamic=True) is not None,
         )
         for count, op in enumerate(ops):
-            (shape, storage), lead = static_rows(op.operands[0], True), row_axes(op, True)
+            (shape, storage) = static_rows(op.operands[0], True, dynamic=True)
+            lead = row_axes(op, True, dynamic=True)
             kind = op.name.split(".")[1]
             eps = ir.FloatAttr(op.attributes["epsilon"]).value if kind == "layer_norm" else 0.0
             name = f"versa_{kind}_{count}"
-            f32 = storage == "f32"  # producers and consumers are f32 chains (row_producers)
+            # producers and consumers are f32 chains of static shapes (row_producers)
+            f32 = storage == "f32" and None not in shape
             before = producers(op.operands[0], shape, lead) if f32 else None
             after = consumers(op.results[0], shape, lead) if f32 else None
             inputs = before.read_as(shape, lead) if before else None
@@ -180,6 +227,8 @@ class VersaRowKernels(Pass):
             )
             define(module, text)
             operands = list(op.operands)
+            if None in shape:
+                operands.insert(0, _empty_like(op.operands[0], op))
             if before:
                 define_function(module, f"{name}_input", before, lanes)
                 operands = [*before.inputs, *operands[1:]]

@@ -11,6 +11,8 @@ run is reproduced from its options alone: a pass never reads the environment.
     VERSA_CACHE_DIR=PATH|off      the compile cache's folder (default $XDG_CACHE_HOME/versa, else
                                   ~/.cache/versa); `off` (or 0, none, "") disables it (versa.cache)
     VERSA_CACHE_SIZE=N[KMG]       the cache's size limit in bytes (default 2G; versa.cache)
+    VERSA_MEMORY_CACHE_SIZE=N[KMG]  the bytes a process keeps in compiled torch graphs for reuse
+                                  (default: a quarter of its memory; frontends.torch.executable_cache)
     VERSA_LOG=warning|info|debug  what Versa logs to stderr (versa.log; default warning)
     VERSA_FOLLOW_LOAD=1           OpenMP teams shrink to the cores other jobs leave free (a
                                   shared machine; versa.cpu.openmp); default: a fixed team
@@ -29,6 +31,7 @@ CODEGEN_STRICT = "VERSA_CODEGEN_STRICT"
 TUNING_DB = "VERSA_TUNING_DB"
 CACHE_DIR = "VERSA_CACHE_DIR"
 CACHE_SIZE = "VERSA_CACHE_SIZE"
+MEMORY_CACHE_SIZE = "VERSA_MEMORY_CACHE_SIZE"
 LOG = "VERSA_LOG"
 FOLLOW_LOAD = "VERSA_FOLLOW_LOAD"
 CACHE_OFF = ("off", "0", "none", "false", "no")
@@ -74,12 +77,21 @@ def cache_dir() -> Path | None:
 
 def cache_size() -> int:
     """VERSA_CACHE_SIZE in bytes (`500M`, `2G`, `1073741824`); ValueError when unreadable."""
-    text = os.environ.get(CACHE_SIZE, "").strip()
+    return _size(CACHE_SIZE, DEFAULT_CACHE_SIZE)
+
+
+def memory_cache_size(default: int) -> int:
+    """VERSA_MEMORY_CACHE_SIZE in bytes, `default` when unset; ValueError when unreadable."""
+    return _size(MEMORY_CACHE_SIZE, default)
+
+
+def _size(name: str, default: int) -> int:
+    text = os.environ.get(name, "").strip()
     if not text:
-        return DEFAULT_CACHE_SIZE
+        return default
     match = _SIZE.fullmatch(text)
     if match is None:
-        raise ValueError(f"{CACHE_SIZE}={text!r} is not a size (bytes, or with K, M, G, T: 500M, 2G)")
+        raise ValueError(f"{name}={text!r} is not a size (bytes, or with K, M, G, T: 500M, 2G)")
     return int(match[1]) << (10 * "kmgt".find(match[2].lower()) + 10 if match[2] else 0)
 
 

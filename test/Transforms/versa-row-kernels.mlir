@@ -2,6 +2,10 @@
 // RUN: versa-opt --versa-row-kernels="threads=2 target=x86-64-v3" --inline --symbol-dce %s | FileCheck %s --check-prefix=V3
 // RUN: versa-opt --versa-row-kernels %s | FileCheck %s --check-prefix=CALL
 
+// A kernel over dynamic dims fills a buffer its caller makes (a shared kernel must not allocate
+// its result): @softmax_dynamic's, at the end of this file.
+// CALL: func.func private @versa_softmax_{{[0-9]+}}(%{{.*}}: tensor<?x4x?xf32> {bufferization.writable = true}, %{{.*}}: tensor<?x4x?xf32>)
+
 // Softmax over the last axis, rows of 1000 (five rows fit L1): software-pipelined per thread's
 // chunk of rows. A max pass over the chunk's first row; one pass for row 0 (its exp into half
 // 0 of a per-chunk scratch tensor<2x1000xf32>, summed four ways, and row 1's max); the row
@@ -326,4 +330,59 @@ func.func @negative_consumer_of_a_returned_result(%x: tensor<8x64xf32>) -> (tens
   %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<8x64xf32>) -> tensor<8x64xf32>
   %1 = "versa.relu"(%0) : (tensor<8x64xf32>) -> tensor<8x64xf32>
   return %0, %1 : tensor<8x64xf32>, tensor<8x64xf32>
+}
+
+// Dynamic rows and a dynamic row (attention's scores, batch and key length `?`): one kernel
+// for every size. Its extents are read from the input; rows split into as many chunks as
+// there are threads and rows (none for no rows), each pipelined as above; a pass takes full
+// blocks of four vectors and single vectors to the call's length, then the masked tail only
+// where there is one (an scf.if: bounds-checked transfers).
+// CHECK-LABEL: func.func @softmax_dynamic
+// CHECK: tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x4x?xf32>
+// CHECK: %[[B:.+]] = tensor.dim %{{.*}}, %c0 : tensor<?x4x?xf32>
+// CHECK: %[[N:.+]] = tensor.dim %{{.*}}, %c2 : tensor<?x4x?xf32>
+// CHECK: %[[ROWS:.+]] = arith.muli %[[B]], %c4 : index
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<?x4x?xf32> into tensor<?x?xf32>
+// CHECK: %[[SHARE:.+]] = arith.ceildivui %[[ROWS]], %c2 : index
+// CHECK: %[[CHUNK:.+]] = arith.maxui %[[SHARE]], %c1 : index
+// CHECK: %[[TRIPS:.+]] = arith.ceildivui %[[ROWS]], %[[CHUNK]] : index
+// CHECK: scf.forall (%{{.*}}) in (%[[TRIPS]])
+// CHECK: tensor.empty(%[[N]]) : tensor<2x?xf32>
+// CHECK: %[[VECTORS:.+]] = arith.muli %{{.*}}, %c16 : index
+// CHECK: %[[BLOCKS:.+]] = arith.muli %{{.*}}, %c64 : index
+// CHECK: scf.for %{{.*}} = %c0 to %[[BLOCKS]] step %c64 {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for %{{.*}} = %[[BLOCKS]] to %[[VECTORS]] step %c16 {{.*}} -> (vector<16xf32>)
+// CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %[[VECTORS]] : index
+// CHECK: %[[SOME:.+]] = arith.cmpi ugt, %[[LEFT]], %c0 : index
+// CHECK: scf.if %[[SOME]] -> (vector<16xf32>)
+// CHECK: vector.transfer_read %{{.*}}[%{{.*}}, %[[VECTORS]]], %{{.*}} : tensor<?x?xf32>, vector<16xf32>
+// CHECK: math.exp
+// CHECK: tensor.parallel_insert_slice
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [%[[B]], 4, %[[N]]] : tensor<?x?xf32> into tensor<?x4x?xf32>
+// The kernel fills a buffer its caller makes (its signature is checked at the top: kernels
+// are defined at the start of the module, the last one first).
+// CALL-LABEL: func.func @softmax_dynamic
+// CALL: %[[OUT:.+]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x4x?xf32>
+// CALL: call @versa_softmax_{{[0-9]+}}(%[[OUT]], %{{.*}}) : (tensor<?x4x?xf32>, tensor<?x4x?xf32>) -> tensor<?x4x?xf32>
+// V3-LABEL: func.func @softmax_dynamic
+// V3: scf.for %{{.*}} step %c32 {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// V3: scf.if
+// V3: vector.transfer_read %{{.*}} : tensor<?x?xf32>, vector<8xf32>
+func.func @softmax_dynamic(%x: tensor<?x4x?xf32>) -> tensor<?x4x?xf32> {
+  %0 = "versa.softmax"(%x) {axis = -1 : i64} : (tensor<?x4x?xf32>) -> tensor<?x4x?xf32>
+  return %0 : tensor<?x4x?xf32>
+}
+
+// A layer_norm's rows dynamic, its row static (gamma and beta's length): the three-pass kernel
+// over rows split per call. A dynamic row (gamma of `?`) is left for convert-versa-to-linalg.
+// CHECK-LABEL: func.func @layer_norm_dynamic_rows
+// CHECK: scf.forall (%{{.*}}) in (%{{.*}})
+// CHECK: math.sqrt
+// CHECK: versa.layer_norm
+// CHECK-SAME: (tensor<2x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<2x?xf32>
+func.func @layer_norm_dynamic_rows(%x: tensor<?x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>,
+                                   %y: tensor<2x?xf32>, %h: tensor<?xf32>) -> (tensor<?x64xf32>, tensor<2x?xf32>) {
+  %0 = "versa.layer_norm"(%x, %g, %b) {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
+  %1 = "versa.layer_norm"(%y, %h, %h) {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<2x?xf32>
+  return %0, %1 : tensor<?x64xf32>, tensor<2x?xf32>
 }

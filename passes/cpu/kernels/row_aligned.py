@@ -23,7 +23,8 @@ software-pipelined form with non-temporal stores was still slower than the three
 (2048x30528: 1.16x at 2 threads, 1.30x at 1).
 """
 
-from ...common.kernel_text import Explicit, RowShape, Step, Text, along_row, vector_loop
+from ...common.kernel_loops import Step, along_row, vector_loop
+from ...common.kernel_text import Explicit, RowShape, Text
 
 
 def head(t: Text, k: RowShape, row: str) -> str:
@@ -37,8 +38,9 @@ def head(t: Text, k: RowShape, row: str) -> str:
 
 
 def aligns(k: RowShape) -> bool:
-    """Whether rows start off vector boundaries and are long enough for a head vector."""
-    return k.length % k.lanes != 0 and k.length >= k.lanes
+    """Whether rows start off vector boundaries and are long enough for a head vector (rows of
+    a dynamic length are not aligned: the head would be one more masked step for every row)."""
+    return isinstance(k.length, int) and k.length % k.lanes != 0 and k.length >= k.lanes
 
 
 def along_aligned(

@@ -36,7 +36,7 @@ def softmax(k: RowShape, t: Text, load: Load, finish: Finish, acc: str, r: str, 
     def normalize(sums: str) -> str:
         return k.broadcast(t, emit(t, k, f"arith.divf %one, {reduce(t, k, 'add', sums)}", "f32"))
 
-    if not k.main:  # a row shorter than a vector: e stays in a register, written once
+    if k.main == 0:  # a row shorter than a vector: e stays in a register, written once
         mask = t.fresh("mask")
         t(f"{mask} = vector.create_mask {t.c(k.length)} : vector<{k.lanes}xi1>")
         e = exp_at(t, t.c(0), mask)

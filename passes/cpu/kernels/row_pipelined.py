@@ -22,14 +22,14 @@ from collections.abc import Callable
 
 from versa import targets
 
+from ...common.kernel_loops import along_row, over_chunks
 from ...common.kernel_text import (
     Finish,
     Load,
     RowShape,
     Text,
-    along_row,
+    dim,
     emit,
-    over_chunks,
     read,
     reduce,
     write_vector,
@@ -42,7 +42,7 @@ RowFinish = Callable[[str], Finish]  # (row in the whole tensor) → the consume
 
 
 def pipelines(
-    shape: list[int], lead: int, threads: int, target: targets.Target, storage: str = "f32"
+    shape: list[int | None], lead: int, threads: int, target: targets.Target, storage: str = "f32"
 ) -> bool:
     """Whether a softmax of `shape` (f32, rows on the first `lead` axes) is software-pipelined:
     when a thread has at least two rows and either five rows (x's two, the two scratch rows,
@@ -61,14 +61,21 @@ def pipelines(
     f16/bf16 (`storage`) always, from two rows a thread: the three-pass form cannot keep e in
     a half output (it would round twice) and computes exp twice; f16, pipelined / three-pass,
     interleaved, 1 and 2 threads: 2048x4096 0.72x/0.72x, 1024x3000 0.63x/0.69x, 256x30522
-    0.73x/0.76x."""
-    rows, length = math.prod(shape[:lead]), math.prod(shape[lead:])
+    0.73x/0.76x.
+
+    Dynamic dims (None in `shape`): the sizes a call will have are unknown, so the criteria
+    apply to what is static. A dynamic row is pipelined (attention's rows, the dynamic rows
+    of models, are sequence lengths within L1); dynamic rows are taken as at least two a
+    thread, and as too many for the LLC."""
+    lead_dims, row_dims = shape[:lead], shape[lead:]
     l1, _, llc = target.caches
-    if -(-rows // threads) < 2:
+    if None not in lead_dims and -(-math.prod(lead_dims) // threads) < 2:
         return False
-    if storage != "f32":
+    if storage != "f32" or None in row_dims:
         return True
-    return 5 * 4 * length <= l1 or 2 * 4 * rows * length <= llc // 2
+    length = math.prod(row_dims)
+    fits_llc = None not in lead_dims and 2 * 4 * math.prod(lead_dims) * length <= llc // 2
+    return 5 * 4 * length <= l1 or fits_llc
 
 
 def softmax_rows(
@@ -76,7 +83,7 @@ def softmax_rows(
 ) -> str:
     """The softmax of the rows of `x` (or of what `load_at` reads) written into `out`,
     pipelined per thread's chunk of rows; returns the result's name."""
-    scratch_type = f"tensor<2x{k.length}xf32>"
+    scratch_type = f"tensor<2x{dim(k.length)}xf32>"
 
     def index(t: Text, text: str) -> str:
         v = t.fresh("i")
@@ -129,7 +136,8 @@ def softmax_rows(
             return inverse, k.broadcast(t, reduce(t, k, "maximumf", high)), scratch, (written or [None])[0]
 
         empty = t.fresh("scratch")
-        t(f"{empty} = tensor.empty() : {scratch_type}")
+        sizes = k.length if isinstance(k.length, str) else ""
+        t(f"{empty} = tensor.empty({sizes}) : {scratch_type}")
         inverse, top, scratch, _ = step(t.c(0), t.c(0), row_max(t.c(0)), empty, None)
         loop, r, a, s, m, v = (t.fresh(stem) for stem in ("rows", "r", "acc", "s", "top", "inv"))
         carried = [type_, scratch_type, k.vec, k.vec]

@@ -26,7 +26,8 @@ from versa.dialects import versa as dialect
 from versa.mlir import func, ir
 
 from ...common import linalg_builders as build
-from ...common.kernel_text import Finish, Load, RowShape, Text, chain, emit, read, reshapes
+from ...common.kernel_text import Finish, Load, RowShape, Text, chain, emit, read
+from ...common.row_reshapes import reshapes
 from ...common.scalar_emitters import SCALAR
 
 

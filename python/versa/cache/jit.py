@@ -11,6 +11,9 @@ copies the library to a private file and checks the copy (`Store.checkout`), whi
 buys two things: the code that runs is exactly the bytes whose checksum was verified, and every
 load is a library of its own (`dlopen` returns an already loaded library for the same file, and
 two `JitFunction`s of one key would then share the arena in its `.bss`, as two engines never do).
+The library is unloaded once nothing holds it (`Library`): CPython never unloads a CDLL, so a
+process that drops its compiles (`versa.compile`'s executables, evicted) would otherwise keep
+each one's constants mapped, and the disk space of its unlinked copy, until it exits.
 
 A hit has no lowered module: `JitFunction.module` and `.engine` are None then (what tests and
 `versa-opt` inspect; they compile without the cache, and `JitFunction(..., cache=False)` always
@@ -18,10 +21,12 @@ compiles). A function with dynamic dims keeps its shape program (`versa.call_sha
 entry: a hit has no module to build it from.
 """
 
+import _ctypes
 import ctypes
 import logging
 import os
 import tempfile
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +49,20 @@ _failed: list[str] = []  # why entries could not be written in this process
 class Loaded:
     address: int  # of `packed_symbol(name)`
     memory: dict[str, int]  # `runtime.MemoryUse`'s fields
-    library: ctypes.CDLL  # keeps the code loaded
+    library: "Library"  # keeps the code loaded
     kernels: list[dict]  # a profiling compile's kernel table (`cpu.profile.Kernel`s as dicts)
     shapes: dict | None  # a function with dynamic dims: its `call_shapes.ShapeProgram` as JSON
+
+
+class Library(ctypes.CDLL):
+    """An entry's code, loaded from its private copy (RTLD_LOCAL), unloaded (`dlclose`) once
+    the last reference goes: the `JitFunction`'s, or a `KernelCounters`' reading its globals.
+    `nbytes`: the library's size, its code and constants (what it maps)."""
+
+    def __init__(self, path: str, nbytes: int):
+        super().__init__(path)
+        self.nbytes = nbytes
+        weakref.finalize(self, _ctypes.dlclose, self._handle).atexit = False  # at exit: left mapped
 
 
 def store() -> Store | None:
@@ -88,7 +104,7 @@ def load(cache: Store, key: str, name: str, inputs: Sequence[TensorSpec], output
             _log.warning("cache entry %s is not '%s' as compiled now: compiling", key[:16], name)
             return None
         openmp.shared_libraries()  # the OpenMP runtime, from the allowlist, before the code needs it
-        library = ctypes.CDLL(copy)  # RTLD_LOCAL: its symbols stay out of the process's namespace
+        library = Library(copy, meta["payload_bytes"])  # its symbols stay out of the process's namespace
         address = ctypes.cast(getattr(library, packed_symbol(name)), ctypes.c_void_p).value
     except (OSError, AttributeError) as err:
         _log.warning("cache entry %s could not be loaded (%s): compiling", key[:16], err)

@@ -5,9 +5,10 @@ An entry is the imported versa module as MLIR bytecode (locations kept: they nam
 in the same store as the compiled code (`imports.py` reads and writes it: checked, evicted
 alike), with what `versa.compile` needs to call it without the export: the pytree structure of
 the inputs and outputs (`torch.utils._pytree.treespec_dumps`, JSON) and which outputs are None
-(`convert.none_results`), and the module's `module_digest` (taken before it was written: a hit
-need not hash ~100 MB of bytecode again). The compile cache then finds the machine code by that
-digest, as it always does.
+(`convert.none_results`), the module's `module_digest` (taken before it was written: a hit
+need not hash ~100 MB of bytecode again), and with `dynamic_shapes` the dims the export left
+dynamic, per input leaf (what `CompiledModule` masks in its signatures). The compile cache then
+finds the machine code by that digest, as it always does.
 
 What is written: `versa.compile`'s whole-graph path, once the module has compiled (a model that
 needed partitioning is never an entry: its warm start must partition too), unless the forward
@@ -41,12 +42,14 @@ class Stored:
     out_spec: pytree.TreeSpec | None
     nones: list[int]
     digest: str | None  # the module's `module_digest` when it was written (versa.compile's)
+    dynamic: tuple[frozenset, ...] | None  # per input leaf, the dims left dynamic (versa.compile's)
 
 
-def key(model, args: tuple, kwargs: dict, purpose: str) -> str | None:
-    """The entry's key of importing `model(*args, **kwargs)` for `purpose`; None with the
-    cache off or a model whose key cannot be taken (then logged at info)."""
-    return None if jit.store() is None else model_key(model, args, kwargs, purpose)
+def key(model, args: tuple, kwargs: dict, purpose: str, dynamic_shapes=None) -> str | None:
+    """The entry's key of importing `model(*args, **kwargs)` for `purpose`, the dims
+    `dynamic_shapes` names dynamic; None with the cache off or a model whose key cannot be
+    taken (then logged at info)."""
+    return None if jit.store() is None else model_key(model, args, kwargs, purpose, dynamic_shapes)
 
 
 def lookup(key: str | None, what: str, context: Callable[[], ir.Context]) -> Stored | None:
@@ -62,11 +65,13 @@ def lookup(key: str | None, what: str, context: Callable[[], ir.Context]) -> Sto
     try:
         in_spec, out_spec = (pytree.treespec_loads(meta[k]) if meta[k] else None for k in SPECS)
         nones, digest = [int(n) for n in meta["nones"]], meta.get("module_digest")
+        dynamic = meta.get("dynamic")
+        dynamic = None if dynamic is None else tuple(frozenset(int(d) for d in dims) for dims in dynamic)
     except (KeyError, TypeError, ValueError, NotImplementedError) as err:
         _log.warning("torch import cache entry %s cannot be used (%s): exporting", key[:16], err)
         return None
     _log.info("torch import cache hit: %s (%s)", what, key[:16])
-    return Stored(module, in_spec, out_spec, nones, digest)
+    return Stored(module, in_spec, out_spec, nones, digest, dynamic)
 
 
 class Pending:
@@ -84,7 +89,9 @@ class Pending:
             self._digest = module_digest(self._module)
         return self._digest
 
-    def commit(self, in_spec=None, out_spec=None, nones=()) -> None:
+    def commit(
+        self, in_spec=None, out_spec=None, nones=(), dynamic: tuple[frozenset, ...] | None = None
+    ) -> None:
         if self._record is None:
             return
         try:
@@ -101,6 +108,7 @@ class Pending:
             **specs,
             "nones": list(nones),
             "module_digest": self._digest,
+            "dynamic": None if dynamic is None else [sorted(dims) for dims in dynamic],
         }
         self._record.commit(meta, self.what)
 

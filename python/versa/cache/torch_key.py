@@ -19,6 +19,8 @@ through the export as before. What the export of `model(*args, **kwargs)` reads,
     the inputs           their pytree structure, each tensor's type, dtype, shape, stride and
                          device (values: the export is traced on fake tensors), the other
                          leaves in stable form (the export specializes on them)
+    dynamic_shapes       which dims of which inputs are dynamic, each dim's name and range
+                         (`dynamic_form`)
     global state         grad mode, inference mode, default dtype, autocast, deterministic
                          algorithms; global module hooks refuse the key (code outside the model)
     the toolchain        torch's version and git revision, NumPy's, Python's, and
@@ -77,11 +79,13 @@ HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_p
 GLOBAL_HOOKS = tuple(f"_global{name}" for name in HOOKS)
 
 
-def model_key(model, args: tuple, kwargs: dict, purpose: str) -> str | None:
-    """The hex sha256 key of importing `model(*args, **kwargs)` for `purpose`; None (logged at
-    info) when part of it cannot be digested reliably."""
+def model_key(model, args: tuple, kwargs: dict, purpose: str, dynamic_shapes=None) -> str | None:
+    """The hex sha256 key of importing `model(*args, **kwargs)` for `purpose`, the dims
+    `dynamic_shapes` names dynamic; None (logged at info) when part of it cannot be digested
+    reliably."""
     try:
-        lines = _lines(model, args, kwargs)
+        lines = [f"dynamic_shapes {line}" for line in dynamic_form(dynamic_shapes)]
+        lines += _lines(model, args, kwargs)
     except Undigestible as err:
         _log.info("%s: imported module not cached (%s)", type(model).__name__, err)
         return None
@@ -152,6 +156,35 @@ def _inputs(args: tuple, kwargs: dict, form: StableForm) -> list[str]:
         else:
             lines.append(f"input {i} {form.form(leaf, f'input {i}')}")
     return lines
+
+
+def dynamic_form(dynamic_shapes) -> tuple[str, ...]:
+    """torch.export's `dynamic_shapes` in a canonical, hashable form: its structure (which
+    inputs, which dims: pytree's spec, keys included), then each dim by what it means: a `Dim`'s
+    name and range, a derived dim's expression and its root's, a hint (`Dim.AUTO`) and its
+    bounds, a static size. () for None. Two spellings of one meaning may differ (a miss), two
+    meanings never coincide. Undigestible for what it cannot spell (a ShapesCollection)."""
+    if dynamic_shapes is None:
+        return ()
+    leaves, spec = pytree.tree_flatten(dynamic_shapes, is_leaf=lambda x: isinstance(x, _DIM_LEAVES))
+    return (" ".join(str(spec).split()), *(_dim_form(leaf) for leaf in leaves))
+
+
+_DIM_LEAVES = (torch.export.Dim, type(torch.export.Dim.AUTO))
+
+
+def _dim_form(dim) -> str:
+    if isinstance(dim, torch.export.Dim):
+        if hasattr(dim, "root"):  # 2 * batch + 1: the expression names its root
+            return f"derived {dim.__name__} of {_dim_form(dim.root)}"
+        if hasattr(dim, "value"):
+            return f"static {dim.value}"
+        return f"dim {dim.__name__} {dim.min} {dim.max}"
+    if isinstance(dim, type(torch.export.Dim.AUTO)):
+        return f"hint {dim.type.name} {dim.min} {dim.max}"
+    if dim is None or type(dim) is int:
+        return f"size {dim}"
+    raise Undigestible(f"dynamic_shapes holds a {type(dim).__name__}")
 
 
 def _toolchain() -> list[str]:

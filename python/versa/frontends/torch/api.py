@@ -21,27 +21,26 @@ graph: there the CompileError listing the ops stands, as it does for `import_tor
 import contextlib
 import functools
 import warnings
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
-import numpy as np
 import torch
-from torch.fx import _pytree as fx_pytree
 from torch.utils import _pytree as pytree
 
 from versa import targets
 from versa.cache import torch_imports
-from versa.diagnostics import CompileError, Diagnostic
+from versa.diagnostics import CompileError
 from versa.gpu import Program
 from versa.mlir import ir
 from versa.options import CompileOptions
 from versa.tuning import tuner
 from versa.tuning.db import database_path
 
+from .compiled_forms import EagerHosted, Evicted, WholeGraph, host_tensor
 from .complex_to_real import program_as_real
 from .convert import convert_module, none_results
-from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, compile_options, executable, on_gpu
+from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, compile_options, executable
 from .importer import functional, import_program, make_torch_context, unroll_recurrent
 from .partition import GraphCompiler, Partitioned
 from .signatures import dynamic_dims, flat_leaves, quick_key, signature
@@ -63,10 +62,10 @@ def import_torch(model, example_inputs: Sequence, dynamic_shapes=None) -> ir.Mod
     """The versa module of `model` called on `example_inputs` (weights as constants; the buffers
     the forward mutates as the first arguments, their new values as the first results), the
     dims `dynamic_shapes` names dynamic (as torch.export takes it). Read from the compile cache
-    when this model was imported before (`cache/torch_imports.py`), when every dim is static:
-    the cache's key does not hold `dynamic_shapes`."""
+    when this model was imported before with these inputs and dynamic_shapes
+    (`cache/torch_imports.py`)."""
     what = type(model).__name__
-    key = None if dynamic_shapes else torch_imports.key(model, tuple(example_inputs), {}, "import_torch")
+    key = torch_imports.key(model, tuple(example_inputs), {}, "import_torch", dynamic_shapes)
     stored = torch_imports.lookup(key, what, make_torch_context)
     if stored is not None:
         return stored.module
@@ -84,56 +83,7 @@ def _import(model, example_inputs: Sequence, dynamic_shapes=None) -> tuple[ir.Mo
     return convert_module(torch_module), program, none_results(torch_module)
 
 
-class _WholeGraph(NamedTuple):
-    """The export compiled as one function: tensor leaves in, eager's output structure back."""
-
-    function: Executable
-    in_spec: object
-    out_spec: object
-    nones: list[int]
-    state: State | None  # the buffers the forward mutates: read, then written back, at each call
-
-    def __call__(self, args: tuple, kwargs: dict):
-        leaves = fx_pytree.tree_flatten_spec((args, kwargs), self.in_spec) if kwargs else flat_leaves(args)
-        tensors = [x for x in leaves if isinstance(x, torch.Tensor | np.ndarray)]
-        outputs = self.function(self.state.arguments(tensors) if self.state else tensors)
-        for position in self.nones:  # e.g. (hidden, None) from a model without a cache
-            outputs.insert(position, None)
-        if self.state:
-            outputs = self.state.write_back(outputs, leaves)
-        return outputs[0] if self.out_spec.is_leaf() else pytree.tree_unflatten(outputs, self.out_spec)
-
-    def program(self) -> Program:
-        if self.function.program is None:
-            raise ValueError("a program exists for GPU targets only (target='cuda')")
-        return self.function.program
-
-
-class _EagerHosted:
-    """A module run by torch on the host with compiled pieces inside: eager's input and output
-    structure; NumPy in, NumPy out; no autograd history, as compiled outputs have none."""
-
-    def __init__(self, forward, why: str):
-        self.forward, self.why = forward, why
-
-    def __call__(self, args: tuple, kwargs: dict):
-        leaves = pytree.tree_leaves((args, kwargs))
-        returns_numpy = bool(leaves) and all(isinstance(x, np.ndarray) for x in leaves)
-        with torch.no_grad():
-            args, kwargs = pytree.tree_map(_host_tensor, (args, kwargs))
-            outputs = self.forward(*args, **kwargs)
-        return (
-            pytree.tree_map(lambda y: y.numpy() if isinstance(y, torch.Tensor) else y, outputs)
-            if returns_numpy
-            else outputs
-        )
-
-    def program(self) -> Program:
-        message = f"versa.compile: a GPU or AOT program needs the whole graph, and {self.why}"
-        raise CompileError([Diagnostic("error", message)])
-
-
-def _partitioned(graph_module: torch.fx.GraphModule, options: CompileOptions, ranges=None) -> _EagerHosted:
+def _partitioned(graph_module: torch.fx.GraphModule, options: CompileOptions, ranges=None) -> EagerHosted:
     """The export's module (`ExportedProgram.module()`: weights as attributes) with its supported
     partitions compiled, their dynamic dims in the export's `ranges`. Called by `forward`:
     `__call__` runs the export's pre-hook, which checks every input's shape (~40 µs) where the
@@ -141,7 +91,7 @@ def _partitioned(graph_module: torch.fx.GraphModule, options: CompileOptions, ra
     partitioned = Partitioned(graph_module, lambda part: VersaGraph(part, options, ranges))
     warnings.warn(partitioned.warning(), stacklevel=6)
     why = partitioned.warning().removeprefix("versa: ")
-    return _EagerHosted(partitioned.module.forward, f"this one is partitioned: {why}")
+    return EagerHosted(partitioned.module.forward, f"this one is partitioned: {why}")
 
 
 def partition_model(model, example_inputs: Sequence, compile_graph: GraphCompiler) -> Partitioned:
@@ -152,7 +102,7 @@ def partition_model(model, example_inputs: Sequence, compile_graph: GraphCompile
     return Partitioned(graph_module, compile_graph)
 
 
-def _through_dynamo(model, options: CompileOptions, error: Exception) -> _EagerHosted:
+def _through_dynamo(model, options: CompileOptions, error: Exception) -> EagerHosted:
     """A model torch.export cannot take (a data-dependent output shape: ctc_loss with tensor
     lengths, nonzero), compiled by torch.compile with this backend instead: Dynamo breaks its
     graph around what it cannot trace, and the pieces reach Versa."""
@@ -161,11 +111,14 @@ def _through_dynamo(model, options: CompileOptions, error: Exception) -> _EagerH
     why = " ".join(str(error).split())[:300]
     warnings.warn(f"versa: torch.export failed ({why}); compiling through torch.compile", stacklevel=6)
     compiled = torch.compile(model, backend=functools.partial(backend, compile_options=options))
-    return _EagerHosted(compiled, f"torch.export could not take this one: {why}")
+    return EagerHosted(compiled, f"torch.export could not take this one: {why}")
 
 
 class CompiledModule:
-    """`model` compiled by Versa for each input signature it is called with."""
+    """`model` compiled by Versa for each input signature it is called with. It holds the
+    compiled function of its example inputs; those of the other signatures live while the
+    executable cache keeps them (VERSA_MEMORY_CACHE_SIZE), and are compiled again when called
+    after it has evicted them (a load, with the compile cache on)."""
 
     def __init__(
         self,
@@ -187,8 +140,9 @@ class CompiledModule:
             tuning_db = database_path(tuning_db)
         self.options = compile_options(target, opt_level, tuning_db)  # target, tier, threads, ...
         self.tune_budget_s = float(tune or 0)
-        self._compiled: dict[tuple, _WholeGraph | _EagerHosted] = {}  # the example inputs' first
-        self._quick: dict[tuple, _WholeGraph | _EagerHosted] = {}  # by quick_key, same entries
+        self._compiled: dict[tuple, WholeGraph | EagerHosted] = {}  # the example inputs' first
+        self._quick: dict[tuple, WholeGraph | EagerHosted] = {}  # by quick_key, same entries
+        self._held: Executable | None = None  # the example inputs' executable (a whole graph's)
         self._compile(tuple(example_inputs), dict(example_kwargs or {}))
 
     @property
@@ -205,23 +159,26 @@ class CompiledModule:
             leaves = pytree.tree_leaves((args, named)) if kwargs else flat_leaves(args)
         return signature(leaves, self._dynamic) + tuple(name for name, _ in named)
 
-    def _compile(self, args: tuple, kwargs: dict) -> _WholeGraph | _EagerHosted:
+    def _compile(self, args: tuple, kwargs: dict) -> WholeGraph | EagerHosted:
         """The compiled function for the signature of `args` and `kwargs`: whole, or partitioned
         (host CPU only)."""
         key = self._key(args, kwargs)
-        if key not in self._compiled:
-            host_args = pytree.tree_map(_host_tensor, args)
-            host_kwargs = pytree.tree_map(_host_tensor, kwargs)
+        if key not in self._compiled or self._compiled[key].evicted:
+            host_args = pytree.tree_map(host_tensor, args)
+            host_kwargs = pytree.tree_map(host_tensor, kwargs)
             what = type(self.model).__name__  # the imported module from the cache: no export
-            import_key = None  # the cache's key does not hold dynamic_shapes: such imports skip it
-            if self.dynamic_shapes is None:
-                import_key = torch_imports.key(self.model, host_args, host_kwargs, "versa.compile")
+            dims = self.dynamic_shapes
+            import_key = torch_imports.key(self.model, host_args, host_kwargs, "versa.compile", dims)
             stored = torch_imports.lookup(import_key, what, make_torch_context)
             if stored is not None:
                 with contextlib.suppress(CompileError):  # else through the export, which may partition
                     parts = (stored.module, stored.in_spec, stored.out_spec, stored.nones, None)
-                    self._compiled[key] = self._whole_graph(*parts, stored.digest)
-                    return self._compiled[key]
+                    compiled = self._whole_graph(*parts, stored.digest)
+                    if stored.dynamic is not None:  # as the export's dims below
+                        self._dynamic, self._keywords = stored.dynamic, list(kwargs)
+                        key = self._key(args, kwargs)
+                    self._compiled[key] = compiled
+                    return compiled
             try:
                 host = self.options.on_cpu
                 program, graph_module = _export(self.model, host_args, host_kwargs, host, self.dynamic_shapes)
@@ -240,29 +197,38 @@ class CompiledModule:
                     parts = (module, spec.in_spec, spec.out_spec, nones, state)
                     self._compiled[key] = self._whole_graph(*parts, pending.digest)
                     if state is None:  # a mutating model's entry would have to name its tensors
-                        pending.commit(spec.in_spec, spec.out_spec, nones)
+                        pending.commit(spec.in_spec, spec.out_spec, nones, self._dynamic)
             except CompileError:
                 if graph_module is None:
                     raise
                 self._compiled[key] = _partitioned(graph_module, self.options, program.range_constraints)
         return self._compiled[key]
 
-    def _whole_graph(self, module: ir.Module, in_spec, out_spec, nones, state, digest) -> _WholeGraph:
+    def _whole_graph(self, module: ir.Module, in_spec, out_spec, nones, state, digest) -> WholeGraph:
         if self.tune_budget_s and self.options.on_cpu:  # measured choices first
             text = module.operation.get_asm(enable_debug_info=True)
             tuner.tune(text, self.options, self.options.tuning_db, self.tune_budget_s)
-        return _WholeGraph(executable(module, self.options, digest), in_spec, out_spec, nones, state)
+        function = executable(module, self.options, digest)
+        if not self._compiled:  # the example inputs'
+            self._held = function
+        return WholeGraph(weakref.ref(function), in_spec, out_spec, nones, state)
 
     def __call__(self, *args, **kwargs):
-        if not kwargs:  # the common call: flat tensors, a signature seen before (~3 µs saved)
-            quick = quick_key(args, self._dynamic)
-            compiled = self._quick.get(quick) if quick is not None else None
-            if compiled is None:
-                compiled = self._compile(args, kwargs)
-                if quick is not None:
-                    self._quick[quick] = compiled
-            return compiled(args, kwargs)
-        return self._compile(args, kwargs)(args, kwargs)
+        try:
+            return self._compiled_for(args, kwargs)(args, kwargs)
+        except Evicted:
+            return self._compile(args, kwargs)(args, kwargs)
+
+    def _compiled_for(self, args: tuple, kwargs: dict) -> WholeGraph | EagerHosted:
+        if kwargs:
+            return self._compile(args, kwargs)
+        quick = quick_key(args, self._dynamic)  # the common call: flat tensors (~3 µs saved)
+        compiled = self._quick.get(quick) if quick is not None else None
+        if compiled is None or compiled.evicted:
+            compiled = self._compile(args, kwargs)
+            if quick is not None:
+                self._quick[quick] = compiled
+        return compiled
 
     def program(self, *args, **kwargs) -> Program:
         """The GPU Program for `args`' signature (the example inputs' by default): PTX and a
@@ -292,13 +258,6 @@ def _export(
             )
         program = program_as_real(unroll_recurrent(functional(model)))
         return program, program.module(check_guards=False) if host else None
-
-
-def _host_tensor(a):
-    """The export runs on the host: CUDA tensors go as CPU copies, NumPy arrays as tensors."""
-    if isinstance(a, np.ndarray):
-        return torch.from_numpy(a)
-    return a.cpu() if on_gpu(a) else a
 
 
 def compile(

@@ -7,7 +7,6 @@ and the torch.compile backend.
 """
 
 import os
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,6 +21,7 @@ from versa.mlir import ir
 from versa.options import CompileOptions
 
 from .convert import BOUNDARY_RESULTS, convert_module, none_results
+from .executable_cache import ExecutableCache, resident_bytes
 from .importer import import_graph, make_torch_context
 
 # O3: OpenMP threads where they pay (codegen's threads_worth). Measured beside torch eager on 2
@@ -78,7 +78,8 @@ def on_gpu(x) -> bool:
 class Executable:
     """A versa module compiled for the host CPU (JIT) or a GPU (a Program, loaded by the
     CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
-    torch out (CUDA tensors stay on the device), NumPy in, NumPy out."""
+    torch out (CUDA tensors stay on the device), NumPy in, NumPy out. `nbytes`: what it holds,
+    estimated (`executable_cache.resident_bytes`)."""
 
     def __init__(self, module: ir.Module, options: CompileOptions, module_digest: str | None = None):
         self.program: Program | None = None
@@ -90,6 +91,7 @@ class Executable:
             passes = options.versa_passes()  # versa-layout takes the GPU's conv layout, like a CPU's
             self.program = compile_gpu(module, options.target, None, passes, options.matmul_precision)
             self._function = None  # a GpuFunction once called: raises GpuUnavailable without a GPU
+        self.nbytes = resident_bytes(self._function, self.program)
 
     def __call__(self, leaves: Sequence) -> list:
         # NumPy in, NumPy out (the first leaf decides most calls without the generator)
@@ -116,16 +118,15 @@ def executable(module: ir.Module, options: CompileOptions, digest: str | None = 
     """`Executable(module, ...)`, shared by every graph whose module prints the same: Dynamo
     retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
     specialization to B again (or a second `versa.compile` of one model) is then no recompile.
+    Kept while the executables kept fit in VERSA_MEMORY_CACHE_SIZE (`executable_cache`).
     `digest`: the module's `module_digest`, where the caller has it (a cached import)."""
     digest = digest or module_digest(module)  # also the compile cache's (large with weights)
     key = (digest, options, _database_state(options.tuning_db))
-    if key in _EXECUTABLES:
-        _EXECUTABLES.move_to_end(key)
-    else:
-        _EXECUTABLES[key] = Executable(module, options, digest)
-        if len(_EXECUTABLES) > EXECUTABLE_CACHE_SIZE:
-            _EXECUTABLES.popitem(last=False)
-    return _EXECUTABLES[key]
+    found = _EXECUTABLES.get(key)
+    if found is None:
+        found = Executable(module, options, digest)
+        _EXECUTABLES.add(key, found)
+    return found
 
 
 def _database_state(path: str) -> tuple:
@@ -138,8 +139,7 @@ def _database_state(path: str) -> tuple:
     return (stat.st_size, stat.st_mtime_ns) if stat else ()
 
 
-EXECUTABLE_CACHE_SIZE = 64  # least recently compiled first out; Dynamo keeps 8 graphs per frame
-_EXECUTABLES: OrderedDict[tuple, Executable] = OrderedDict()
+_EXECUTABLES = ExecutableCache()
 
 
 def _bf16_results(module: ir.Module) -> list[int]:
