@@ -65,18 +65,30 @@ func.func @requantize(%x: tensor<7xi32>, %s: tensor<f32>) -> tensor<7xui8> {
 
 // -----
 
-// qmatmul: a ui8 operand widened to i16 (the named op reads signed), zero points as i32
-// scalars, linalg.quantized_matmul into a zero-filled i32 accumulator.
+// qmatmul (lower_qcontract.py, zero_points.py): both operands read unsigned (the i8 one's top
+// bit flipped, its zero point + 128) by linalg.matmul {cast_unsigned} into i32, then
+// acc - zb'·rowsum(a) - za·(colsum(b') - K·zb') in one generic.
 // CHECK-LABEL: func.func @qmatmul
 //  CHECK-SAME:   (%[[A:.+]]: tensor<4x8xi8>, %[[B:.+]]: tensor<8x5xi8>, %[[ZA:.+]]: tensor<i8>, %[[ZB:.+]]: tensor<i8>)
-//       CHECK:   %[[W:.+]] = linalg.generic
-//       CHECK:     arith.extui %{{.+}} : i8 to i16
-//       CHECK:   %[[EA:.+]] = tensor.extract %[[ZA]][] : tensor<i8>
-//       CHECK:   %[[IA:.+]] = arith.extui %[[EA]] : i8 to i32
-//       CHECK:   %[[EB:.+]] = tensor.extract %[[ZB]][] : tensor<i8>
-//       CHECK:   %[[IB:.+]] = arith.extsi %[[EB]] : i8 to i32
-//       CHECK:   %[[INIT:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<4x5xi32>)
-//       CHECK:   linalg.quantized_matmul ins(%[[W]], %[[B]], %[[IA]], %[[IB]] : tensor<4x8xi16>, tensor<8x5xi8>, i32, i32) outs(%[[INIT]] : tensor<4x5xi32>)
+//   CHECK-DAG:   %[[K:.+]] = arith.constant 8 : i32
+//   CHECK-DAG:   %[[BIT:.+]] = arith.constant -128 : i8
+//       CHECK:   %[[IA:.+]] = arith.extui %{{.+}} : i8 to i32
+//       CHECK:   %[[SB:.+]] = arith.extsi %{{.+}} : i8 to i32
+//       CHECK:   %[[IB:.+]] = arith.subi %[[SB]], %{{.+}} : i32
+//       CHECK:   %[[UB:.+]] = linalg.generic
+//       CHECK:     arith.xori %{{.+}}, %[[BIT]] : i8
+//       CHECK:   %[[CORE:.+]] = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%[[A]], %[[UB]] : tensor<4x8xi8>, tensor<8x5xi8>) outs(%{{.+}} : tensor<4x5xi32>)
+//       CHECK:   %[[COL:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "parallel"]} ins(%[[UB]] : tensor<8x5xi8>)
+//       CHECK:     arith.extui
+//       CHECK:   %[[KZ:.+]] = arith.muli %[[IB]], %[[K]] : i32
+//       CHECK:   %[[ROW:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[A]] : tensor<4x8xi8>)
+//       CHECK:   %[[ROW2:.+]] = tensor.expand_shape %[[ROW]]
+//       CHECK:   linalg.generic {{.+}} ins(%[[CORE]], %[[ROW2]], %[[COL]] : tensor<4x5xi32>, tensor<4x1xi32>, tensor<5xi32>)
+//       CHECK:     %[[R:.+]] = arith.muli %{{.+}}, %[[IB]] : i32
+//       CHECK:     %[[Y:.+]] = arith.subi %{{.+}}, %[[R]] : i32
+//       CHECK:     %[[C:.+]] = arith.subi %{{.+}}, %[[KZ]] : i32
+//       CHECK:     %[[CZ:.+]] = arith.muli %[[C]], %[[IA]] : i32
+//       CHECK:     arith.subi %[[Y]], %[[CZ]] : i32
 func.func @qmatmul(%a: tensor<4x8xui8>, %b: tensor<8x5xi8>, %za: tensor<ui8>, %zb: tensor<i8>) -> tensor<4x5xi32> {
   %0 = "versa.qmatmul"(%a, %b, %za, %zb) : (tensor<4x8xui8>, tensor<8x5xi8>, tensor<ui8>, tensor<i8>) -> tensor<4x5xi32>
   return %0 : tensor<4x5xi32>
@@ -84,9 +96,10 @@ func.func @qmatmul(%a: tensor<4x8xui8>, %b: tensor<8x5xi8>, %za: tensor<ui8>, %z
 
 // -----
 
-// qmatmul with batch dims: quantized_batch_matmul.
+// qmatmul with batch dims: batch_matmul {cast_unsigned}, sums per batch.
 // CHECK-LABEL: func.func @qmatmul_batch
-//       CHECK:   linalg.quantized_batch_matmul ins(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<6x4x8xi8>, tensor<6x8x5xi8>, i32, i32) outs(%{{.+}} : tensor<6x4x5xi32>)
+//       CHECK:   %[[CORE:.+]] = linalg.batch_matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%{{.+}}, %{{.+}} : tensor<6x4x8xi8>, tensor<6x8x5xi8>) outs(%{{.+}} : tensor<6x4x5xi32>)
+//       CHECK:   linalg.generic {{.+}} ins(%[[CORE]], %{{.+}}, %{{.+}} : tensor<6x4x5xi32>, tensor<6x4x1xi32>, tensor<6x1x5xi32>)
 func.func @qmatmul_batch(%a: tensor<2x3x4x8xi8>, %b: tensor<2x3x8x5xi8>, %z: tensor<i8>) -> tensor<2x3x4x5xi32> {
   %0 = "versa.qmatmul"(%a, %b, %z, %z) : (tensor<2x3x4x8xi8>, tensor<2x3x8x5xi8>, tensor<i8>, tensor<i8>) -> tensor<2x3x4x5xi32>
   return %0 : tensor<2x3x4x5xi32>
@@ -94,14 +107,39 @@ func.func @qmatmul_batch(%a: tensor<2x3x4x8xi8>, %b: tensor<2x3x8x5xi8>, %z: ten
 
 // -----
 
-// qconv2d NHWC: the input padded with its zero point, then conv_2d_nhwc_hwcf_q.
+// qconv2d NHWC: operands read signed, the input padded with its zero point, linalg.conv_2d_nhwc_hwcf
+// into i32; zw = 0 and constant weights and zx: the zero points are one folded constant per filter,
+// za·Σ(w) (zx = 130 read signed is 2; the filter sums are 16 and 16).
 // CHECK-LABEL: func.func @qconv2d
-//  CHECK-SAME:   (%[[X:.+]]: tensor<1x6x6x4xi8>, %[[W:.+]]: tensor<3x3x4x6xi8>, %[[Z:.+]]: tensor<i8>)
-//       CHECK:   %[[PAD:.+]] = tensor.extract %[[Z]][] : tensor<i8>
+//  CHECK-SAME:   (%[[X:.+]]: tensor<1x6x6x4xi8>) -> tensor<1x8x6x2xi32>
+//   CHECK-DAG:   %[[COL:.+]] = arith.constant dense<32> : tensor<2xi32>
+//   CHECK-DAG:   %[[PAD:.+]] = arith.constant 2 : i8
+//   CHECK-DAG:   %[[W:.+]] = arith.constant dense<{{.+}}> : tensor<1x1x4x2xi8>
+//       CHECK:   %[[SX:.+]] = linalg.generic
+//       CHECK:     arith.xori
 //       CHECK:   linalg.fill ins(%[[PAD]] : i8)
-//       CHECK:   %[[XP:.+]] = tensor.insert_slice %[[X]] into %{{.+}}[0, 1, 1, 0] [1, 6, 6, 4] [1, 1, 1, 1] : tensor<1x6x6x4xi8> into tensor<1x8x8x4xi8>
-//       CHECK:   linalg.conv_2d_nhwc_hwcf_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[XP]], %[[W]], %{{.+}}, %{{.+}} : tensor<1x8x8x4xi8>, tensor<3x3x4x6xi8>, i32, i32) outs(%{{.+}} : tensor<1x6x6x6xi32>)
-func.func @qconv2d(%x: tensor<1x6x6x4xi8>, %w: tensor<3x3x4x6xi8>, %z: tensor<i8>) -> tensor<1x6x6x6xi32> {
+//       CHECK:   %[[XP:.+]] = tensor.insert_slice %[[SX]] into %{{.+}}[0, 1, 0, 0] [1, 6, 6, 4] [1, 1, 1, 1] : tensor<1x6x6x4xi8> into tensor<1x8x6x4xi8>
+//       CHECK:   %[[CORE:.+]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[XP]], %[[W]] : tensor<1x8x6x4xi8>, tensor<1x1x4x2xi8>) outs(%{{.+}} : tensor<1x8x6x2xi32>)
+//       CHECK:   linalg.generic {{.+}} ins(%[[CORE]], %[[COL]] : tensor<1x8x6x2xi32>, tensor<2xi32>)
+//   CHECK-NOT:   linalg.pooling
+func.func @qconv2d(%x: tensor<1x6x6x4xui8>) -> tensor<1x8x6x2xi32> {
+  %w = "versa.constant"() {value = dense<[[[[1, -2], [3, 4], [5, 6], [7, 8]]]]> : tensor<1x1x4x2xi8>} : () -> tensor<1x1x4x2xi8>
+  %zx = "versa.constant"() {value = dense<130> : tensor<ui8>} : () -> tensor<ui8>
+  %zw = "versa.constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %0 = "versa.qconv2d"(%x, %w, %zx, %zw) {layout = "NHWC", padding = array<i64: 1, 0, 1, 0>} : (tensor<1x6x6x4xui8>, tensor<1x1x4x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x8x6x2xi32>
+  return %0 : tensor<1x8x6x2xi32>
+}
+
+// -----
+
+// qconv2d with a filter zero point: the window sums of the padded input (channels summed,
+// then pooling_nhwc_sum) times zw.
+// CHECK-LABEL: func.func @qconv2d_filter_zero
+//       CHECK:   %[[CORE:.+]] = linalg.conv_2d_nhwc_hwcf
+//       CHECK:   %[[CH:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+//       CHECK:   %[[WIN:.+]] = linalg.pooling_nhwc_sum {{.+}} ins(%{{.+}}, %{{.+}} : tensor<1x8x8x1xi32>, tensor<3x3xi32>) outs(%{{.+}} : tensor<1x6x6x1xi32>)
+//       CHECK:   linalg.generic {{.+}} ins(%[[CORE]], %[[WIN]], %{{.+}} : tensor<1x6x6x6xi32>, tensor<1x6x6x1xi32>, tensor<6xi32>)
+func.func @qconv2d_filter_zero(%x: tensor<1x6x6x4xi8>, %w: tensor<3x3x4x6xi8>, %z: tensor<i8>) -> tensor<1x6x6x6xi32> {
   %0 = "versa.qconv2d"(%x, %w, %z, %z) {layout = "NHWC", padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x4xi8>, tensor<3x3x4x6xi8>, tensor<i8>, tensor<i8>) -> tensor<1x6x6x6xi32>
   return %0 : tensor<1x6x6x6xi32>
 }

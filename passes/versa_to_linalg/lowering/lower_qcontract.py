@@ -1,28 +1,38 @@
-"""Lowering of versa.qmatmul and versa.qconv2d to linalg's quantized named contractions, with
-i32 accumulation, for convert-versa-to-linalg:
+"""Lowering of versa.qmatmul and versa.qconv2d, for convert-versa-to-linalg: a plain i8 x i8 →
+i32 contraction that versa-codegen's matmul and conv strategies tile and vectorize as they do
+f32 (the register tile counts i32 accumulators, as many lanes as f32), with the zero points
+subtracted after it (`zero_points.py`):
 
-    qmatmul  2-D, or [..., M, K] x [K, N] rows folded  → linalg.quantized_matmul
-             equal batch dims folded into one          → linalg.quantized_batch_matmul
-    qconv2d  groups = 1     NCHW / NHWC → linalg.conv_2d_nchw_fchw_q / conv_2d_nhwc_hwcf_q
-             groups > 1 (depthwise too) → conv_2d_ngchw_gfchw_q / conv_2d_nhwgc_gfhwc_q on
-                                          views with the group as a dim of its own
+    qmatmul  2-D, or [..., M, K] x [K, N] rows folded  → linalg.matmul {cast_unsigned}
+             equal batch dims folded into one          → linalg.batch_matmul {cast_unsigned}
+    qconv2d  groups = 1     NCHW / NHWC → linalg.conv_2d_nchw_fchw / conv_2d_nhwc_hwcf
+             depthwise                  → linalg.depthwise_conv_2d_nchw_chw / _nhwc_hwc
 
-The named ops subtract scalar i32 zero points and read their operands with `cast_signed`, so a
-`ui8` operand is first widened to i16 (`extui`), where the signed reading is its value. The
-input is padded with its zero point (a real 0, as torch and ONNX pad), so the padded taps add
-nothing. This is the correct form, not yet the fast one: no strategy of `versa-codegen` takes
-these ops, which stay plain loops (issue 47 has the rest).
+Why qmatmul reads both operands unsigned (an i8 operand's top bit flipped, its zero point +
+128): LLVM turns `mul(zext u8, ext 8-bit)` in i32 lanes into `vpmaddwd` (one operand known
+zero in its upper 17 bits), `vpdpwssd` with AVX512-VNNI, but `mul(sext, sext)` into
+`vpmulld`, twice the uops (docs/facts.md). The named convs have no `cast` and vectorize with
+`extsi`, so qconv2d reads both operands signed (`vpmulld`). Neither forms `vpdpbusd`: LLVM
+makes it only from dot-product reductions, not from the outer-product micro-kernel. The input
+is padded with its zero point (a real 0, as torch and ONNX pad), so the padded taps add nothing.
+
+The fallback, for dynamic shapes and grouped convs (not depthwise), is linalg's quantized named
+ops (`quantized_matmul`, `conv_2d_*_q`, `conv_2d_ngchw_gfchw_q` / `nhwgc_gfhwc_q` with the group
+as a dim of its own), which subtract scalar i32 zero points and read their operands with
+`cast_signed`, so a `ui8` operand is first widened to i16 (`extui`); no strategy takes them:
+plain loops.
 """
 
 from typing import Any
 
 import numpy as np
 from versa.dialects.versa import QConv2dOp, QMatmulOp
-from versa.mlir import ir, linalg, tensor
+from versa.mlir import arith, ir, linalg, tensor
 
 from ...common import linalg_builders as build
 from ...common import window_builders as windows
 from ...common.matching import result_of, versa_attrs
+from . import zero_points as zp
 from .lower_quant import is_unsigned, signless, widen
 
 
@@ -53,8 +63,98 @@ def _operands(op: ir.OpView) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
 
 
 def lower_qmatmul(op: ir.OpView, rewriter: Any) -> bool:
-    """qmatmul → linalg.quantized_matmul, or quantized_batch_matmul over folded batch dims."""
-    (shape, _), (a, b, za, zb) = result_of(op), _operands(op)
+    """qmatmul → linalg.matmul (batch_matmul over folded batch dims) of i8 operands into i32,
+    the zero points subtracted after (`zero_points`); dynamic shapes → the quantized named ops."""
+    (shape, _), (lhs, rhs, lhs_zero, rhs_zero) = result_of(op), op.operands
+    if not _static(op):
+        rewriter.replace_op(op, [_quantized_matmul(op, shape)])
+        return True
+    a, b = zp.read(lhs, lhs_zero, True), zp.read(rhs, rhs_zero, True)
+    a_shape, b_shape, n = build.shape_of(lhs), build.shape_of(rhs), shape[-1]
+    if len(b_shape) == 2:
+        rows = int(np.prod(shape[:-1]))
+        flat = build.reshape(a.value, (rows, a_shape[-1]))
+        out = (rows, n)
+        core = linalg.matmul(flat, b.value, outs=[build.filled(out, zp.i32(), 0)], cast=_UNSIGNED)
+        col = zp.column_term(a, b, [0], (n,), True)
+    else:
+        folded = int(np.prod(shape[:-2]))
+        flat = build.reshape(a.value, (folded, *a_shape[-2:]))
+        b3 = zp.Operand(build.reshape(b.value, (folded, *b_shape[-2:])), b.zero, _folded(b.array, folded))
+        out = (folded, *shape[-2:])
+        core = linalg.batch_matmul(flat, b3.value, outs=[build.filled(out, zp.i32(), 0)], cast=_UNSIGNED)
+        col = zp.column_term(a, b3, [1], (folded, 1, n), True)
+    terms = zp.row_term(b, lambda: zp.sums(flat, [len(out) - 1], True))
+    y = zp.subtract(core, [*terms, *([col] if col else [])], out)
+    rewriter.replace_op(op, [build.reshape(y, shape)])
+    return True
+
+
+def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
+    """qconv2d → pad with the input's zero point, then linalg.conv_2d_nhwc_hwcf / nchw_fchw or
+    a depthwise conv of i8 operands into i32, the zero points subtracted after (`zero_points`:
+    the padded taps read the zero point, so they add nothing); other grouped convs and dynamic
+    shapes → the quantized named ops."""
+    attrs, (shape, _) = versa_attrs(op), result_of(op)
+    x, w, x_zero, w_zero = op.operands
+    depthwise = windows.is_depthwise(build.shape_of(x), shape, attrs)
+    if not _static(op) or (attrs["groups"] > 1 and not depthwise):
+        rewriter.replace_op(op, [_quantized_conv(op, attrs, shape)])
+        return True
+    a, b = zp.read(x, x_zero, False), zp.read(w, w_zero, False)
+    nchw, w_shape = attrs["layout"] == "NCHW", build.shape_of(w)
+    window = w_shape[2:] if nchw else w_shape[:2]
+    pad = a.zero if isinstance(a.zero, int) else arith.trunci(ir.IntegerType.get_signless(8), a.zero)
+    pad = build.scalar(ir.IntegerType.get_signless(8), pad) if isinstance(pad, int) else pad
+    xp = windows.pad_spatial(a.value, attrs["padding"], attrs["layout"], pad)
+    xp = windows.crop_spatial(xp, shape, attrs, window)
+    init = build.filled(shape, zp.i32(), 0)
+    conv = dict(strides=attrs["strides"], dilations=attrs["dilations"])
+    if depthwise:
+        kernel = (w_shape[0], *w_shape[2:]) if nchw else (*w_shape[:2], w_shape[3])
+        groups = [[0, 1], [2], [3]] if nchw else [[0], [1], [2, 3]]
+        named = linalg.depthwise_conv_2d_nchw_chw if nchw else linalg.depthwise_conv_2d_nhwc_hwc
+        core = named(xp, build.collapse(b.value, kernel, groups), outs=[init], **conv)
+    else:
+        named = linalg.conv_2d_nchw_fchw if nchw else linalg.conv_2d_nhwc_hwcf
+        core = named(xp, b.value, outs=[init], **conv)
+    f = shape[1] if nchw else shape[3]
+    col = zp.column_term(a, b, (1, 2, 3) if nchw else (0, 1, 2), (f, 1, 1) if nchw else (f,), False)
+    terms = zp.row_term(b, lambda: _window_sums(xp, shape, window, attrs, depthwise))
+    rewriter.replace_op(op, [zp.subtract(core, [*terms, *([col] if col else [])], shape)])
+    return True
+
+
+def _window_sums(xp: ir.Value, shape, window, attrs: dict, depthwise: bool) -> ir.Value:
+    """Σ of the padded input under each output's window, in i32: over the window per channel
+    (depthwise), else over the window and every channel (one value per output pixel)."""
+    channel = 1 if attrs["layout"] == "NCHW" else 3
+    out = list(shape)
+    if not depthwise:
+        xp, out[channel] = zp.sums(xp, [channel], False), 1
+    named = getattr(linalg, f"pooling_{attrs['layout'].lower()}_sum")
+    taps = build.empty(tuple(window), build.element_of(xp))
+    init = build.filled(tuple(out), zp.i32(), 0)
+    return named(xp, taps, outs=[init], strides=attrs["strides"], dilations=attrs["dilations"])
+
+
+_UNSIGNED = linalg.TypeFn.cast_unsigned
+
+
+def _static(op: ir.OpView) -> bool:
+    return all(ir.RankedTensorType(v.type).has_static_shape for v in (*op.operands, *op.results))
+
+
+def _folded(array: np.ndarray | None, batch: int) -> np.ndarray | None:
+    return None if array is None else array.reshape(batch, *array.shape[-2:])
+
+
+# ----------------------------------------------------------------------------- fallback
+
+
+def _quantized_matmul(op: ir.OpView, shape) -> ir.Value:
+    """linalg.quantized_matmul, or quantized_batch_matmul over folded batch dims."""
+    a, b, za, zb = _operands(op)
     a_shape, b_shape = build.shape_of(a), build.shape_of(b)
     if len(b_shape) == 2:
         rows = int(np.prod(shape[:-1]))
@@ -67,13 +167,11 @@ def lower_qmatmul(op: ir.OpView, rewriter: Any) -> bool:
         b3 = build.reshape(b, (folded, *b_shape[-2:]))
         init = build.filled((folded, *shape[-2:]), _i32(), 0)
         y = linalg.quantized_batch_matmul(a3, b3, za, zb, outs=[init])
-    rewriter.replace_op(op, [build.reshape(y, shape)])
-    return True
+    return build.reshape(y, shape)
 
 
-def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
-    """qconv2d → pad with the input's zero point, then a quantized named conv (see the module)."""
-    attrs, (shape, _) = versa_attrs(op), result_of(op)
+def _quantized_conv(op: ir.OpView, attrs: dict, shape) -> ir.Value:
+    """Pad with the input's zero point, then a quantized named conv."""
     x, w, x_zero, w_zero = op.operands
     x_unsigned, w_unsigned = is_unsigned(x), is_unsigned(w)
     pad_value = tensor.extract(signless(x_zero), [])
@@ -83,8 +181,7 @@ def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
     wr = _readable(signless(w), w_unsigned)
     zx, zw = _zero_point(x_zero, x_unsigned), _zero_point(w_zero, w_unsigned)
     conv = _grouped_conv if attrs["groups"] > 1 else _plain_conv
-    rewriter.replace_op(op, [conv(xp, wr, zx, zw, shape, attrs)])
-    return True
+    return conv(xp, wr, zx, zw, shape, attrs)
 
 
 def _plain_conv(x, w, zx, zw, shape, attrs) -> ir.Value:

@@ -26,6 +26,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.dialects import builders as vb
 from versa.dialects.shapes import RuleError
 from versa.mlir import func, ir
+from versa.passes.optimize.rules.fold_quantized import fold_quantized
 from versa.reference import numpy_dtype
 
 from . import fallback, symbolic, types
@@ -115,6 +116,7 @@ def convert_module(module: ir.Module) -> ir.Module:
     out, conversion = survey(module)
     if conversion.unsupported:
         raise conversion.error()
+    fold_quantized(out.operation)  # PT2E's and ONNX's QDQ contractions as integer ones
     try:  # a rule bug surfaces here, as one error, not at compile time in a later tool
         out.operation.verify()
     except ir.MLIRError as err:

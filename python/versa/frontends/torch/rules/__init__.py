@@ -27,6 +27,7 @@ loss         NLLLoss, CrossEntropyLoss
 scatter      index_add, scatter/scatter_add/scatter_reduce, index_put (versa.scatter)
 indexing     searchsorted/bucketize, take/put, index_fill, masked_scatter
 quantize     fake quantization per tensor / per channel (and the training forms' masks)
+quantized    PT2E's quantize/dequantize per tensor and per channel (quantized_decomposed.*)
 backward     training: convolution and max-pool backward, pooling indices
 activation_backward  relu's (threshold), leaky_relu's and hardtanh's gradients, dtypes promoted
 fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
@@ -56,6 +57,7 @@ from . import (
     pool3d,
     pool_backward,
     quantize,
+    quantized,
     reduce,
     resample,
     scan,
@@ -89,6 +91,7 @@ __all__ = [
     "pool3d",
     "pool_backward",
     "quantize",
+    "quantized",
     "reduce",
     "resample",
     "scan",
