@@ -40,8 +40,9 @@ import math
 from dataclasses import dataclass
 
 from versa import targets
-from versa.mlir import arith, func, ir, tensor
+from versa.mlir import func, ir
 
+from ..common import extents
 from ..common.base import Pass, collect, target_option
 from ..common.group_functions import WRITABLE
 from ..common.kernel_loops import over_rows
@@ -56,6 +57,7 @@ from ..common.kernel_text import (
     f32_literal,
     read,
 )
+from ..common.linalg_builders import empty
 from ..common.row_reshapes import reshapes
 from ..common.rows import row_axes, static_rows
 from .kernels.row_aligned import along_for
@@ -181,19 +183,6 @@ def kernel_text(
     return "\n".join(lines)
 
 
-def _empty_like(value: ir.Value, op: ir.Operation) -> ir.Value:
-    """A `tensor.empty` of `value`'s type before `op`, its dynamic sizes read from `value`."""
-    t = ir.RankedTensorType(value.type)
-    with ir.InsertionPoint(op), op.location:
-        sizes = [
-            tensor.DimOp(value, arith.ConstantOp(ir.IndexType.get(), i).result).result
-            if ir.ShapedType.is_dynamic_size(d)
-            else d
-            for i, d in enumerate(t.shape)
-        ]
-        return tensor.EmptyOp(sizes, t.element_type).result
-
-
 @dataclass(frozen=True)
 class VersaRowKernels(Pass):
     name = "versa-row-kernels"
@@ -228,7 +217,9 @@ class VersaRowKernels(Pass):
             define(module, text)
             operands = list(op.operands)
             if None in shape:
-                operands.insert(0, _empty_like(op.operands[0], op))
+                with ir.InsertionPoint(op), op.location:  # the kernel's result buffer
+                    x = op.operands[0]
+                    operands.insert(0, empty(extents.of(x), ir.RankedTensorType(x.type).element_type))
             if before:
                 define_function(module, f"{name}_input", before, lanes)
                 operands = [*before.inputs, *operands[1:]]

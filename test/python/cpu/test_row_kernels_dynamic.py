@@ -119,7 +119,7 @@ def test_a_dynamic_result_is_the_callers_buffer(text: str) -> None:
     call allocates is the pipelined softmax's two scratch rows a thread."""
     with make_context():
         module = compiler.parse_module(compiler.Chunk(text, 1), ir.Context.current)
-        compiler.run_passes(module, compiler.parse_pipeline("lower-to-llvm{threads=2}"))
+        compiler.run_passes(module, compiler.parse_pipeline("lower-to-llvm{threads=2 target=x86-64-v3}"))
         (entry,) = [
             op
             for op in module.body.operations
