@@ -75,10 +75,6 @@ class RowShape:
         """The type of `rows` rows."""
         return f"tensor<{dim(rows)}x{dim(self.length)}x{self.storage}>"
 
-    def index(self, t: "Text", size: Size) -> str:
-        """`size` as an index value."""
-        return size if isinstance(size, str) else t.c(size)
-
     def broadcast(self, t: Text, scalar: str) -> str:
         v = t.fresh("b")
         t(f"{v} = vector.broadcast {scalar} : f32 to {self.vec}")
