@@ -33,6 +33,7 @@ from .cpu.collapse_epilogues import VersaCollapseEpilogues
 from .cpu.collapse_reductions import VersaCollapseReductions
 from .cpu.fast_math import VersaFastMath
 from .cpu.flatten_transfers import VersaFlattenTransfers
+from .cpu.int8_kernels import VersaInt8Kernels
 from .cpu.outline_dynamic import VersaOutlineDynamic
 from .cpu.pipeline import LowerToLLVM
 from .cpu.pool_kernels import VersaPoolKernels
@@ -70,6 +71,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaPoolKernels,
         VersaShareFunctions,
         ConvertVersaToLinalg,
+        VersaInt8Kernels,
         VersaStaticTiles,
         VersaOutlineDynamic,
         VersaVectorize,

@@ -19,6 +19,7 @@ from .collapse_epilogues import VersaCollapseEpilogues
 from .collapse_reductions import VersaCollapseReductions
 from .fast_math import VersaFastMath
 from .flatten_transfers import VersaFlattenTransfers
+from .int8_kernels import VersaInt8Kernels
 from .outline_dynamic import VersaOutlineDynamic
 from .pool_kernels import VersaPoolKernels
 from .profile_kernels import VersaProfileKernels
@@ -100,6 +101,8 @@ class LowerToLLVM(Pipeline):
         # Contractions get their strategies first: tiles (threads, caches, registers), then
         # vector micro-kernels, all on tensors (accumulators can only be hoisted there).
         if self.opt_level >= 2:
+            # i8 contractions with constant weights: vpdpbusd / vpmaddwd kernels where the target has them
+            yield VersaInt8Kernels(threads=threads, target=self.target)
             # dynamic dims: static tiles for the strategies
             yield VersaStaticTiles(tile=self.dynamic_tile, rows=self.dynamic_rows)
             yield VersaOutlineDynamic()  # the other dynamic ops: functions that layers share

@@ -33,7 +33,7 @@ from versa.mlir import PassManager, ir
 from ..torch import rules  # noqa: F401  (fills the rule table)
 from ..torch.convert import convert_module
 from ..torch.importer import BACKEND_LEGAL_OPS, make_torch_context
-from . import dynamic
+from . import dynamic, qoperator, quantized
 from .fold import FIRST_OPSET, fold_shape_arithmetic, opset
 from .rewrites import BEFORE_FOLDING, rewrite
 
@@ -78,7 +78,7 @@ def load(
     dynamic.name_dims(proto, dim_ranges)
     names = dynamic.symbols(proto)
     try:
-        proto = prepare(onnx.shape_inference.infer_shapes(_upgrade(proto)))
+        proto = prepare(onnx.shape_inference.infer_shapes(qoperator.to_qdq(_upgrade(proto))))
         if names:
             proto = dynamic.read_sizes_from_data(proto)
             dynamic.refuse_static_only(proto)
@@ -150,7 +150,7 @@ def prepare(proto: onnx.ModelProto) -> onnx.ModelProto:
     # folded first: the rewrites read static shapes (a DepthToSpace after a computed Reshape);
     # ceil-mode pools before too, where they can: their Shape must fold to torch's output size
     proto = rewrite(proto, BEFORE_FOLDING, f64=False)
-    return rewrite(fold_shape_arithmetic(proto))
+    return quantized.canonical_qdq(rewrite(fold_shape_arithmetic(proto)))
 
 
 def onnx_to_torch(proto: onnx.ModelProto, context: ir.Context) -> ir.Module:

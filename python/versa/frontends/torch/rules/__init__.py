@@ -28,6 +28,7 @@ scatter      index_add, scatter/scatter_add/scatter_reduce, index_put (versa.sca
 indexing     searchsorted/bucketize, take/put, index_fill, masked_scatter
 quantize     fake quantization per tensor / per channel (and the training forms' masks)
 quantized    PT2E's quantize/dequantize per tensor and per channel (quantized_decomposed.*)
+quantized_onnx  ONNX's QuantizeLinear / DequantizeLinear as torch-mlir converts them (the ONNX frontend's)
 backward     training: convolution and max-pool backward, pooling indices
 activation_backward  relu's (threshold), leaky_relu's and hardtanh's gradients, dtypes promoted
 fused        PyTorch's fused fast-path kernels (the transformer encoder layer)
@@ -58,6 +59,7 @@ from . import (
     pool_backward,
     quantize,
     quantized,
+    quantized_onnx,
     reduce,
     resample,
     scan,
@@ -92,6 +94,7 @@ __all__ = [
     "pool_backward",
     "quantize",
     "quantized",
+    "quantized_onnx",
     "reduce",
     "resample",
     "scan",

@@ -1,0 +1,175 @@
+"""versa-int8-kernels: integer contractions with constant weights on the x86 dot-product
+instructions the target has.
+
+qmatmul and qconv2d lower (versa_to_linalg/lowering/lower_qcontract.py) to plain i8 x i8 → i32
+`linalg.matmul {cast_unsigned}` / `linalg.conv_2d_nhwc_hwcf` ops that the f32 strategies tile
+(`vpmaddwd` with one operand's i16 halves zero, `vpmulld` for convs: docs/facts.md). Where the
+weights are a constant and the target has them, this pass replaces such an op by a call of a
+micro-kernel (`kernels/int8_dot.py`) on filters packed at compile time (`kernels/int8_pack.py`):
+
+    avx512vnni (+ 512-bit vectors)  vpdpbusd zmm   64 u8 x s8 MACs per instruction
+    avxvnni                         vpdpbusd ymm   32
+    avx512bw                        vpmaddwd zmm on i16-widened operands (32 MACs), vpaddd
+    avx2                            vpmaddwd ymm (16 MACs), vpaddd
+    anything else (AArch64, x86-64) nothing: the strategies' portable path
+
+The choice is the target's features (`Target.has`), never the host's. The kernel's result is
+the same i32 sum the op computed, so the zero-point terms around it stay as they are. Runs on
+tensors before versa-codegen (which then sees only the kernel's elementwise prologue).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from versa import targets
+from versa.dialects.attributes import elements_to_numpy
+from versa.mlir import func, ir
+
+from ..common import linalg_builders as build
+from ..common.base import Pass, collect, target_option
+from ..common.kernel_text import define
+from .kernels.int8_dot import ISAS, ConvShape, Isa, kernel_text
+from .kernels.int8_pack import pack, round_up
+
+_OPS = ("linalg.matmul", "linalg.conv_2d_nhwc_hwcf")
+
+
+def isa_of(target: targets.Target) -> Isa | None:
+    """The dot-product instruction for `target`, or None (the portable path)."""
+    if not target.triple.startswith("x86_64"):
+        return None
+    if target.has("avx512vnni") and target.lanes(32) >= 16:
+        return ISAS["vnni512"]
+    if target.has("avxvnni") or (target.has("avx512vnni") and target.has("avx512vl")):
+        return ISAS["vnni256"]
+    if target.has("avx512bw") and target.lanes(32) >= 16:
+        return ISAS["pmaddwd512"]
+    return ISAS["pmaddwd256"] if target.has("avx2") else None
+
+
+def register_tile(target: targets.Target, isa: Isa, filters: int) -> tuple[int, int]:
+    """(NV vectors of filters, MR pixels): MR·NV accumulators, NV filter vectors, a broadcast
+    and a product in the vector registers."""
+    nv = min(4 if target.vector_registers >= 32 else 2, -(-filters // isa.lanes))
+    return nv, max(1, min(8, (target.vector_registers - nv - 2) // nv))
+
+
+def _i8(value: ir.Value) -> bool:
+    element = ir.RankedTensorType(value.type).element_type
+    return isinstance(element, ir.IntegerType) and element.width == 8
+
+
+def _constant(value: ir.Value) -> np.ndarray | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
+        return None
+    return elements_to_numpy(owner.operation.attributes["value"])
+
+
+def _zero_init(value: ir.Value) -> bool:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "linalg.fill":
+        return False
+    fill = owner.operation.operands[0].owner
+    return (
+        not isinstance(fill, ir.Block)
+        and fill.operation.name == "arith.constant"
+        and ir.IntegerAttr(fill.operation.attributes["value"]).value == 0
+    )
+
+
+def _candidate(op: ir.Operation) -> bool:
+    if op.name not in _OPS or len(op.operands) != 3:
+        return False
+    x, w, init = op.operands
+    shaped = [ir.RankedTensorType(v.type) for v in (x, w, init)]
+    return (
+        all(s.has_static_shape for s in shaped)
+        and _i8(x)
+        and _i8(w)
+        and str(shaped[2].element_type) == "i32"
+        and _constant(w) is not None
+        and _zero_init(init)
+    )
+
+
+def _ints(op: ir.Operation, name: str) -> tuple[int, int]:
+    return tuple(ir.DenseIntElementsAttr(op.attributes[name])) if name in op.attributes else (1, 1)
+
+
+@dataclass(frozen=True)
+class VersaInt8Kernels(Pass):
+    name = "versa-int8-kernels"
+    summary = "i8 matmuls and NHWC convs with constant weights as vpdpbusd / vpmaddwd micro-kernels (x86)"
+    threads: int = 1  # panels and output rows as an scf.forall when above 1
+    target: targets.Target = target_option()
+
+    def run(self, module: ir.Operation) -> None:
+        isa = isa_of(self.target)
+        if isa is None:
+            return
+        ops = collect(module, _candidate)
+        if not ops:
+            return
+        body = module.regions[0].blocks[0]
+        names = {
+            ir.StringAttr(o.attributes["sym_name"]).value
+            for o in body.operations
+            if "sym_name" in o.attributes
+        }
+        if isa.intrinsic not in names:
+            define_declaration(module, isa)
+        for count, op in enumerate(ops):
+            self._replace(module, op, isa, f"versa_int8_dot_{count}")
+
+    def _replace(self, module: ir.Operation, op: ir.Operation, isa: Isa, name: str) -> None:
+        x, w, _ = op.operands
+        matmul = op.name == "linalg.matmul"
+        unsigned = matmul and "cast" in op.attributes and "cast_unsigned" in str(op.attributes["cast"])
+        values = _constant(w)
+        values = (values.view(np.uint8) if unsigned else values.view(np.int8)).astype(np.int64)
+        out = tuple(ir.RankedTensorType(op.results[0].type).shape)
+        if matmul:
+            (m, k), n = ir.RankedTensorType(x.type).shape, out[1]
+            weights, x_shape, out4 = values.reshape(1, 1, k, n), (1, 1, m, k), (1, 1, m)
+            strides = dilations = (1, 1)
+        else:
+            weights, x_shape, out4 = values, tuple(ir.RankedTensorType(x.type).shape), out[:3]
+            strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
+        f = weights.shape[3]
+        nv, mr = register_tile(self.target, isa, f)
+        panel = nv * isa.lanes
+        packed, start = pack(weights, isa, panel, unsigned)
+        shape = ConvShape(
+            x_shape,
+            weights.shape[:2],
+            out4,
+            round_up(f, panel),
+            strides,
+            dilations,
+            round_up(x_shape[3], isa.group),
+        )
+        define(
+            module, isa.declaration() + "\n" + kernel_text(name, shape, isa, nv, mr, unsigned, self.threads)
+        )
+        result_type = ir.RankedTensorType.get([*out4, shape.filters], ir.IntegerType.get_signless(32))
+        with ir.InsertionPoint(op), op.location:
+            xs = build.expand(x, x_shape, [[0, 1, 2], [3]]) if matmul else x
+            call = func.CallOp(
+                [result_type], ir.FlatSymbolRefAttr.get(name), [xs, build.dense(packed), build.dense(start)]
+            )
+            y = call.results[0]
+            if shape.filters != f:
+                y = build.extract(y, [0, 0, 0, 0], (*out4, f))
+            if matmul:
+                y = build.collapse(y, out, [[0, 1, 2], [3]])
+        op.results[0].replace_all_uses_with(y)
+        op.erase()
+
+
+def define_declaration(module: ir.Operation, isa: Isa) -> None:
+    """The intrinsic's declaration at the top of `module` (a function named `llvm.*`)."""
+    declaration = ir.Module.parse(isa.declaration(), module.context)
+    body = module.regions[0].blocks[0]
+    op = declaration.body.operations[0]
+    op.operation.move_before(body.operations[0])

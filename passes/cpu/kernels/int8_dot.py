@@ -1,0 +1,253 @@
+"""The integer dot-product micro-kernel of `versa-int8-kernels`, as MLIR text on tensors.
+
+One kernel serves qconv2d (NHWC, HWCF filters) and qmatmul (a matmul is a 1x1 conv over one
+image row of M pixels). Its reduction dim K = (kh, kw, c) is read in groups of G channels that
+one 32-bit lane multiplies and sums: G = 4 bytes for `vpdpbusd` (VNNI: u8 x s8, 4 products
+into each i32 lane), G = 2 i16 for `vpmaddwd` (AVX2 / AVX-512BW: s16 x s16, 2 products, exact).
+The filter is packed at compile time (`int8_pack.py`) into panels of NR = NV·L filters:
+[P, KH, KW, C/G, NR·G], so one k step reads NV contiguous vectors; the activations' G channels
+are one i32 broadcast to every lane (`vpbroadcastd` from memory):
+
+    for p (panel), n, oh                       (an scf.forall over (p, n, oh) with threads)
+      for ow0 in steps of MR                   (+ one static tile for the MR ∤ OW rest)
+        acc[i][j] = init[p·NR + j·L]           MR·NV accumulators, in registers
+        for kh, kw, cg:
+          acc[i][j] = dot(acc[i][j], A[n, oh·sh + kh·dh, (ow0+i)·sw + kw·dw, cg·G], B[p, kh, kw, cg, j])
+        out[n, oh, ow0 + i, p·NR + j·L] = acc[i][j]
+
+The instructions are LLVM's x86 intrinsics, called as functions declared under their names
+(`@llvm.x86.avx512.vpdpbusd.512`): an `llvm.call_intrinsic` has unknown memory effects, which
+one-shot-bufferize refuses, while a call of a declaration with vector operands bufferizes, and
+LLVM reads a declaration named `llvm.*` as the intrinsic (docs/facts.md).
+"""
+
+from dataclasses import dataclass
+
+from ...common.kernel_text import Text
+
+
+@dataclass(frozen=True)
+class Isa:
+    """One way to multiply-accumulate bytes: `group` K elements of `element` per i32 lane."""
+
+    intrinsic: str
+    lanes: int  # i32 lanes per vector
+    element: str  # i8 (vpdpbusd) or i16 (vpmaddwd on widened operands)
+    group: int  # K elements summed into one lane
+
+    @property
+    def accumulates(self) -> bool:
+        """vpdpbusd adds into its accumulator operand; vpmaddwd's products are added after."""
+        return self.element == "i8"
+
+    def declaration(self) -> str:
+        v, w = f"vector<{self.lanes}xi32>", f"vector<{self.lanes * self.group}x{self.element}>"
+        inputs = f"{v}, {w}, {w}" if self.accumulates else f"{w}, {w}"
+        return f"func.func private @{self.intrinsic}({inputs}) -> {v}"
+
+
+ISAS = {
+    "vnni512": Isa("llvm.x86.avx512.vpdpbusd.512", 16, "i8", 4),
+    "vnni256": Isa("llvm.x86.avx512.vpdpbusd.256", 8, "i8", 4),
+    "pmaddwd512": Isa("llvm.x86.avx512.pmaddw.d.512", 16, "i16", 2),
+    "pmaddwd256": Isa("llvm.x86.avx2.pmadd.wd", 8, "i16", 2),
+}
+
+
+@dataclass(frozen=True)
+class ConvShape:
+    """What the kernel computes: x [n, h, w, c] (i8) → [n, oh, ow, fp] (i32), padded C and F."""
+
+    x: tuple[int, int, int, int]
+    window: tuple[int, int]
+    out: tuple[int, int, int]  # n, oh, ow
+    filters: int  # F padded to whole panels
+    strides: tuple[int, int]
+    dilations: tuple[int, int]
+    channels: int  # C padded to a multiple of the group
+
+    def packed(self, isa: Isa, panel: int) -> str:
+        kh, kw = self.window
+        groups, width = self.channels // isa.group, panel * isa.group
+        return f"tensor<{self.filters // panel}x{kh}x{kw}x{groups}x{width}x{isa.element}>"
+
+
+def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: bool, threads: int) -> str:
+    """`@name(x, packed filters, init [F] i32) -> [n, oh, ow, F] i32`. `unsigned`: x holds u8
+    (read as such by the matmul lowering); else i8. For vpdpbusd x's top bit is flipped (the
+    u8 operand becomes s8 or back: the packing's init takes the 128 shift), for vpmaddwd x is
+    widened to i16 as it reads."""
+    t, L = Text(), isa.lanes
+    nr = nv * L
+    n, h, w, c = s.x
+    (on, oh, ow), f, cp = s.out, s.filters, s.channels
+    x_type, et = f"tensor<{n}x{h}x{w}x{c}xi8>", isa.element
+    xp_type = f"tensor<{n}x{h}x{w}x{cp}x{et}>"
+    out_type = f"tensor<{on}x{oh}x{ow}x{f}xi32>"
+    arguments = f"%x: {x_type}, %b: {s.packed(isa, nr)}, %init: tensor<{f}xi32>"
+    header = f"func.func private @{name}({arguments}) -> {out_type} {{"
+    t("%z8 = arith.constant 0 : i8")
+    t(f"%zt = arith.constant 0 : {et}")
+    t("%z32 = arith.constant 0 : i32")
+    xs = "%x"
+    if cp != c:
+        t(f"%xpad = tensor.pad %x low[0, 0, 0, 0] high[0, 0, 0, {cp - c}] {{")
+        t("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
+        t("  tensor.yield %z8 : i8")
+        t(f"}} : {x_type} to tensor<{n}x{h}x{w}x{cp}xi8>")
+        xs = "%xpad"
+    if et == "i8":
+        t("%flip = arith.constant -128 : i8")
+        prep = "%y = arith.xori %v, %flip : i8"
+    else:
+        prep = f"%y = arith.{'extui' if unsigned else 'extsi'} %v : i8 to i16"
+    ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    t(f"%xe = tensor.empty() : {xp_type}")
+    t(
+        f"%xp = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = "
+        f'["parallel", "parallel", "parallel", "parallel"]}} ins({xs} : tensor<{n}x{h}x{w}x{cp}xi8>) '
+        f"outs(%xe : {xp_type}) {{"
+    )
+    t(f"^bb0(%v: i8, %o: {et}):")
+    t(f"  {prep}")
+    t(f"  linalg.yield %y : {et}")
+    t(f"}} -> {xp_type}")
+    t(f"%out0 = tensor.empty() : {out_type}")
+    tile_type = f"tensor<1x1x{ow}x{nr}xi32>"
+    window = f"[%n, %oh, 0, %col] [1, 1, {ow}, {nr}] [1, 1, 1, 1]"
+    panels = f // nr
+    if threads > 1:
+        t(
+            f"%res = scf.forall (%p, %n, %oh) in ({panels}, {on}, {oh}) shared_outs(%o = %out0)"
+            f" -> ({out_type}) {{"
+        )
+        out = "%o"
+    else:
+        t(
+            f"%res = scf.for %p = {t.c(0)} to {t.c(panels)} step {t.c(1)} iter_args(%o0 = %out0)"
+            f" -> ({out_type}) {{"
+        )
+        t(f"%rn = scf.for %n = {t.c(0)} to {t.c(on)} step {t.c(1)} iter_args(%o1 = %o0) -> ({out_type}) {{")
+        t(f"%rh = scf.for %oh = {t.c(0)} to {t.c(oh)} step {t.c(1)} iter_args(%o = %o1) -> ({out_type}) {{")
+        out = "%o"
+    t(f"%col = arith.muli %p, {t.c(nr)} : index")
+    t(f"%tile0 = tensor.extract_slice {out}{window} : {out_type} to {tile_type}")
+    inits = []
+    for j in range(nv):
+        cj = t.fresh("cj")
+        t(f"{cj} = arith.addi %col, {t.c(j * L)} : index")
+        v = t.fresh("init")
+        t(
+            f"{v} = vector.transfer_read %init[{cj}], %z32 {{in_bounds = [true]}}"
+            f" : tensor<{f}xi32>, vector<{L}xi32>"
+        )
+        inits.append(v)
+    full = ow // mr * mr
+    tile = "%tile0"
+    if full:
+        t(
+            f"%tile1 = scf.for %w0 = {t.c(0)} to {t.c(full)} step {t.c(mr)} iter_args(%tl = %tile0)"
+            f" -> ({tile_type}) {{"
+        )
+        t(f"  scf.yield {_rows(t, s, isa, nv, mr, '%w0', '%tl', inits, tile_type, unsigned)} : {tile_type}")
+        t("}")
+        tile = "%tile1"
+    if ow - full:
+        tile = _rows(t, s, isa, nv, ow - full, t.c(full), tile, inits, tile_type, unsigned)
+    if threads > 1:
+        t("scf.forall.in_parallel {")
+        t(f"  tensor.parallel_insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
+        t("}")
+        t("}")
+    else:
+        t(f"%ins = tensor.insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
+        t(f"scf.yield %ins : {out_type}")
+        t("}")
+        t(f"scf.yield %rh : {out_type}")
+        t("}")
+        t(f"scf.yield %rn : {out_type}")
+        t("}")
+    t(f"return %res : {out_type}")
+    return t.function(header)
+
+
+def _rows(
+    t: Text, s: ConvShape, isa: Isa, nv: int, rows: int, w0: str, tile: str, inits, tile_type, unsigned: bool
+) -> str:
+    """`rows` output pixels from `w0` on, NV vectors of filters each: the k loops around the
+    MR·NV accumulators, then their stores into `tile`; the new tile's name."""
+    L, G, et = isa.lanes, isa.group, isa.element
+    vec, wide = f"vector<{L}xi32>", f"vector<{L * G}x{et}>"
+    kh, kw = s.window
+    (sh, sw), (dh, dw) = s.strides, s.dilations
+    n, h, w, _ = s.x
+    xp_type = f"tensor<{n}x{h}x{w}x{s.channels}x{et}>"
+    accs = [inits[j] for _ in range(rows) for j in range(nv)]
+    names = [t.fresh("acc") for _ in accs]
+    loops = [("%kh", kh), ("%kw", kw), ("%cg", s.channels // G)]
+    results = []
+    current = accs
+    for depth, (iv, extent) in enumerate(loops):
+        res = t.fresh("r")
+        args = [t.fresh("a") for _ in accs]
+        inner = names if depth == len(loops) - 1 else args
+        binds = ", ".join(f"{a} = {v}" for a, v in zip(inner, current, strict=True))
+        t(
+            f"{res}:{len(accs)} = scf.for {iv} = {t.c(0)} to {t.c(extent)} step {t.c(1)} iter_args({binds})"
+            f" -> ({', '.join([vec] * len(accs))}) {{"
+        )
+        results.append(res)
+        current = inner
+    hrow = t.fresh("h")
+    t(f"{hrow} = affine.apply affine_map<(a, b) -> (a * {sh} + b * {dh})>(%oh, %kh)")
+    cg = t.fresh("c")
+    t(f"{cg} = arith.muli %cg, {t.c(G)} : index")
+    bs = []
+    for j in range(nv):
+        b = t.fresh("b")
+        t(
+            f"{b} = vector.transfer_read %b[%p, %kh, %kw, %cg, {t.c(j * L * G)}], %zt {{in_bounds = [true]}}"
+            f" : {s.packed(isa, nv * L)}, {wide}"
+        )
+        bs.append(b)
+    outs = []
+    for i in range(rows):
+        col = t.fresh("w")
+        t(f"{col} = affine.apply affine_map<(a, b) -> (a * {sw} + {i * sw} + b * {dw})>({w0}, %kw)")
+        raw, word, splat, a = t.fresh("x"), t.fresh("x"), t.fresh("x"), t.fresh("x")
+        t(
+            f"{raw} = vector.transfer_read %xp[%n, {hrow}, {col}, {cg}], %zt {{in_bounds = [true]}}"
+            f" : {xp_type}, vector<{G}x{et}>"
+        )
+        t(f"{word} = vector.bitcast {raw} : vector<{G}x{et}> to vector<1xi32>")
+        t(f"{splat} = vector.broadcast {word} : vector<1xi32> to {vec}")
+        t(f"{a} = vector.bitcast {splat} : {vec} to {wide}")
+        for j in range(nv):
+            acc, r = names[i * nv + j], t.fresh("d")
+            if isa.accumulates:  # vpdpbusd's u8 operand first: the filters where x is u8 (int8_pack)
+                first, second = (bs[j], a) if unsigned else (a, bs[j])
+                t(
+                    f"{r} = func.call @{isa.intrinsic}({acc}, {first}, {second})"
+                    f" : ({vec}, {wide}, {wide}) -> {vec}"
+                )
+            else:
+                p = t.fresh("m")
+                t(f"{p} = func.call @{isa.intrinsic}({a}, {bs[j]}) : ({wide}, {wide}) -> {vec}")
+                t(f"{r} = arith.addi {acc}, {p} : {vec}")
+            outs.append(r)
+    types = ", ".join([vec] * len(accs))
+    for depth in range(len(loops)):
+        t(f"scf.yield {', '.join(outs)} : {types}")
+        t("}")
+        outs = [f"{results[-1 - depth]}#{k}" for k in range(len(accs))]
+    for i in range(rows):
+        col = t.fresh("w")
+        t(f"{col} = arith.addi {w0}, {t.c(i)} : index")
+        for j in range(nv):
+            new = t.fresh("tile")
+            t(
+                f"{new} = vector.transfer_write {outs[i * nv + j]}, {tile}"
+                f"[{t.c(0)}, {t.c(0)}, {col}, {t.c(j * L)}] {{in_bounds = [true]}} : {vec}, {tile_type}"
+            )
+            tile = new
+    return tile
