@@ -22,6 +22,7 @@ from .bufferize.readonly_arguments import VersaReadonlyArguments
 from .bufferize.reshaped_results import VersaReshapedResults
 from .bufferize.result_copies import VersaResultCopies
 from .bufferize.returned_arguments import VersaReturnedArguments
+from .bufferize.returned_buffers import VersaDropReturnedBuffers
 from .bufferize.unshare_inits import VersaUnshareInits
 from .common.base import Pass
 from .common.pipeline import Pipeline
@@ -85,6 +86,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaReshapedResults,
         VersaResultCopies,
         VersaReturnedArguments,
+        VersaDropReturnedBuffers,
         VersaLowerMemrefCopy,
         VersaPlanBuffers,
         VersaSerialForalls,

@@ -10,6 +10,7 @@ from .readonly_arguments import VersaReadonlyArguments
 from .reshaped_results import VersaReshapedResults
 from .result_copies import VersaResultCopies
 from .returned_arguments import VersaReturnedArguments
+from .returned_buffers import VersaDropReturnedBuffers
 from .unshare_inits import VersaUnshareInits
 
 
@@ -36,7 +37,7 @@ def buffer_steps(plan: bool = False, kernels: tuple[Pass, ...] = ()) -> Iterator
     # A private function that returns the buffer it was given (versa-static-tiles' groups,
     # which fill their caller's result in place) returns nothing: its callers use the argument.
     yield VersaReturnedArguments()  # a kernel's filled argument, reshaped and back
-    yield "drop-equivalent-buffer-results"
+    yield VersaDropReturnedBuffers()  # drop-equivalent-buffer-results, through nested calls
     yield from kernels
     yield VersaReshapedResults()  # a returned reshape of a buffer: the buffer takes its shape
     yield "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from versa.mlir import func, ir, tensor
 
-from .outlining import captured, clone_with
+from .outlining import captured, clone_with, is_constant, rebind
 from .tile_functions import Functions, copied_in
 
 WRITABLE = "bufferization.writable"
@@ -111,3 +111,47 @@ def _empty_like(v: ir.Value, sizes: list[ir.Value]) -> ir.Value:
     dims = iter(sizes)
     mixed = [next(dims) if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape]
     return tensor.EmptyOp(mixed, t.element_type).result
+
+
+def outline_tail(
+    block: ir.Block, start: int, acc: ir.Value, result: ir.Value, functions: Functions, kind: str
+):
+    """The ops of `block` from position `start` on, just built to fill `acc` (their `result`),
+    moved into a private function that takes `acc` first (writable) and what they read, and
+    a call of it in their place. `versa-static-tiles` puts each inner cascade of tiles (the
+    columns of one row of tiles) there. Why: one-shot-bufferize computes a loop's buffer type
+    from its init's and its yielded value's, recursively and without a cache, so a cascade of
+    loops nested in each loop of another cascade costs it exponential time (a dynamic batch
+    matmul's tiles of 256 took over 375 s); across a call it stops at the callee's signature."""
+    ops = list(block.operations)[start:]
+    reads: list[ir.Value] = []
+    for op in ops:
+        for v in [*op.operands, *captured(op)]:
+            mine = isinstance(v.owner, ir.OpView) and v.owner.operation in ops
+            if not mine and v != acc and v not in reads:
+                reads.append(v)
+    constants = [v for v in reads if is_constant(v)]
+    args = [acc, *(v for v in reads if v not in constants)]
+    parent = block.owner
+    while parent.name != "func.func":
+        parent = parent.parent
+    name = f"{parent.attributes['sym_name'].value}__{kind}{next(functions.count)}"
+    with ir.InsertionPoint(parent), parent.location:
+        function = func.FuncOp(name, ([a.type for a in args], [acc.type]))
+    function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    marks = [
+        {WRITABLE: ir.BoolAttr.get(i == 0)} if isinstance(a.type, ir.RankedTensorType) else {}
+        for i, a in enumerate(args)
+    ]
+    function.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(m) for m in marks])
+    entry = function.add_entry_block()
+    with ir.InsertionPoint(entry), parent.location:
+        mapping = [(v, v.owner.operation.clone().result) for v in constants]
+        returned = func.ReturnOp([result])
+    for op in ops:
+        op.move_before(returned)
+    mapping += list(zip(args, entry.arguments, strict=True))
+    for op in ops:
+        for theirs, mine in mapping:
+            rebind(op, theirs, mine)
+    return func.CallOp(functions.keep(function), args).result

@@ -50,11 +50,11 @@ def clone_with(op: ir.Operation, operands: list[ir.Value], inside=None) -> ir.Va
     clone.erase()
     if inside is not None:
         for v in captured(created):
-            _rebind(created, v, inside(v))
+            rebind(created, v, inside(v))
     return created.results[0]
 
 
-def _rebind(op: ir.Operation, old: ir.Value, new: ir.Value) -> None:
+def rebind(op: ir.Operation, old: ir.Value, new: ir.Value) -> None:
     """Every use of `old` in the ops nested in `op` reads `new` instead."""
 
     def visit(inner: ir.Operation) -> ir.WalkResult:

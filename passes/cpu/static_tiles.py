@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from versa.mlir import arith, func, ir, linalg, scf, tensor
 
 from ..common.base import Pass, collect
-from ..common.group_functions import outline, unfilled
+from ..common.group_functions import outline, outline_tail, unfilled
 from ..common.linalg_builders import PARALLEL, generic, shape_of
 from ..common.outlining import captured, clone_with
 from ..common.reductions import TILED_FAMILIES, has_reduction_loop
@@ -162,9 +162,16 @@ def _loops(group: _Group, at: dict, acc: ir.Value, steps: list[int]) -> ir.Value
         return _body(group, at, acc)
     i, dim = per_dim[k][0]
     extent = tensor.dim(first.operands[i], index_constant(dim))
-    return tile_cascade(
-        extent, steps[k], acc, lambda o, s, v, a: _loops(group, {**at, k: (o, s, v)}, a, steps)
-    )
+
+    def inner(offset, size, valid, a: ir.Value) -> ir.Value:
+        if k + 1 == len(per_dim):  # the tiles themselves: calls already
+            return _loops(group, {**at, k: (offset, size, valid)}, a, steps)
+        block = ir.InsertionPoint.current.block
+        start = len(block.operations)
+        result = _loops(group, {**at, k: (offset, size, valid)}, a, steps)
+        return outline_tail(block, start, a, result, group.functions, "tiles")
+
+    return tile_cascade(extent, steps[k], acc, inner)
 
 
 def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:

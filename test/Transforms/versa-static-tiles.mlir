@@ -53,13 +53,21 @@ func.func @matmul_rows(%a: tensor<?x16xf32>, %b: tensor<16x8xf32>) -> tensor<?x8
 
 // -----
 
-// Two dynamic dims: the outer runs one index at a time, the inner in tiles.
+// Two dynamic dims: the outer runs one index at a time, the inner in tiles. Each row's
+// cascade of tiles is a function of its own that fills the row in the buffer it is passed
+// (a cascade nested in another's loops costs one-shot-bufferize exponential time).
 // CHECK-LABEL: func.func private @reduce_two_dims__group0__tile1
 //       CHECK:   linalg.generic {{.*}} ins(%{{.+}} : tensor<1x4x32xf32>) outs(%{{.+}} : tensor<1x4xf32>)
+// CHECK-LABEL: func.func private @reduce_two_dims__group0__tiles4
+//  CHECK-SAME:   (%[[ROW:.+]]: tensor<?x?xf32> {bufferization.writable = true}, %[[X:.+]]: tensor<?x?x32xf32> {bufferization.writable = false}, %[[AT:.+]]: index) -> tensor<?x?xf32>
+//       CHECK:   scf.for %[[J:.+]] = {{.*}} iter_args(%[[R:.+]] = %[[ROW]])
+//       CHECK:     func.call @reduce_two_dims__group0__tile1(%[[AT]], %[[J]], %[[X]], %[[R]])
+//       CHECK:   func.call @reduce_two_dims__group0__tile3
 // CHECK-LABEL: func.func private @reduce_two_dims__group0(
-//       CHECK:   scf.for
-//       CHECK:     scf.for
-//       CHECK:       func.call @reduce_two_dims__group0__tile1
+//       CHECK:   scf.for %[[I:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %arg0)
+//  CHECK-NEXT:     %[[FILLED:.+]] = func.call @reduce_two_dims__group0__tiles4(%[[ACC]], %arg1, %[[I]])
+//  CHECK-NEXT:     scf.yield %[[FILLED]]
+//   CHECK-NOT:   scf.for
 // CHECK-LABEL: func.func @reduce_two_dims
 //       CHECK:   call @reduce_two_dims__group0(%arg1, %arg0)
 #in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>

@@ -157,6 +157,9 @@ OPS = {
     "unsqueeze_squeeze": (lambda x: x.unsqueeze(1).unsqueeze(-1).squeeze(1) + 1, "reshape"),
     "flatten": (lambda x: x.view(-1, 2, 2).flatten(), "reshape"),
     "mean_sum": (lambda x: x.mean(1, keepdim=True) + x.sum(-1, keepdim=True), "reduce_mean"),
+    # a fused qkv projection's split: pieces of the static dim, as gathers (slices are)
+    "split": (lambda x: torch.cat(x.split(3, dim=1)[::-1], dim=1), "gather"),
+    "chunk": (lambda x: torch.cat(x.chunk(2, dim=1)[::-1], dim=1), "gather"),
 }
 
 

@@ -201,31 +201,42 @@ def stack(node: Node, tensors, dim=0):
     return parts[0] if len(parts) == 1 else vb.concat(parts, axis=d)
 
 
-def _split(x, d: int, sizes: list[int]) -> list:
+def _split(node: Node, x, d: int, sizes: list[int]) -> list:
+    """Consecutive pieces of `sizes` along dim d; with dynamic dims (a fused qkv projection's
+    split under a dynamic batch and sequence) each a gather of its positions, as a slice is."""
+    if None in shape(x) and shape(x)[d] is None:
+        raise Unsupported("a split along a dynamic dim")
     parts, start = [], 0
     for size in sizes:
-        starts, limits = [0] * rank(x), list(shape(x))
-        starts[d], limits[d] = start, start + size
-        parts.append(vb.slice(x, starts=starts, limits=limits))
+        if None in shape(x):
+            parts.append(_take(node, x, d, range(start, start + size)))
+        else:
+            starts, limits = [0] * rank(x), list(shape(x))
+            starts[d], limits[d] = start, start + size
+            parts.append(vb.slice(x, starts=starts, limits=limits))
         start += size
     return parts
 
 
-@rule("torch.aten.split.Tensor", "torch.aten.unsafe_split.Tensor")
+@rule("torch.aten.split.Tensor", "torch.aten.unsafe_split.Tensor", dynamic=True)
 def split(node: Node, x, size, dim=0):
     d = axis(dim, x)
     n = shape(x)[d]
-    return [_split(x, d, [min(size, n - s) for s in range(0, n, size)])]
+    if n is None:
+        raise Unsupported("a split along a dynamic dim")
+    return [_split(node, x, d, [min(size, n - s) for s in range(0, n, size)])]
 
 
-@rule("torch.aten.split_with_sizes", "torch.aten.unsafe_split_with_sizes")
+@rule("torch.aten.split_with_sizes", "torch.aten.unsafe_split_with_sizes", dynamic=True)
 def split_with_sizes(node: Node, x, sizes, dim=0):
-    return [_split(x, axis(dim, x), list(sizes))]
+    return [_split(node, x, axis(dim, x), list(sizes))]
 
 
-@rule("torch.aten.chunk", "torch.aten.unsafe_chunk")
+@rule("torch.aten.chunk", "torch.aten.unsafe_chunk", dynamic=True)
 def chunk(node: Node, x, chunks, dim=0):
     d = axis(dim, x)
+    if shape(x)[d] is None:
+        raise Unsupported("a chunk along a dynamic dim")
     size = -(-shape(x)[d] // chunks)
     return split(node, x, size, d)
 
@@ -238,7 +249,7 @@ def unbind(node: Node, x, dim=0):
             raise Unsupported("unbind along a dynamic dim (a run-time number of results)")
         at = [node.constant(np.asarray(i, dtype=np.int64), "i64") for i in range(shape(x)[d])]
         return [[vb.gather(x, i, axis=d) for i in at]]
-    parts = _split(x, d, [1] * shape(x)[d])
+    parts = _split(node, x, d, [1] * shape(x)[d])
     return [[vb.reshape(p, shape(x)[:d] + shape(x)[d + 1 :]) for p in parts]]
 
 
@@ -296,7 +307,7 @@ def roll(node: Node, x, shifts, dims=()):
         n = shape(x)[d]
         k = shift % n if n else 0
         if k:
-            tail, head = _split(x, d, [n - k, k])
+            tail, head = _split(node, x, d, [n - k, k])
             x = vb.concat([head, tail], axis=d)
     return x
 
