@@ -3,16 +3,18 @@
 The codegen strategies (matmul, reductions, convolutions, pools) size their tiles, packing and
 micro-kernels from static shapes. An op with dynamic parallel dims is rewritten here into loops
 whose bodies hold the same op on static slices: the last dynamic dim of its result runs in
-full tiles of `tile` rows, then the remainder (< tile) in smaller static tiles, the last
-zero-padded, each behind an `scf.if` (`common/tile_functions.py`'s `tile_cascade`); a
+full tiles of `tile` rows, then the remainder (< tile) in loops of smaller static tiles, the
+last (fewer rows than the smallest) zero-padded behind an `scf.if` (`common/tile_functions.py`'s
+`tile_cascade`); a
 contraction's M, when its N is that last dim, the same way in tiles of `rows`; any other
 dynamic dim runs one index at a time. Every body is static, so `versa-codegen` gives it the
 same strategy as a static compile of that size, and the code holds a few variants per op (four
 for a tile of 256) whatever the call's sizes.
 
     linalg.matmul ins(%a, %b : tensor<?x768xf32>, tensor<768x3072xf32>) outs(%fill : tensor<?x3072xf32>)
-  → scf.for %i = 0 to (n floordiv 64) * 64 step 64 { fill + matmul on tensor<64x768xf32> }
-    scf.if (rest >= 32) { ... tensor<32x768xf32> } ... scf.if (rest >= 1) { ... tensor<1x768xf32> }
+  → scf.for %i = 0 to (n floordiv 256) * 256 step 256 { fill + matmul on tensor<256x768xf32> }
+    scf.for ... step 64 { ... tensor<64x768xf32> }  scf.for ... step 16 { ... tensor<16x768xf32> }
+    scf.if (rest == 1) { ... tensor<1x768xf32> } else scf.if (rest > 0) { ... padded tensor<16x768xf32> }
 
 Written by hand: upstream's `loop.peel` gives one static main loop, but peeling its remainder
 again leaves `affine.min` sizes that do not fold (facts.md), so the cascade would stay dynamic.
