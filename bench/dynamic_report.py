@@ -6,13 +6,7 @@ import time
 from pathlib import Path
 
 from bench.dynamic_systems import SYSTEMS, Measured
-from bench.report import DYNAMIC_BEGIN, DYNAMIC_END, write_marked
-
-
-def _cell(value: float | str | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value * 1e3:.1f}" if isinstance(value, float) else value
+from bench.report import DYNAMIC_BEGIN, DYNAMIC_END, ms_cell, write_marked
 
 
 def _ratio(times: dict, over: str, under: str) -> str:
@@ -25,7 +19,7 @@ def table(measured: Measured) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ratios = []
     for (batch, seq), times in measured.times.items():
-        cells = [f"{batch} × {seq}", *(_cell(times.get(s)) for s in SYSTEMS)]
+        cells = [f"{batch} × {seq}", *(ms_cell(times.get(s)) for s in SYSTEMS)]
         cells += [
             _ratio(times, "Versa dynamic", "Versa static"),
             _ratio(times, "Versa dynamic", "Inductor dynamic"),

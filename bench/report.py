@@ -28,6 +28,7 @@ PEERS = ["torch", "torch.compile", "IREE", "ONNX Runtime", "OpenVINO", "NumPy"]
 # bench/fusion.py's section of RESULTS.md: that script rewrites it, this one keeps it.
 FUSION_BEGIN, FUSION_END = "<!-- fusion:begin -->", "<!-- fusion:end -->"
 DYNAMIC_BEGIN, DYNAMIC_END = "<!-- dynamic-shapes:begin -->", "<!-- dynamic-shapes:end -->"
+INT8_BEGIN, INT8_END = "<!-- int8:begin -->", "<!-- int8:end -->"
 TARGET_BEGIN, TARGET_END = "<!-- target:{}:begin -->", "<!-- target:{}:end -->"
 _TARGET_SECTION = re.compile(r"<!-- target:(?P<name>\S+?):begin -->.*?<!-- target:(?P=name):end -->", re.S)
 TITLE = [
@@ -247,14 +248,22 @@ def write_markdown(
 
 
 def kept_sections(path: Path) -> list[str]:
-    """The sections other scripts write into the file being replaced (fusion, dynamic shapes),
-    each with a trailing empty line."""
+    """The sections other scripts write into the file being replaced (fusion, dynamic shapes,
+    INT8), each with a trailing empty line."""
     old = path.read_text() if path.exists() else ""
     kept = []
-    for begin, end in ((FUSION_BEGIN, FUSION_END), (DYNAMIC_BEGIN, DYNAMIC_END)):
+    for begin, end in ((FUSION_BEGIN, FUSION_END), (DYNAMIC_BEGIN, DYNAMIC_END), (INT8_BEGIN, INT8_END)):
         start, stop = old.find(begin), old.find(end)
         kept += [old[start : stop + len(end)], ""] if 0 <= start < stop else []
     return kept
+
+
+def ms_cell(value: float | str | None) -> str:
+    """A table cell of a time in seconds as milliseconds, or the reason there is none (— for
+    nothing): the dynamic-shapes and INT8 sections' cells."""
+    if value is None:
+        return "—"
+    return f"{value * 1e3:.1f}" if isinstance(value, float) else value
 
 
 def write_marked(path: Path, begin: str, end: str, section: str) -> None:

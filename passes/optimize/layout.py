@@ -20,22 +20,32 @@ So a whole NCHW conv net keeps one transpose after its input and one before its 
 already in the requested layout is left as it is. Motion stops at ops it cannot see through
 (the reshape before a linear layer, matmul, layer_norm, ...): the transpose stays there, which
 is correct, only slower. conv_transpose2d has no layout attribute and stays NCHW.
+
+Quantized nets (PT2E, ONNX QDQ after `fold_quantized`) move the same way: `qconv2d` is converted
+as conv2d is (its int8 constant filter permuted at compile time), and transposes sink through
+quantize, dequantize and requantize, a per-channel one's `axis` following the perm, so the
+integer convs reach `versa-int8-kernels`, which takes NHWC convs only, and the ui8 activations
+between them stay NHWC (NCHW qconvs would keep the slow portable path).
 """
 
 from dataclasses import dataclass
 
 from versa import targets
-from versa.dialects.versa import LAYOUTS, OPS, BatchNormOp, Conv2dOp
+from versa.dialects.build_support import i64
+from versa.dialects.versa import LAYOUTS, OPS, BatchNormOp, Conv2dOp, DequantizeOp, QConv2dOp, TransposeOp
 from versa.mlir import ir, rewrite
 
 from ..common.base import Pass, PassError, collect, target_option
+from ..common.matching import producer
 from ..common.rewrite import Pattern, apply_greedily
 from .rules.transpose_motion import PATTERNS as MOTION_PATTERNS
-from .rules.transpose_motion import inverse, permuted_type, permuted_value, transpose
+from .rules.transpose_motion import inverse, permuted_type, permuted_value, transpose, transposed_operand
 
 TO_LAYOUT = {"NHWC": [0, 2, 3, 1], "NCHW": [0, 3, 1, 2]}  # activation perm from the other layout
 FILTER_TO_LAYOUT = {"NHWC": [2, 3, 1, 0], "NCHW": [3, 2, 0, 1]}  # FCHW → HWCF and back
-LAYOUT_OPS = [Conv2dOp, OPS["versa.max_pool2d"], OPS["versa.avg_pool2d"], BatchNormOp]
+CONVS = (Conv2dOp, QConv2dOp)
+LAYOUT_OPS = [*CONVS, OPS["versa.max_pool2d"], OPS["versa.avg_pool2d"], BatchNormOp]
+AFFINE_OPS = [OPS[f"versa.{name}"] for name in ("quantize", "dequantize", "requantize")]
 
 
 def convert_to(layout: str) -> Pattern:
@@ -44,10 +54,10 @@ def convert_to(layout: str) -> Pattern:
 
     def convert(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
         cls = OPS[op.operation.name]
-        if cls.attrs(op)["layout"] == layout:
+        if cls.attrs(op)["layout"] == layout or not _transposable(op.operands[0]):
             return False
         operands = [transpose(op.operands[0], to_layout), *op.operands[1:]]
-        if cls is Conv2dOp:
+        if cls in CONVS:
             operands[1] = permuted_value(operands[1], FILTER_TO_LAYOUT[layout])
         attrs = dict(op.operation.attributes.items())
         attrs["layout"] = ir.StringAttr.get(layout)
@@ -78,24 +88,92 @@ class VersaLayout(Pass):
         if not self.layout and not _has_conv_to_convert(module, layout, lanes):
             return  # the target's choice pays off for convolutions; pools and norms alone keep theirs
         convert = convert_to(layout)
-        table = [*((cls, convert) for cls in LAYOUT_OPS), *MOTION_PATTERNS]
+        table = [
+            *((cls, convert) for cls in LAYOUT_OPS),
+            *((cls, sink_through_affine) for cls in AFFINE_OPS),
+            *MOTION_PATTERNS,
+        ]
         apply_greedily(module, [(root, _outside_groups(fn)) for root, fn in table])
+        if _unsigned_transposes(module):  # versa.transpose takes no ui8: move those left above
+            table = [(TransposeOp, hoist_above_affine), (DequantizeOp, sink_through_affine), *MOTION_PATTERNS]
+            apply_greedily(module, [(root, _outside_groups(fn)) for root, fn in table])
+
+
+def sink_through_affine(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
+    """op(transpose(a, p), s, z, axis k) → transpose(op(a, s, z, axis p[k]), p) for quantize,
+    dequantize and requantize: elementwise but for per-channel parameters, which follow the
+    channel dim wherever the perm puts it (a per-tensor op has no axis to move)."""
+    moving = transposed_operand(op.operands[0])
+    if moving is None:
+        return False
+    source, perm = moving
+    cls = OPS[op.operation.name]
+    attrs = dict(op.operation.attributes.items())
+    if op.operands[1].type.rank:
+        attrs["axis"] = i64(perm[cls.attrs(op)["axis"] % len(perm)])
+    operands = [source, *op.operands[1:]]
+    inner = cls.build(operands, attrs, permuted_type(op.results[0].type, inverse(perm)))
+    rewriter.replace_op(op, [transpose(inner, perm)])
+    return True
+
+
+def hoist_above_affine(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
+    """transpose(quantize(a, s, z, axis k), p) → quantize(transpose(a, p), s, z, axis p⁻¹[k])
+    for a ui8 result (requantize alike): the first round sinks transposes through quantize ops
+    and leaves ui8 transposes where a quantized value has users in both layouts (the image
+    after the model's first quantize), which versa.transpose does not take; this moves them
+    onto the f32 or i32 value before, at the cost of a second quantize where the first has
+    other users."""
+    if str(op.results[0].type.element_type) != "ui8":
+        return False
+    found = [producer(op.operands[0], f"versa.{name}") for name in ("quantize", "requantize")]
+    source = next((s for s in found if s is not None), None)
+    if source is None:
+        return False
+    perm = TransposeOp.attrs(op)["perm"]
+    cls = OPS[source.operation.name]
+    attrs = dict(source.operation.attributes.items())
+    if source.operands[1].type.rank:
+        attrs["axis"] = i64(inverse(perm)[cls.attrs(source)["axis"] % len(perm)])
+    operands = [transpose(source.operands[0], perm), *source.operands[1:]]
+    rewriter.replace_op(op, [cls.build(operands, attrs, op.results[0].type)])
+    return True
+
+
+def _transposable(value: ir.Value) -> bool:
+    """Whether a conv input may get a transpose: versa.transpose takes no ui8, so a ui8 one
+    must come from a quantize or requantize, above which `hoist_above_affine` can move it (a
+    ui8 function argument cannot be transposed: that qconv2d keeps its layout)."""
+    if str(value.type.element_type) != "ui8":
+        return True
+    return any(producer(value, f"versa.{name}") is not None for name in ("quantize", "requantize"))
+
+
+def _unsigned_transposes(module: ir.Operation) -> bool:
+    def unsigned(op: ir.Operation) -> bool:
+        return op.name == "versa.transpose" and str(op.results[0].type.element_type) == "ui8"
+
+    return bool(collect(module, unsigned))
 
 
 def _has_conv_to_convert(module: ir.Operation, layout: str, lanes: int) -> bool:
-    """Whether a conv2d outside fused groups is in the other layout (a lone batch_norm or pool
-    converted would only add two transposes around it). A grouped NCHW conv (not depthwise)
-    with unit column stride and rows of at least two vectors does not count: its group loop
-    reads each group's channels as contiguous planes and runs about as fast as in NHWC (g32
-    1x256x56: 0.78 vs 0.68 ms), so alone it does not pay for the two transposes (another
-    0.6 ms there). Narrower rows leave lanes idle (1x512x28: 1.03 vs 0.64 ms)."""
+    """Whether a conv2d or qconv2d outside fused groups is in the other layout (a lone
+    batch_norm or pool converted would only add two transposes around it). A grouped NCHW conv
+    (not depthwise) with unit column stride and rows of at least two vectors does not count:
+    its group loop reads each group's channels as contiguous planes and runs about as fast as
+    in NHWC (g32 1x256x56: 0.78 vs 0.68 ms), so alone it does not pay for the two transposes
+    (another 0.6 ms there). Narrower rows leave lanes idle (1x512x28: 1.03 vs 0.64 ms)."""
 
     def wants(op: ir.Operation) -> bool:
         parent = op.parent
         outside = parent is None or parent.name != "versa.fused"
-        if op.name != "versa.conv2d" or not outside:
+        if (
+            op.name not in ("versa.conv2d", "versa.qconv2d")
+            or not outside
+            or not _transposable(op.operands[0])
+        ):
             return False
-        attrs = Conv2dOp.attrs(op)
+        attrs = OPS[op.name].attrs(op)
         return attrs["layout"] != layout and not _fine_in_nchw(op, attrs, lanes)
 
     return bool(collect(module, wants))

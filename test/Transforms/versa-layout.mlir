@@ -177,3 +177,49 @@ func.func @negative_reshape_stops_motion(%x: tensor<1x4x4x4xf32>, %fc: tensor<16
   %y = "versa.matmul"(%f, %fc) : (tensor<1x16xf32>, tensor<16x10xf32>) -> tensor<1x10xf32>
   return %y : tensor<1x10xf32>
 }
+
+// -----
+
+// A quantized block (what fold_quantized makes of a PT2E or ONNX QDQ model): qconv2d converts as
+// conv2d does, its int8 filter [F, C, 1, 1] permuted at compile time to [1, 1, C, F]; transposes
+// sink through quantize, requantize and dequantize, a per-channel requantize's axis going to 3.
+// The first quantize's transpose (versa.transpose takes no ui8) moves above it to the argument.
+// CHECK-LABEL: func.func @quantized_block
+//  CHECK-SAME:   (%[[X:.+]]: tensor<1x2x4x4xf32>)
+//       CHECK:   %[[XT:.+]] = "versa.transpose"(%[[X]]) {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x4x4x2xf32>
+//   CHECK-NOT:   "versa.transpose"
+//   CHECK-DAG:   %[[W:.+]] = "versa.constant"() {value = dense<{{\[\[\[\[}}1, 3], [2, 4]]]]> : tensor<1x1x2x2xi8>}
+//   CHECK-DAG:   %[[Q0:.+]] = "versa.quantize"(%[[XT]], %{{.+}}, %{{.+}}) : (tensor<1x4x4x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x2xui8>
+//       CHECK:   %[[A0:.+]] = "versa.qconv2d"(%[[Q0]], %[[W]], %{{.+}}, %{{.+}}) {layout = "NHWC"} : (tensor<1x4x4x2xui8>, tensor<1x1x2x2xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x4x4x2xi32>
+//       CHECK:   %[[R0:.+]] = "versa.requantize"(%[[A0]], %{{.+}}, %{{.+}}) {axis = 3 : i64} : (tensor<1x4x4x2xi32>, tensor<2xf32>, tensor<2xui8>) -> tensor<1x4x4x2xui8>
+//       CHECK:   %[[D0:.+]] = "versa.dequantize"(%[[R0]], %{{.+}}, %{{.+}}) : (tensor<1x4x4x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x2xf32>
+//       CHECK:   %[[P:.+]] = "versa.max_pool2d"(%[[D0]]) {kernel = array<i64: 2, 2>, layout = "NHWC", strides = array<i64: 2, 2>}
+//       CHECK:   %[[Q1:.+]] = "versa.quantize"(%[[P]], {{.+}} -> tensor<1x2x2x2xui8>
+//       CHECK:   %[[A1:.+]] = "versa.qconv2d"(%[[Q1]], %{{.+}}, {{.+}}layout = "NHWC"
+//       CHECK:   %[[R1:.+]] = "versa.requantize"(%[[A1]], {{.+}}axis = 3 : i64
+//       CHECK:   %[[D1:.+]] = "versa.dequantize"(%[[R1]]
+//   CHECK-DAG:   %[[S:.+]] = "versa.dequantize"(%[[Q1]], {{.+}} -> tensor<1x2x2x2xf32>
+//       CHECK:   %[[E:.+]] = "versa.add"(%[[D1]], %[[S]]) : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+//       CHECK:   %[[Y:.+]] = "versa.transpose"(%[[E]]) {perm = array<i64: 0, 3, 1, 2>}
+//   CHECK-NOT:   "versa.transpose"
+//       CHECK:   return %[[Y]] : tensor<1x2x2x2xf32>
+func.func @quantized_block(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %s = "versa.constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "versa.constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
+  %zw = "versa.constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %w = "versa.constant"() {value = dense<[[[[1]], [[2]]], [[[3]], [[4]]]]> : tensor<2x2x1x1xi8>} : () -> tensor<2x2x1x1xi8>
+  %rs = "versa.constant"() {value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %rz = "versa.constant"() {value = dense<[3, 4]> : tensor<2xui8>} : () -> tensor<2xui8>
+  %q0 = "versa.quantize"(%x, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  %a0 = "versa.qconv2d"(%q0, %w, %z, %zw) : (tensor<1x2x4x4xui8>, tensor<2x2x1x1xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+  %r0 = "versa.requantize"(%a0, %rs, %rz) {axis = 1 : i64} : (tensor<1x2x4x4xi32>, tensor<2xf32>, tensor<2xui8>) -> tensor<1x2x4x4xui8>
+  %d0 = "versa.dequantize"(%r0, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p = "versa.max_pool2d"(%d0) {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %q1 = "versa.quantize"(%p, %s, %z) : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xui8>
+  %a1 = "versa.qconv2d"(%q1, %w, %z, %zw) : (tensor<1x2x2x2xui8>, tensor<2x2x1x1xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x2x2x2xi32>
+  %r1 = "versa.requantize"(%a1, %rs, %rz) {axis = 1 : i64} : (tensor<1x2x2x2xi32>, tensor<2xf32>, tensor<2xui8>) -> tensor<1x2x2x2xui8>
+  %d1 = "versa.dequantize"(%r1, %s, %z) : (tensor<1x2x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xf32>
+  %sk = "versa.dequantize"(%q1, %s, %z) : (tensor<1x2x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xf32>
+  %e = "versa.add"(%d1, %sk) : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %e : tensor<1x2x2x2xf32>
+}

@@ -13,8 +13,6 @@ Tolerances, and why:
   s_in * max_j sum_k |W_jk| (every input one step off) of torch's, plus float rounding.
 """
 
-import warnings
-
 import numpy as np
 import pytest
 import torch
@@ -24,15 +22,8 @@ from torch_helpers import versa_warnings
 from versa.frontends.torch import api
 
 pytest.importorskip("torchao")
-with warnings.catch_warnings():  # torch._inductor, which the quantizer imports, uses torch.jit
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
-        X86InductorQuantizer,
-        get_default_x86_inductor_quantization_config,
-    )
+from pt2e_helpers import QD, assert_within_one_step, quantized  # noqa: E402  (needs torchao)
 
-QD = torch.ops.quantized_decomposed
 SCALE = 0.0123  # 1 / SCALE is not a power of two: x * (1/s) and x / s round apart near ties
 
 
@@ -124,44 +115,14 @@ def _quantized(name: str) -> tuple[torch.fx.GraphModule, torch.Tensor, nn.Module
     make, shape = MODELS[name]
     torch.manual_seed(0)
     model = make().eval()
-    g = torch.Generator().manual_seed(0)
-    exported = torch.export.export(model, (torch.randn(shape, generator=g),)).module()
-    quantizer = X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config())
-    prepared = prepare_pt2e(exported, quantizer)
-    for _ in range(4):
-        prepared(torch.randn(shape, generator=g))
-    return convert_pt2e(prepared), torch.randn(shape, generator=g), model
-
-
-def _with_activations(converted: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, list[float]]:
-    """The converted graph returning each dequantized activation too, and their scales."""
-    graph, env, taps = torch.fx.Graph(), {}, []
-    for node in converted.graph.nodes:
-        if node.op == "output":
-            outputs = [env[n] for n in node.args[0]]
-            continue
-        env[node] = graph.node_copy(node, lambda n: env[n])
-        if node.target == QD.dequantize_per_tensor.default:
-            taps.append(node)
-    graph.output((*outputs, *(env[n] for n in taps)))
-    return torch.fx.GraphModule(converted, graph), [n.args[1] for n in taps]
+    return (*quantized(model, shape), model)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_pt2e_model_compiles_whole_and_matches_torchao(name):
     converted, x, model = _quantized(name)
-    probed, scales = _with_activations(converted)
-    with versa_warnings() as messages, torch.no_grad():
-        got = versa.compile(probed, (x,))(x)
-        want = probed(x)
-    assert messages == []  # nothing ran eagerly
-    steps = [((g - w) / s).round() for g, w, s in zip(got[1:], want[1:], scales, strict=True)]
-    assert all(d.abs().max() <= 1 for d in steps)
-    assert sum(int((d != 0).sum()) for d in steps) <= 0.02 * sum(d.numel() for d in steps)
-    head = model.fc if name == "convnet" else model[-1]  # it reads the last tap, scales[-1]
-    l1 = float(head.weight.detach().abs().sum(1).max()) * 1.05  # its quantized values: < 1% off
-    bound = scales[-1] * l1 + 1e-5
-    assert float((got[0] - want[0]).abs().max()) <= bound
+    head = model.fc if name == "convnet" else model[-1]  # it reads the last tap
+    assert_within_one_step(converted, x, head)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

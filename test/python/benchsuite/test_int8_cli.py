@@ -1,0 +1,51 @@
+"""bench/int8.py's command line and its section of RESULTS.md: models by name (any case,
+comma-separated), several batch sizes, bad values refused as argparse errors (exit 2); the
+section lands between its own markers and a rewrite replaces it, leaving the rest of the file.
+Nothing is measured here (a run takes minutes: bench/README.md)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from bench import int8, int8_report  # noqa: E402
+from bench.report import INT8_BEGIN, INT8_END  # noqa: E402
+
+
+def test_defaults_are_every_model_at_batch_one():
+    args = int8.parse([])
+    assert args.models == ["resnet50", "mobilenetv2", "bert"] and args.batch == [1]
+    assert (args.repeat, args.threads, args.calibration, args.note) == (10, None, 4, "")
+
+
+def test_models_and_batches():
+    args = int8.parse(["--models", "ResNet50, bert", "--batch", "1", "8", "--repeat", "3", "--threads", "2"])
+    assert args.models == ["resnet50", "bert"] and args.batch == [1, 8]
+    assert (args.repeat, args.threads) == (3, 2)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--models", "vgg"], ["--models", ","], ["--repeat", "0"], ["--batch", "0"], ["--threads", "0"]],
+)
+def test_bad_arguments_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exited:
+        int8.parse(argv)
+    assert exited.value.code == 2 and "error:" in capsys.readouterr().err
+
+
+def test_section_between_its_markers(tmp_path):
+    row = int8.Row(
+        "HF ResNet-50 224² batch 1", {"Versa FP32": 0.09, "Versa INT8": 0.045, "ORT INT8": "failed: X"}
+    )
+    row.checks["Versa INT8"] = "0.4 · 19.00% · 100%"
+    text = int8_report.section([row], "cmd", 2, (2.0, 1.0, 1.0), 10, 4, 52.0, "A busy machine.")
+    assert text.startswith(INT8_BEGIN) and text.endswith(INT8_END) and "\nA busy machine.\n" in text
+    assert "| HF ResNet-50 224² batch 1 | 90.0 | 45.0 | — | failed: X |" in text and "2.00x" in text
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# kept\n")
+    int8_report.write(path, text)
+    int8_report.write(path, text.replace("90.0", "91.0"))
+    written = path.read_text()
+    assert written.startswith("# kept\n") and written.count(INT8_BEGIN) == 1 and "91.0" in written
