@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.fusion import fix_threads
+from bench.fusion import fix_threads_for
 
 HERE = Path(__file__).resolve().parent
 
@@ -51,9 +51,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    threads = args.threads or cores
-    fix_threads(threads)
+    threads = fix_threads_for(args.threads)
     os.environ.setdefault("VERSA_CACHE_DIR", "off")  # cold compiles: their times are measured
 
     import torch

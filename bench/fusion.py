@@ -43,11 +43,19 @@ def fix_threads(threads: int) -> None:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+def fix_threads_for(requested: int | None) -> int:
+    """`fix_threads` for `requested` threads, or every core this process may use; the count.
+    (bench.machine.available_cores imports torch, which must come after.)"""
+    threads = requested or (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
+    fix_threads(threads)
+    return threads
+
+
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    threads = args.threads or cores
-    fix_threads(threads)
+    threads = fix_threads_for(args.threads)
 
     import torch
 

@@ -237,11 +237,9 @@ def measure(name: str, batch: int, args_: argparse.Namespace, threads: int) -> R
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    threads = args.threads or cores
-    from bench.fusion import fix_threads
+    from bench.fusion import fix_threads_for
 
-    fix_threads(threads)
+    threads = fix_threads_for(args.threads)
     import torch
 
     from bench import int8_report

@@ -13,11 +13,11 @@ Why qmatmul reads both operands unsigned (an i8 operand's top bit flipped, its z
 zero in its upper 17 bits), `vpdpwssd` with AVX512-VNNI, but `mul(sext, sext)` into
 `vpmulld`, twice the uops (docs/facts.md). The named convs have no `cast` and vectorize with
 `extsi`, so qconv2d reads both operands signed (`vpmulld`). Neither forms `vpdpbusd`: LLVM
-makes it only from dot-product reductions, not from the outer-product micro-kernel. On x86 with constant
-weights, `versa-int8-kernels` (cpu/int8_kernels.py) replaces these matmuls and NHWC convs by
-`vpdpbusd` / `vpmaddwd` kernels on packed weights; the forms here are its input and the
-portable path. The input
-is padded with its zero point (a real 0, as torch and ONNX pad), so the padded taps add nothing.
+makes it only from dot-product reductions, not from the outer-product micro-kernel. On x86
+with constant weights, `versa-int8-kernels` (cpu/int8_kernels.py) replaces these matmuls and
+NHWC convs by `vpdpbusd` / `vpmaddwd` kernels on packed weights; the forms here are its input
+and the portable path. The input is padded with its zero point (a real 0, as torch and ONNX
+pad), so the padded taps add nothing.
 
 The fallback, for dynamic shapes and grouped convs (not depthwise), is linalg's quantized named
 ops (`quantized_matmul`, `conv_2d_*_q`, `conv_2d_ngchw_gfchw_q` / `nhwgc_gfhwc_q` with the group
