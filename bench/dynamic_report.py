@@ -14,8 +14,13 @@ def _ratio(times: dict, over: str, under: str) -> str:
     return f"{a / b:.2f}x" if isinstance(a, float) and isinstance(b, float) else "—"
 
 
+def _times(value) -> str:
+    return f"{value:.2f}x" if isinstance(value, float) else "—"
+
+
 def table(measured: Measured) -> list[str]:
     head = ["batch × seq", *(f"{s} ms" for s in SYSTEMS), "dynamic / static", "dynamic / Inductor dyn."]
+    head += ["Versa hot ms", "hot / static", "slowest call while compiling"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ratios = []
     for (batch, seq), times in measured.times.items():
@@ -23,6 +28,9 @@ def table(measured: Measured) -> list[str]:
         cells += [
             _ratio(times, "Versa dynamic", "Versa static"),
             _ratio(times, "Versa dynamic", "Inductor dynamic"),
+            ms_cell(times.get("Versa hot")),
+            _times(times.get("hot / static")),
+            _times(times.get("stall")),
         ]
         lines.append("| " + " | ".join(cells) + " |")
         if isinstance(times.get("Versa dynamic"), float) and isinstance(times.get("Versa static"), float):
@@ -34,7 +42,7 @@ def table(measured: Measured) -> list[str]:
 
 def _compiles(measured: Measured) -> str:
     parts = []
-    for name in ("Versa dynamic", "Versa static"):
+    for name in ("Versa dynamic", "Versa static", "Versa hot"):
         seconds = measured.compiles.get(name, [])
         if seconds:
             parts.append(f"{name}: {len(seconds)} compile(s), {sum(seconds):.1f} s")
@@ -60,7 +68,11 @@ def section(
         "Milliseconds per call; every output checked against a float64 eager reference first. "
         "Versa dynamic: one `versa.compile(..., dynamic_shapes=...)` (batch 1–64, sequence 2–max "
         "positions) for the whole grid; Versa static: a compile for each shape; Inductor dynamic: "
-        "`torch.compile(dynamic=True)` with freezing; ONNX Runtime: one export with dynamic axes.",
+        "`torch.compile(dynamic=True)` with freezing; ONNX Runtime: one export with dynamic axes. "
+        "Versa hot: the dynamic compile's static version of the shape once it is hot (made hot "
+        "after the timed rounds, compiled in the background: bench/dynamic_hot.py), timed "
+        "interleaved with Versa static (hot / static); the slowest call while it compiled, over "
+        "the dynamic median.",
         "",
     ]
     for m in measured:

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from bench import hf_models
+from bench import dynamic_hot, hf_models
 from bench.driver import check, reason
 from bench.peers import ort_session
 
@@ -76,7 +76,9 @@ def _numpy(out) -> np.ndarray:
     return out.detach().numpy() if isinstance(out, torch.Tensor) else np.asarray(out[0])
 
 
-def _versa_dynamic(module: Tokens, example: tuple, max_seq: int, measured: Measured) -> Call:
+def _versa_dynamic(
+    module: Tokens, example: tuple, max_seq: int, measured: Measured, repeat: int, held
+) -> Call:
     import versa
 
     batch, seq = torch.export.Dim("batch", min=1, max=64), torch.export.Dim("seq", min=2, max=max_seq)
@@ -84,7 +86,8 @@ def _versa_dynamic(module: Tokens, example: tuple, max_seq: int, measured: Measu
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
         start = time.perf_counter()
-        compiled = versa.compile(module, example, dynamic_shapes=dims)
+        compiled = versa.compile(module, example, dynamic_shapes=dims, hot_shapes=dynamic_hot.policy(repeat))
+        held.append(compiled)
         compiled(*example)  # compiled by now
         measured.compiles["Versa dynamic"] = [time.perf_counter() - start]
     eager = [str(w.message) for w in warned if "ran eagerly" in str(w.message)]
@@ -136,8 +139,9 @@ def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: i
     rng = np.random.default_rng(0)
     example = (torch.from_numpy(rng.integers(0, vocab, (2, 16))), torch.ones(2, 16, dtype=torch.int64))
     systems: dict[str, Call | str] = {"torch eager": lambda ids, mask: _numpy(module(ids, mask))}
+    held = []  # the dynamic compile, for its hot shapes (bench/dynamic_hot.py)
     systems["Versa dynamic"] = _prepared(
-        "Versa dynamic", lambda: _versa_dynamic(module, example, max_seq, measured), log
+        "Versa dynamic", lambda: _versa_dynamic(module, example, max_seq, measured, repeat, held), log
     )
     systems["Inductor dynamic"] = _prepared("Inductor dynamic", lambda: _inductor_dynamic(module), log)
     graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
@@ -157,6 +161,17 @@ def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: i
             if name in first:
                 measured.compiles.setdefault(name, []).append(first[name] + extra)
                 log(f"  {name}: first call {measured.compiles[name][-1]:.1f} s beyond steady state")
+        if (
+            held
+            and isinstance(times.get("Versa dynamic"), float)
+            and isinstance(times.get("Versa static"), float)
+        ):
+            hot = dynamic_hot.measure(
+                held[0], static, ids, mask, expected, model.real.reduction, repeat, times["Versa dynamic"]
+            )
+            if "compile" in hot:
+                measured.compiles.setdefault("Versa hot", []).append(hot.pop("compile"))
+            times.update(hot)
         measured.times[(batch, seq)] = times
         log(f"  batch {batch} seq {seq}: " + ", ".join(f"{k} {_show(v)}" for k, v in times.items()))
         del systems["Versa static"], static

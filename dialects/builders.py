@@ -39,6 +39,7 @@ from .builders_indexing import (  # noqa: F401
     cumsum,
     gather,
     iota,
+    iota_like,
     logical_and,
     logical_not,
     logical_or,

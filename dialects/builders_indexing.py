@@ -8,6 +8,8 @@ them as `vb.compare(...)`, `vb.gather(...)`); conventions as in `builders.py`.
     p = vb.iota([1, 16], ir.IntegerType.get_signless(64), axis=1)       # positions
 """
 
+from collections.abc import Sequence
+
 from versa.mlir import ir
 
 from . import versa as v
@@ -71,6 +73,25 @@ def iota(shape: Ints, element_type: ir.Type, *, axis: int, loc: Loc = None, ip: 
     """`versa.iota`: a tensor of `shape` whose elements are their index along `axis`."""
     result_type = ir.RankedTensorType.get([int(d) for d in shape], element_type)
     return v.IotaOp.build([], attrs(axis=i64(axis)), result_type, loc=loc, ip=ip)
+
+
+def iota_like(
+    like: ir.Value,
+    dims: Sequence[int],
+    element_type: ir.Type,
+    *,
+    axis: int,
+    sizes: Sequence[int] | None = None,
+    loc: Loc = None,
+    ip: Ip = None,
+) -> ir.Value:
+    """`versa.iota` sized by `like` (its dynamic dims too): result dim i is `like`'s dim dims[i],
+    or where dims[i] is -1 the static sizes[i] (default 1)."""
+    given = ir.RankedTensorType(like.type).shape
+    static = list(sizes) if sizes is not None else [1] * len(dims)
+    shape = [given[d] if d >= 0 else static[i] for i, d in enumerate(dims)]
+    result_type = ir.RankedTensorType.get(shape, element_type)
+    return v.IotaOp.build([like], attrs(axis=i64(axis), dims=ints(dims)), result_type, loc=loc, ip=ip)
 
 
 def reduce_argmax(

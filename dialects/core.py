@@ -49,6 +49,11 @@ class VersaOp(Versa.Operation):
     FLOAT_ONLY = False
     NUMERIC = False
     ELEMENTWISE = False
+    # Not ELEMENTWISE, yet one result element from the operands' elements at its position,
+    # with parameters per channel along an `axis` (quantize, dequantize, requantize): a
+    # `versa.fused` group may compute it point by point, but rules written for NumPy
+    # broadcasting (transpose sinking, splat folding) must not take it.
+    POINTWISE = False
     ACCEPTED_TYPES = ELEMENT_TYPES  # the quantized ops add ui8 (ops_quant.py)
     # Operands broadcast NumPy-style against the result, but for this many trailing dims
     # (matmul's 2); None: the op does not broadcast. See `call_shape`.

@@ -103,10 +103,17 @@ class ScatterOp(VersaOp, name="scatter", traits=[ext.Pure]):
 
 
 class IotaOp(VersaOp, name="iota", traits=[ext.Pure]):
-    """No operands: element i of the result is its index along `axis` (np.arange, broadcast)."""
+    """Element i of the result is its index along `axis` (np.arange, broadcast).
+
+    Without operands the result type is static. A result with dynamic dims (`arange(x.size(1))`
+    under dynamic shapes) reads them off an operand, `like`, whose values are never read:
+    `dims` has one entry per result dim, a dim of `like` or -1 for a static dim of the result
+    type. `"versa.iota"(%x) {axis = 0, dims = array<i64: 1>} : (tensor<?x?xi64>) -> tensor<?xi64>`
+    is arange(x.shape[1]), sized per call as every other op's result."""
 
     NUMERIC = True
-    ATTRS = {"axis": Int()}
+    ATTRS = {"axis": Int(), "dims": Ints(None, default=None)}
+    like: ext.Operand[Tensor] | None
     axis: Any
     result: ext.Result[Tensor]
 
@@ -114,9 +121,27 @@ class IotaOp(VersaOp, name="iota", traits=[ext.Pure]):
     def result_shape(cls, operands, attrs, declared=None):
         shapes.require(declared is not None, "the result type must be given")
         shapes.require(len(declared) >= 1, "result must have rank >= 1")
-        shapes.require(shapes.is_static(declared), "the result shape must be static (iota has no operands)")
         shapes.normalize_axis(attrs["axis"], len(declared))
-        return tuple(declared)
+        dims = attrs["dims"]
+        if not operands:
+            shapes.require(dims is None, "attribute 'dims' needs a 'like' operand to read dims from")
+            shapes.require(shapes.is_static(declared), "the result shape must be static (no 'like' operand)")
+            return tuple(declared)
+        like = operands[0]
+        shapes.require(dims is not None, "requires attribute 'dims' with a 'like' operand")
+        shapes.require(
+            len(dims) == len(declared), f"'dims' has {len(dims)} entries for a result of rank {len(declared)}"
+        )
+        out = []
+        for i, d in enumerate(dims):
+            shapes.require(
+                -1 <= d < len(like), f"'dims' entry {d} is no dim of 'like' (rank {len(like)}) nor -1"
+            )
+            shapes.require(
+                d >= 0 or declared[i] is not None, f"result dim {i} is dynamic, but 'dims' gives it -1"
+            )
+            out.append(like[d] if d >= 0 else declared[i])
+        return tuple(out)
 
     @classmethod
     def check_element_types(cls, operands, results):

@@ -75,6 +75,7 @@ class QuantOp(VersaOp):
 class AffineOp(QuantOp):
     """quantize, dequantize, requantize: (value, scale, zero point) → value's shape."""
 
+    POINTWISE = True
     ATTRS = {"axis": Int(default=1)}
     input: ext.Operand[Tensor]
     scale: ext.Operand[Tensor]

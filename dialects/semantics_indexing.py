@@ -63,8 +63,9 @@ def scatter(
     return out
 
 
-def iota(*, shape: Shape, axis: int) -> np.ndarray:
-    """Each element is its index along `axis`: np.arange broadcast to `shape`."""
+def iota(*like: np.ndarray, shape: Shape, axis: int, dims: list[int] | None = None) -> np.ndarray:
+    """Each element is its index along `axis`: np.arange broadcast to `shape` (the call's: the
+    dims `like` gives are already in it; its values are never read)."""
     axis %= len(shape)
     ramp = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
     return np.broadcast_to(ramp, shape)

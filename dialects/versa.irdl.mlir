@@ -295,10 +295,12 @@ module {
       irdl.results(result: %3)
     }
     irdl.operation @iota {
-      %0 = irdl.any
-      irdl.attributes {"axis" = %0}
-      %1 = irdl.base "!builtin.tensor" 
-      irdl.results(result: %1)
+      %0 = irdl.base "!builtin.tensor" 
+      irdl.operands(like: optional %0)
+      %1 = irdl.any
+      irdl.attributes {"axis" = %1}
+      %2 = irdl.base "!builtin.tensor" 
+      irdl.results(result: %2)
     }
     irdl.operation @reduce_argmax {
       %0 = irdl.base "!builtin.tensor" 

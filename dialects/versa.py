@@ -468,7 +468,7 @@ class FusedOp(VersaOp, name="fused", traits=[ext.Pure]):
         for inner in ops[:-1] if kind == "elementwise" else []:
             shapes.require(
                 inner.operation.name in OPS
-                and OPS[inner.operation.name].ELEMENTWISE
+                and (OPS[inner.operation.name].ELEMENTWISE or OPS[inner.operation.name].POINTWISE)
                 or inner.operation.name == "versa.constant",
                 f"an elementwise group may hold only elementwise versa ops, found '{inner.operation.name}'",
             )

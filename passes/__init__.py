@@ -60,6 +60,7 @@ from .optimize.canonicalize import VersaCanonicalize
 from .optimize.fuse import VersaFuse
 from .optimize.layout import VersaLayout
 from .optimize.pipeline import VersaOptimize
+from .optimize.specialize_shapes import VersaSpecializeShapes
 from .versa_to_linalg.convert_versa_to_linalg import ConvertVersaToLinalg
 
 PASSES: dict[str, type[Pass]] = {
@@ -68,6 +69,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaCanonicalize,
         VersaFuse,
         VersaLayout,
+        VersaSpecializeShapes,
         VersaRowKernels,
         VersaPoolKernels,
         VersaShareFunctions,

@@ -40,6 +40,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default=campaign.DYNAMIC_SHARE,
         help="share of programs made dynamic (`?` dims)",
     )
+    parser.add_argument(
+        "--quantized",
+        type=float,
+        default=campaign.QUANTIZED_SHARE,
+        help="share of quantized chains (quantize, qmatmul/qconv2d, requantize, dequantize)",
+    )
     parser.add_argument("--corpus", nargs="*", default=None, help="dirs of .mlir programs to mutate")
     parser.add_argument("--save", default="test/Fuzz/regressions", help="where reduced findings go")
     parser.add_argument("--no-save", action="store_true", help="report findings, save nothing")
@@ -58,7 +64,9 @@ def run(argv: list[str]) -> int:
         return replay(args.replay, pipelines, args.timeout)
     roots = args.corpus if args.corpus is not None else [r for r in CORPUS_ROOTS if Path(r).is_dir()]
     corpus = load_corpus(Path(r) for r in roots) if args.mutants > 0 else []
-    source = campaign.Source(args.seed, corpus, args.mutants, args.max_ops, dynamic=args.dynamic)
+    source = campaign.Source(
+        args.seed, corpus, args.mutants, args.max_ops, dynamic=args.dynamic, quantized=args.quantized
+    )
     seconds = args.seconds if args.seconds is not None or args.programs is not None else 60.0
     report = campaign.run(
         source,

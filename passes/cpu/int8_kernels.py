@@ -1,5 +1,5 @@
-"""versa-int8-kernels: integer contractions with constant weights on the x86 dot-product
-instructions the target has.
+"""versa-int8-kernels: integer contractions with constant weights on the dot-product
+instructions the target has (x86, AArch64).
 
 qmatmul and qconv2d lower (versa_to_linalg/lowering/lower_qcontract.py) to plain i8 x i8 → i32
 `linalg.matmul {cast_unsigned}` / `linalg.conv_2d_nhwc_hwcf` ops that the f32 strategies tile
@@ -11,7 +11,8 @@ micro-kernel (`kernels/int8_dot.py`) on filters packed at compile time (`kernels
     avxvnni                         vpdpbusd ymm   32
     avx512bw                        vpmaddwd zmm on i16-widened operands (32 MACs), vpaddd
     avx2                            vpmaddwd ymm (16 MACs), vpaddd
-    anything else (AArch64, x86-64) nothing: the strategies' portable path
+    dotprod (AArch64)               sdot / udot (16 MACs; kernels/int8_dot_aarch64.py)
+    anything else (x86-64, v8.0)    nothing: the strategies' portable path
 
 The choice is the target's features (`Target.has`), never the host's. The kernel's result is
 the same i32 sum the op computed, so the zero-point terms around it stay as they are. Runs on
@@ -28,14 +29,19 @@ from versa.mlir import func, ir
 from ..common import linalg_builders as build
 from ..common.base import Pass, collect, target_option
 from ..common.kernel_text import define
+from .kernels import int8_epilogue
 from .kernels.int8_dot import ISAS, ConvShape, Isa, kernel_text
+from .kernels.int8_dot_aarch64 import aarch64_isa
 from .kernels.int8_pack import pack, round_up
+from .strategies.consumers import epilogue_consumer
 
 _OPS = ("linalg.matmul", "linalg.conv_2d_nhwc_hwcf")
 
 
 def isa_of(target: targets.Target) -> Isa | None:
     """The dot-product instruction for `target`, or None (the portable path)."""
+    if target.triple.startswith("aarch64"):
+        return aarch64_isa(target)
     if not target.triple.startswith("x86_64"):
         return None
     if target.has("avx512vnni") and target.lanes(32) >= 16:
@@ -100,7 +106,7 @@ def _ints(op: ir.Operation, name: str) -> tuple[int, int]:
 @dataclass(frozen=True)
 class VersaInt8Kernels(Pass):
     name = "versa-int8-kernels"
-    summary = "i8 matmuls and NHWC convs with constant weights as vpdpbusd / vpmaddwd micro-kernels (x86)"
+    summary = "i8 matmuls and NHWC convs with constant weights as dot-product micro-kernels (x86, AArch64)"
     threads: int = 1  # panels and output rows as an scf.forall when above 1
     target: targets.Target = target_option()
 
@@ -111,14 +117,7 @@ class VersaInt8Kernels(Pass):
         ops = collect(module, _candidate)
         if not ops:
             return
-        body = module.regions[0].blocks[0]
-        names = {
-            ir.StringAttr(o.attributes["sym_name"]).value
-            for o in body.operations
-            if "sym_name" in o.attributes
-        }
-        if isa.intrinsic not in names:
-            define_declaration(module, isa)
+        define_declaration(module, isa)
         for count, op in enumerate(ops):
             self._replace(module, op, isa, f"versa_int8_dot_{count}")
 
@@ -126,8 +125,8 @@ class VersaInt8Kernels(Pass):
         x, w, _ = op.operands
         matmul = op.name == "linalg.matmul"
         unsigned = matmul and "cast" in op.attributes and "cast_unsigned" in str(op.attributes["cast"])
-        values = _constant(w)
-        values = (values.view(np.uint8) if unsigned else values.view(np.int8)).astype(np.int64)
+        values = _constant(w).astype(np.int8)  # a splat comes back as int64: its bytes are no weights
+        values = (values.view(np.uint8) if unsigned else values).astype(np.int64)
         out = tuple(ir.RankedTensorType(op.results[0].type).shape)
         if matmul:
             (m, k), n = ir.RankedTensorType(x.type).shape, out[1]
@@ -140,6 +139,9 @@ class VersaInt8Kernels(Pass):
         nv, mr = register_tile(self.target, isa, f)
         panel = nv * isa.lanes
         packed, start = pack(weights, isa, panel, unsigned)
+        epilogue = _epilogue(
+            op, ("PIXEL", "FILTER") if matmul else ("%n", "%oh", "PIXEL", "FILTER"), f % panel != 0
+        )
         shape = ConvShape(
             x_shape,
             weights.shape[:2],
@@ -148,28 +150,50 @@ class VersaInt8Kernels(Pass):
             strides,
             dilations,
             round_up(x_shape[3], isa.group),
+            epilogue,
         )
         define(
             module, isa.declaration() + "\n" + kernel_text(name, shape, isa, nv, mr, unsigned, self.threads)
         )
-        result_type = ir.RankedTensorType.get([*out4, shape.filters], ir.IntegerType.get_signless(32))
-        with ir.InsertionPoint(op), op.location:
+        replaced = epilogue.generic if epilogue else op  # the kernel computes the consumer too
+        element = ir.RankedTensorType(replaced.results[0].type).element_type
+        result_type = ir.RankedTensorType.get([*out4, shape.filters], element)
+        with ir.InsertionPoint(replaced), op.location:
             xs = build.expand(x, x_shape, [[0, 1, 2], [3]]) if matmul else x
+            inputs = [v for _, v in epilogue.inputs] if epilogue else []
             call = func.CallOp(
-                [result_type], ir.FlatSymbolRefAttr.get(name), [xs, build.dense(packed), build.dense(start)]
+                [result_type],
+                ir.FlatSymbolRefAttr.get(name),
+                [xs, build.dense(packed), build.dense(start), *inputs],
             )
             y = call.results[0]
             if shape.filters != f:
                 y = build.extract(y, [0, 0, 0, 0], (*out4, f))
             if matmul:
                 y = build.collapse(y, out, [[0, 1, 2], [3]])
-        op.results[0].replace_all_uses_with(y)
+        replaced.results[0].replace_all_uses_with(y)
+        if epilogue:
+            replaced.erase()
         op.erase()
 
 
+def _epilogue(op: ir.Operation, dims: tuple[str, ...], padded: bool) -> int8_epilogue.Epilogue | None:
+    """The elementwise consumer the kernel computes on its accumulators (the epilogue strategies'
+    choice, `strategies/consumers.py`), where its body and reads fit (`int8_epilogue.of`)."""
+    consumer = epilogue_consumer(op)
+    if consumer is None:
+        return None
+    operand = next(iter(op.results[0].uses)).operand_number
+    return int8_epilogue.of(consumer, operand, dims, padded)
+
+
 def define_declaration(module: ir.Operation, isa: Isa) -> None:
-    """The intrinsic's declaration at the top of `module` (a function named `llvm.*`)."""
-    declaration = ir.Module.parse(isa.declaration(), module.context)
+    """The intrinsics' declarations that `module` lacks, at its top (functions named `llvm.*`)."""
     body = module.regions[0].blocks[0]
-    op = declaration.body.operations[0]
-    op.operation.move_before(body.operations[0])
+    names = {
+        ir.StringAttr(o.attributes["sym_name"]).value for o in body.operations if "sym_name" in o.attributes
+    }
+    declaration = ir.Module.parse(isa.declaration(), module.context)
+    for op in list(declaration.body.operations):
+        if ir.StringAttr(op.attributes["sym_name"]).value not in names:
+            op.operation.move_before(body.operations[0])

@@ -30,6 +30,8 @@ The rules, in the order they are applied:
    run over the reduced shape: another loop nest), and a contraction's producers stay out (it
    reads its operands many times).
 4. A group holds at most one anchor and at most `max-ops` ops.
+5. A dequantize stays out of a contraction's group when its only user can compute it
+   (`fusion_rules.py`): the group stores the 8-bit value, its user reads it.
 """
 
 from dataclasses import dataclass
@@ -168,6 +170,17 @@ def _refusal(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, 
     return rules.GROUP_EXPENSIVE
 
 
+def _widens(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, block: ir.Block) -> str | None:
+    """WIDENS where `consumer` is a dequantize after a group with an anchor and its only user is
+    an elementwise op of its shape, which can compute it: the group stores bytes, not floats."""
+    if consumer.name != "versa.dequantize" or groups.anchor(producer) is None:
+        return None
+    user = _single_user(consumer.results[0], block)
+    if user is None or not (rules.is_elementwise(user) and _fusible(user)):
+        return None
+    return rules.WIDENS if rules.shape(user.results[0]) == rules.shape(consumer.results[0]) else None
+
+
 def groups_of(block: ir.Block, max_ops: int, refused: dict | None = None) -> list[list[ir.Operation]]:
     """The groups of `block` (rules 2-4), each in block order, its root last. `refused`, where
     given, gets why each producer-consumer edge was not merged: (producer, consumer, operand)
@@ -186,7 +199,9 @@ def groups_of(block: ir.Block, max_ops: int, refused: dict | None = None) -> lis
             if not _is_only_user(consumer, value, block):
                 refused[producer, consumer, index] = rules.OTHER_USERS
                 continue
-            refusal = _refusal(groups, producer, consumer, index)
+            refusal = _refusal(groups, producer, consumer, index) or _widens(
+                groups, producer, consumer, block
+            )
             refusal = refusal or groups.merge(producer, consumer, max_ops)
             if refusal:
                 refused[producer, consumer, index] = refusal
@@ -221,6 +236,10 @@ def fuse_group(group: list[ir.Operation]) -> ir.Operation:
     """Replace `group` (in block order, last op = root) by one `versa.fused` op."""
     root = group[-1]
     anchor = next((op for op in group if rules.is_anchor(op)), None)
+    if anchor is not None and rules.kind_of(anchor) == "epilogue":
+        # A contraction reads nothing of its group, so it may come first: the rest is then one
+        # run after it (a residual's dequantize too), one generic in the lowering.
+        group = [anchor, *(op for op in group if op != anchor)]
     fused = ir.Operation.create(
         FusedOp.OPERATION_NAME,
         results=[root.results[0].type],

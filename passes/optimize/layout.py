@@ -36,7 +36,7 @@ from versa.dialects.versa import LAYOUTS, OPS, BatchNormOp, Conv2dOp, Dequantize
 from versa.mlir import ir, rewrite
 
 from ..common.base import Pass, PassError, collect, target_option
-from ..common.matching import producer
+from ..common.matching import constant_attr, producer
 from ..common.rewrite import Pattern, apply_greedily
 from .rules.transpose_motion import PATTERNS as MOTION_PATTERNS
 from .rules.transpose_motion import inverse, permuted_type, permuted_value, transpose, transposed_operand
@@ -56,6 +56,8 @@ def convert_to(layout: str) -> Pattern:
         cls = OPS[op.operation.name]
         if cls.attrs(op)["layout"] == layout or not _transposable(op.operands[0]):
             return False
+        if cls in CONVS and not (constant_attr(op.operands[1]) is not None or _transposable(op.operands[1])):
+            return False  # a ui8 filter argument: no transpose for it
         operands = [transpose(op.operands[0], to_layout), *op.operands[1:]]
         if cls in CONVS:
             operands[1] = permuted_value(operands[1], FILTER_TO_LAYOUT[layout])
@@ -143,7 +145,8 @@ def hoist_above_affine(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool
 def _transposable(value: ir.Value) -> bool:
     """Whether a conv input may get a transpose: versa.transpose takes no ui8, so a ui8 one
     must come from a quantize or requantize, above which `hoist_above_affine` can move it (a
-    ui8 function argument cannot be transposed: that qconv2d keeps its layout)."""
+    ui8 function argument cannot be transposed: that qconv2d keeps its layout; so does one whose
+    filter is a ui8 argument, found by the quantized fuzzer)."""
     if str(value.type.element_type) != "ui8":
         return True
     return any(producer(value, f"versa.{name}") is not None for name in ("quantize", "requantize"))

@@ -21,6 +21,7 @@ _FRONTEND = {
     "compile": "versa.frontends.torch",
     "import_torch": "versa.frontends.torch",
     "coverage": "versa.frontends.torch",
+    "HotShapePolicy": "versa.frontends.torch",
     "import_onnx": "versa.frontends.onnx",
     "tune": "versa.tuning.api",
     "optimize": "versa.optimizer.api",
@@ -37,6 +38,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "CompileError",
+    "HotShapePolicy",
     "JitFunction",
     "compile",
     "compile_text",

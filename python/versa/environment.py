@@ -14,6 +14,8 @@ run is reproduced from its options alone: a pass never reads the environment.
     VERSA_MEMORY_CACHE_SIZE=N[KMG]  the bytes a process keeps in compiled torch graphs for reuse
                                   (default: a quarter of its memory; frontends.torch.executable_cache)
     VERSA_LOG=warning|info|debug  what Versa logs to stderr (versa.log; default warning)
+    VERSA_HOT_SHAPES=N            shapes of a dynamic `versa.compile` that may get a static compile
+                                  of their own once hot (default 4; 0: none; frontends.torch.hot_shapes)
     VERSA_FOLLOW_LOAD=1           OpenMP teams shrink to the cores other jobs leave free (a
                                   shared machine; versa.cpu.openmp); default: a fixed team
 
@@ -34,6 +36,7 @@ CACHE_SIZE = "VERSA_CACHE_SIZE"
 MEMORY_CACHE_SIZE = "VERSA_MEMORY_CACHE_SIZE"
 LOG = "VERSA_LOG"
 FOLLOW_LOAD = "VERSA_FOLLOW_LOAD"
+HOT_SHAPES = "VERSA_HOT_SHAPES"
 CACHE_OFF = ("off", "0", "none", "false", "no")
 DEFAULT_CACHE_SIZE = 2 << 30
 LOG_LEVELS = ("warning", "info", "debug")
@@ -58,6 +61,12 @@ def codegen_strict() -> bool:
 def follow_load() -> bool:
     """Whether OpenMP team sizes follow the machine's load (VERSA_FOLLOW_LOAD set, not 0/off)."""
     return os.environ.get(FOLLOW_LOAD, "").strip().lower() not in ("", *CACHE_OFF)
+
+
+def hot_shapes(default: int) -> int:
+    """VERSA_HOT_SHAPES when it is a count (0 included), else `default`."""
+    text = os.environ.get(HOT_SHAPES, "").strip()
+    return int(text) if text.isdigit() else default
 
 
 def tuning_db() -> str:

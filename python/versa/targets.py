@@ -210,6 +210,8 @@ def host() -> Target:
 
 
 _NEOVERSE = dict(caches=(64 << 10, 1 << 20, 32 << 20), cores=1, vector_registers=32)
+# Features name what the CPU has and passes choose by (`Target.has`): both Neoverses have
+# FEAT_DotProd (sdot/udot: versa-int8-kernels), V1 also FEAT_I8MM.
 # GPUs: 128-bit global loads, registers per thread. Conv models ran faster in NCHW on an H200
 # (4 of 5 example models; mobilenet's depthwise conv 3.6x) though versa-gpu-conv's 3x3 alone
 # is 8% faster in NHWC: no layout change.
@@ -226,11 +228,13 @@ _TILES = dict(
 def _cross_targets() -> dict[str, Target]:
     return {
         "aarch64-neon": Target(
-            "aarch64-neon", "aarch64-unknown-linux-gnu", "neoverse-n1", ("+neon", "+fp-armv8"), 128,
+            "aarch64-neon", "aarch64-unknown-linux-gnu", "neoverse-n1",
+            ("+neon", "+fp-armv8", "+dotprod"), 128,
             **_NEOVERSE,
         ),
         "aarch64-sve": Target(
-            "aarch64-sve", "aarch64-unknown-linux-gnu", "neoverse-v1", ("+neon", "+sve"), 128,
+            "aarch64-sve", "aarch64-unknown-linux-gnu", "neoverse-v1",
+            ("+neon", "+sve", "+dotprod", "+i8mm"), 128,
             scalable=True, **_NEOVERSE,
         ),
         "nvptx-sm80": Target(

@@ -135,6 +135,22 @@ func.func @gather(%t: tensor<?x16xf32>, %i: tensor<?xi64>) -> tensor<?x16xf32> {
 
 // -----
 
+// An iota sized by its `like` operand: each dynamic dim is tensor.dim of the dim `dims` names
+// (like's dim 1 here), the static one the type's; like's values are never read.
+// CHECK-LABEL: func.func @iota_like
+//       CHECK:   %[[C1:.+]] = arith.constant 1 : index
+//       CHECK:   %[[S:.+]] = tensor.dim %arg0, %[[C1]] : tensor<?x?xi64>
+//       CHECK:   %[[E:.+]] = tensor.empty(%[[S]]) : tensor<1x?xf32>
+//       CHECK:   linalg.generic {{.*}} outs(%[[E]] : tensor<1x?xf32>)
+//       CHECK:     %[[I:.+]] = linalg.index 1 : index
+//       CHECK:     arith.sitofp
+func.func @iota_like(%x: tensor<?x?xi64>) -> tensor<1x?xf32> {
+  %y = "versa.iota"(%x) {axis = 1 : i64, dims = array<i64: -1, 1>} : (tensor<?x?xi64>) -> tensor<1x?xf32>
+  return %y : tensor<1x?xf32>
+}
+
+// -----
+
 // A conv with a dynamic batch: padded copy and result sized by the input's batch.
 // CHECK-LABEL: func.func @conv_batch
 //       CHECK:   %[[N:.+]] = tensor.dim %arg0, %c0

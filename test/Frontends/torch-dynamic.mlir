@@ -44,3 +44,28 @@ func.func @sliced(%x: !torch.vtensor<[?,4],f32>) -> !torch.vtensor<[2],f32> {
   %1 = torch.aten.mean.dim %0, %dims, %false, %none : !torch.vtensor<[?,2],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[2],f32>
   return %1 : !torch.vtensor<[2],f32>
 }
+
+// A size read off an argument sizes the ops that make a tensor of it (rules/runtime_sizes.py):
+// arange(x.size(1)) is an iota like x, a static buffer cut to it a gather of that iota (one,
+// after CSE), and an expand to x.size(0) a select of an all-true mask sized by x's dim 0.
+// CHECK-LABEL: func.func @positions
+// CHECK: %[[P:.+]] = "versa.iota"(%arg0) {axis = 0 : i64, dims = array<i64: 1>} : (tensor<?x?xi64>) -> tensor<?xi64>
+// CHECK: %[[CUT:.+]] = "versa.gather"(%{{.+}}, %[[P]]) {axis = 1 : i64} : (tensor<1x16xi64>, tensor<?xi64>) -> tensor<1x?xi64>
+// CHECK: %[[ROWS:.+]] = "versa.iota"(%arg0) {axis = 0 : i64, dims = array<i64: 0, -1>} : (tensor<?x?xi64>) -> tensor<?x1xi64>
+// CHECK: %[[ALL:.+]] = "versa.compare"(%[[ROWS]], %{{.+}}) {predicate = "ge"}
+// CHECK: "versa.select"(%[[ALL]], %[[CUT]], %[[CUT]]) : (tensor<?x1xi1>, tensor<1x?xi64>, tensor<1x?xi64>) -> tensor<?x?xi64>
+func.func @positions(%x: !torch.vtensor<[?,?],si64> {versa.dims = ["s0", "s1"]}) -> (!torch.vtensor<[?],si64>, !torch.vtensor<[?,?],si64>)
+    attributes {versa.dim_ranges = {s0 = array<i64: 1, 8>, s1 = array<i64: 2, 16>}} {
+  %buffer = torch.vtensor.literal(dense<3> : tensor<1x16xsi64>) : !torch.vtensor<[1,16],si64>
+  %none = torch.constant.none
+  %false = torch.constant.bool false
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %b = torch.aten.size.int %x, %int0 : !torch.vtensor<[?,?],si64>, !torch.int -> !torch.int
+  %s = torch.aten.size.int %x, %int1 : !torch.vtensor<[?,?],si64>, !torch.int -> !torch.int
+  %0 = torch.aten.arange %s, %none, %none, %none, %none : !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?],si64>
+  %1 = torch.aten.slice.Tensor %buffer, %int1, %int0, %s, %int1 : !torch.vtensor<[1,16],si64>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[1,?],si64>
+  %sizes = torch.prim.ListConstruct %b, %s : (!torch.int, !torch.int) -> !torch.list<int>
+  %2 = torch.aten.expand %1, %sizes, %false : !torch.vtensor<[1,?],si64>, !torch.list<int>, !torch.bool -> !torch.vtensor<[?,?],si64>
+  return %0, %2 : !torch.vtensor<[?],si64>, !torch.vtensor<[?,?],si64>
+}

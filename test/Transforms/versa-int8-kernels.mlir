@@ -1,12 +1,11 @@
 // RUN: versa-opt --versa-int8-kernels="target=x86-64-v4" %s | FileCheck %s
 // RUN: versa-opt --versa-int8-kernels="target=x86-64-v3" %s | FileCheck %s --check-prefix=V3
-// RUN: versa-opt --versa-int8-kernels="target=aarch64-neon" %s | FileCheck %s --check-prefix=ARM
 
 // An i8 matmul with constant weights (read unsigned, as qmatmul's lowering reads them) becomes a
 // call of a micro-kernel on filters packed at compile time: x86-64-v4 (AVX-512BW, no VNNI)
 // multiplies i16-widened pairs with vpmaddwd zmm, [K/2 = 3 pairs of 64 filters] per panel
-// (N = 3 padded to 16 lanes), the result sliced back to N; AVX2 with vpmaddwd ymm; AArch64
-// keeps the linalg op (the strategies' portable path).
+// (N = 3 padded to 16 lanes), the result sliced back to N; AVX2 with vpmaddwd ymm (AArch64's
+// sdot/udot: versa-int8-kernels-aarch64.mlir).
 // CHECK-LABEL: func.func private @versa_int8_dot_0
 // CHECK: arith.extui %{{.*}} : i8 to i16
 // CHECK: func.call @llvm.x86.avx512.pmaddw.d.512(%{{.*}}, %{{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
@@ -17,8 +16,6 @@
 // CHECK-NOT: linalg.matmul
 // V3: func.call @llvm.x86.avx2.pmadd.wd(%{{.*}}, %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // V3: call @versa_int8_dot_0(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x1x4x5xi8>, tensor<1x1x1x3x16xi16>, tensor<8xi32>) -> tensor<1x1x4x8xi32>
-// ARM-NOT: versa_int8_dot
-// ARM: linalg.matmul
 func.func @matmul(%a: tensor<4x5xi8>) -> tensor<4x3xi32> {
   %b = arith.constant dense<[[1, -2, 3], [4, 5, -6], [7, 8, 9], [-10, 11, 12], [13, 14, -128]]> : tensor<5x3xi8>
   %z = arith.constant 0 : i32

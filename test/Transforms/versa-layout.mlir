@@ -223,3 +223,16 @@ func.func @quantized_block(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
   %e = "versa.add"(%d1, %sk) : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %e : tensor<1x2x2x2xf32>
 }
+
+// A qconv2d whose filter is a ui8 argument keeps its layout: versa.transpose takes no ui8, and
+// no quantize above the argument could take the transpose (found by the quantized fuzzer).
+// CHECK-LABEL: func.func @unsigned_filter_argument
+//   CHECK-NOT:   versa.transpose
+//       CHECK:   "versa.qconv2d"({{.+}}) : (tensor<1x2x5x5xui8>, tensor<3x2x1x1xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x3x5x5xi32>
+func.func @unsigned_filter_argument(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x1x1xui8>) -> tensor<1x3x5x5xi32> {
+  %s = "versa.constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "versa.constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
+  %q = "versa.quantize"(%x, %s, %z) : (tensor<1x2x5x5xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5x5xui8>
+  %0 = "versa.qconv2d"(%q, %w, %z, %z) : (tensor<1x2x5x5xui8>, tensor<3x2x1x1xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x3x5x5xi32>
+  return %0 : tensor<1x3x5x5xi32>
+}

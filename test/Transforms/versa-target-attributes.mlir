@@ -11,7 +11,7 @@
 // V3: llvm.func @expf(f32) -> f32
 // V3-NOT: target_cpu
 // NEON-LABEL: llvm.func @kernel
-// NEON-SAME: target_cpu = "neoverse-n1", target_features = #llvm.target_features<["+neon", "+fp-armv8"]>
+// NEON-SAME: target_cpu = "neoverse-n1", target_features = #llvm.target_features<["+neon", "+fp-armv8", "+dotprod"]>
 // GPU: error: 'versa-target-attributes' target 'nvptx-sm90' is not a CPU
 llvm.func @kernel(%x: f32) -> f32 {
   %0 = llvm.call @expf(%x) : (f32) -> f32

@@ -3,7 +3,8 @@
 One kernel serves qconv2d (NHWC, HWCF filters) and qmatmul (a matmul is a 1x1 conv over one
 image row of M pixels). Its reduction dim K = (kh, kw, c) is read in groups of G channels that
 one 32-bit lane multiplies and sums: G = 4 bytes for `vpdpbusd` (VNNI: u8 x s8, 4 products
-into each i32 lane), G = 2 i16 for `vpmaddwd` (AVX2 / AVX-512BW: s16 x s16, 2 products, exact).
+into each i32 lane) and AArch64's `sdot`/`udot` (s8 x s8, u8 x u8: `int8_dot_aarch64.py`),
+G = 2 i16 for `vpmaddwd` (AVX2 / AVX-512BW: s16 x s16, 2 products, exact).
 The filter is packed at compile time (`int8_pack.py`) into panels of NR = NV·L filters:
 [P, KH, KW, C/G, NR·G], so one k step reads NV contiguous vectors; the activations' G channels
 are one i32 broadcast to every lane (`vpbroadcastd` from memory):
@@ -15,7 +16,7 @@ are one i32 broadcast to every lane (`vpbroadcastd` from memory):
           acc[i][j] = dot(acc[i][j], A[n, oh·sh + kh·dh, (ow0+i)·sw + kw·dw, cg·G], B[p, kh, kw, cg, j])
         out[n, oh, ow0 + i, p·NR + j·L] = acc[i][j]
 
-The instructions are LLVM's x86 intrinsics, called as functions declared under their names
+The instructions are LLVM's intrinsics, called as functions declared under their names
 (`@llvm.x86.avx512.vpdpbusd.512`): an `llvm.call_intrinsic` has unknown memory effects, which
 one-shot-bufferize refuses, while a call of a declaration with vector operands bufferizes, and
 LLVM reads a declaration named `llvm.*` as the intrinsic (docs/facts.md).
@@ -24,6 +25,7 @@ LLVM reads a declaration named `llvm.*` as the intrinsic (docs/facts.md).
 from dataclasses import dataclass
 
 from ...common.kernel_text import Text
+from .int8_epilogue import Epilogue
 
 
 @dataclass(frozen=True)
@@ -32,18 +34,35 @@ class Isa:
 
     intrinsic: str
     lanes: int  # i32 lanes per vector
-    element: str  # i8 (vpdpbusd) or i16 (vpmaddwd on widened operands)
+    element: str  # i8 (vpdpbusd, sdot/udot) or i16 (vpmaddwd on widened operands)
     group: int  # K elements summed into one lane
+    # Same-sign byte dot products (AArch64 sdot/udot): `intrinsic` is s8 x s8, this one u8 x u8,
+    # so neither operand changes range. Empty: a mixed u8 x s8 one (vpdpbusd) or vpmaddwd.
+    unsigned_intrinsic: str = ""
 
     @property
     def accumulates(self) -> bool:
-        """vpdpbusd adds into its accumulator operand; vpmaddwd's products are added after."""
+        """vpdpbusd and sdot/udot add into their accumulator operand; vpmaddwd's products are
+        added after."""
         return self.element == "i8"
+
+    @property
+    def flips(self) -> bool:
+        """vpdpbusd multiplies u8 by s8: x's top bit flips, the packing's start values take the
+        shift (int8_pack.py); sdot/udot read both operands in the range the op reads them."""
+        return self.accumulates and not self.unsigned_intrinsic
+
+    def intrinsics(self) -> tuple[str, ...]:
+        return (self.intrinsic, self.unsigned_intrinsic) if self.unsigned_intrinsic else (self.intrinsic,)
+
+    def call(self, unsigned: bool) -> str:
+        """The intrinsic for operands read unsigned (u8) or signed."""
+        return self.unsigned_intrinsic if unsigned and self.unsigned_intrinsic else self.intrinsic
 
     def declaration(self) -> str:
         v, w = f"vector<{self.lanes}xi32>", f"vector<{self.lanes * self.group}x{self.element}>"
         inputs = f"{v}, {w}, {w}" if self.accumulates else f"{w}, {w}"
-        return f"func.func private @{self.intrinsic}({inputs}) -> {v}"
+        return "\n".join(f"func.func private @{name}({inputs}) -> {v}" for name in self.intrinsics())
 
 
 ISAS = {
@@ -65,6 +84,12 @@ class ConvShape:
     strides: tuple[int, int]
     dilations: tuple[int, int]
     channels: int  # C padded to a multiple of the group
+    epilogue: Epilogue | None = None  # the consumer computed on each accumulator (int8_epilogue.py)
+
+    @property
+    def element(self) -> str:
+        """The output's element type: the epilogue's, else the i32 sums."""
+        return self.epilogue.element if self.epilogue else "i32"
 
     def packed(self, isa: Isa, panel: int) -> str:
         kh, kw = self.window
@@ -76,15 +101,16 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
     """`@name(x, packed filters, init [F] i32) -> [n, oh, ow, F] i32`. `unsigned`: x holds u8
     (read as such by the matmul lowering); else i8. For vpdpbusd x's top bit is flipped (the
     u8 operand becomes s8 or back: the packing's init takes the 128 shift), for vpmaddwd x is
-    widened to i16 as it reads."""
+    widened to i16 as it reads, sdot/udot read it as it is."""
     t, L = Text(), isa.lanes
     nr = nv * L
     n, h, w, c = s.x
     (on, oh, ow), f, cp = s.out, s.filters, s.channels
     x_type, et = f"tensor<{n}x{h}x{w}x{c}xi8>", isa.element
     xp_type = f"tensor<{n}x{h}x{w}x{cp}x{et}>"
-    out_type = f"tensor<{on}x{oh}x{ow}x{f}xi32>"
+    out_type = f"tensor<{on}x{oh}x{ow}x{f}x{s.element}>"
     arguments = f"%x: {x_type}, %b: {s.packed(isa, nr)}, %init: tensor<{f}xi32>"
+    arguments += s.epilogue.arguments() if s.epilogue else ""
     header = f"func.func private @{name}({arguments}) -> {out_type} {{"
     t("%z8 = arith.constant 0 : i8")
     t(f"%zt = arith.constant 0 : {et}")
@@ -96,24 +122,27 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
         t("  tensor.yield %z8 : i8")
         t(f"}} : {x_type} to tensor<{n}x{h}x{w}x{cp}xi8>")
         xs = "%xpad"
-    if et == "i8":
-        t("%flip = arith.constant -128 : i8")
-        prep = "%y = arith.xori %v, %flip : i8"
-    else:
-        prep = f"%y = arith.{'extui' if unsigned else 'extsi'} %v : i8 to i16"
-    ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
-    t(f"%xe = tensor.empty() : {xp_type}")
-    t(
-        f"%xp = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = "
-        f'["parallel", "parallel", "parallel", "parallel"]}} ins({xs} : tensor<{n}x{h}x{w}x{cp}xi8>) '
-        f"outs(%xe : {xp_type}) {{"
-    )
-    t(f"^bb0(%v: i8, %o: {et}):")
-    t(f"  {prep}")
-    t(f"  linalg.yield %y : {et}")
-    t(f"}} -> {xp_type}")
+    xp = xs
+    if not isa.accumulates or isa.flips:  # sdot/udot read x as it is
+        if isa.flips:
+            t("%flip = arith.constant -128 : i8")
+            prep = "%y = arith.xori %v, %flip : i8"
+        else:
+            prep = f"%y = arith.{'extui' if unsigned else 'extsi'} %v : i8 to i16"
+        ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+        t(f"%xe = tensor.empty() : {xp_type}")
+        t(
+            f"%xp = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = "
+            f'["parallel", "parallel", "parallel", "parallel"]}} ins({xs} : tensor<{n}x{h}x{w}x{cp}xi8>) '
+            f"outs(%xe : {xp_type}) {{"
+        )
+        t(f"^bb0(%v: i8, %o: {et}):")
+        t(f"  {prep}")
+        t(f"  linalg.yield %y : {et}")
+        t(f"}} -> {xp_type}")
+        xp = "%xp"
     t(f"%out0 = tensor.empty() : {out_type}")
-    tile_type = f"tensor<1x1x{ow}x{nr}xi32>"
+    tile_type = f"tensor<1x1x{ow}x{nr}x{s.element}>"
     window = f"[%n, %oh, 0, %col] [1, 1, {ow}, {nr}] [1, 1, 1, 1]"
     panels = f // nr
     if threads > 1:
@@ -149,11 +178,12 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
             f"%tile1 = scf.for %w0 = {t.c(0)} to {t.c(full)} step {t.c(mr)} iter_args(%tl = %tile0)"
             f" -> ({tile_type}) {{"
         )
-        t(f"  scf.yield {_rows(t, s, isa, nv, mr, '%w0', '%tl', inits, tile_type, unsigned)} : {tile_type}")
+        rows = _rows(t, s, isa, nv, mr, "%w0", "%tl", inits, tile_type, unsigned, xp)
+        t(f"  scf.yield {rows} : {tile_type}")
         t("}")
         tile = "%tile1"
     if ow - full:
-        tile = _rows(t, s, isa, nv, ow - full, t.c(full), tile, inits, tile_type, unsigned)
+        tile = _rows(t, s, isa, nv, ow - full, t.c(full), tile, inits, tile_type, unsigned, xp)
     if threads > 1:
         t("scf.forall.in_parallel {")
         t(f"  tensor.parallel_insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
@@ -172,10 +202,20 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
 
 
 def _rows(
-    t: Text, s: ConvShape, isa: Isa, nv: int, rows: int, w0: str, tile: str, inits, tile_type, unsigned: bool
+    t: Text,
+    s: ConvShape,
+    isa: Isa,
+    nv: int,
+    rows: int,
+    w0: str,
+    tile: str,
+    inits,
+    tile_type,
+    unsigned: bool,
+    xp: str,
 ) -> str:
-    """`rows` output pixels from `w0` on, NV vectors of filters each: the k loops around the
-    MR·NV accumulators, then their stores into `tile`; the new tile's name."""
+    """`rows` output pixels from `w0` on, NV vectors of filters each, reading activations `xp`:
+    the k loops around the MR·NV accumulators, then their stores into `tile`; the new tile's name."""
     L, G, et = isa.lanes, isa.group, isa.element
     vec, wide = f"vector<{L}xi32>", f"vector<{L * G}x{et}>"
     kh, kw = s.window
@@ -216,7 +256,7 @@ def _rows(
         t(f"{col} = affine.apply affine_map<(a, b) -> (a * {sw} + {i * sw} + b * {dw})>({w0}, %kw)")
         raw, word, splat, a = t.fresh("x"), t.fresh("x"), t.fresh("x"), t.fresh("x")
         t(
-            f"{raw} = vector.transfer_read %xp[%n, {hrow}, {col}, {cg}], %zt {{in_bounds = [true]}}"
+            f"{raw} = vector.transfer_read {xp}[%n, {hrow}, {col}, {cg}], %zt {{in_bounds = [true]}}"
             f" : {xp_type}, vector<{G}x{et}>"
         )
         t(f"{word} = vector.bitcast {raw} : vector<{G}x{et}> to vector<1xi32>")
@@ -225,9 +265,9 @@ def _rows(
         for j in range(nv):
             acc, r = names[i * nv + j], t.fresh("d")
             if isa.accumulates:  # vpdpbusd's u8 operand first: the filters where x is u8 (int8_pack)
-                first, second = (bs[j], a) if unsigned else (a, bs[j])
+                first, second = (bs[j], a) if unsigned and isa.flips else (a, bs[j])
                 t(
-                    f"{r} = func.call @{isa.intrinsic}({acc}, {first}, {second})"
+                    f"{r} = func.call @{isa.call(unsigned)}({acc}, {first}, {second})"
                     f" : ({vec}, {wide}, {wide}) -> {vec}"
                 )
             else:
@@ -240,14 +280,21 @@ def _rows(
         t(f"scf.yield {', '.join(outs)} : {types}")
         t("}")
         outs = [f"{results[-1 - depth]}#{k}" for k in range(len(accs))]
+    reads: dict = {}  # the epilogue's inputs read in this block (a channel's once for all rows)
+    filters = [t.fresh("f") for _ in range(nv if s.epilogue else 0)]
+    for j, name in enumerate(filters):
+        t(f"{name} = arith.addi %col, {t.c(j * L)} : index")
     for i in range(rows):
         col = t.fresh("w")
         t(f"{col} = arith.addi {w0}, {t.c(i)} : index")
         for j in range(nv):
-            new = t.fresh("tile")
+            new, value = t.fresh("tile"), outs[i * nv + j]
+            if s.epilogue:
+                value = s.epilogue.store(t, value, col, filters[j], L, reads)
             t(
-                f"{new} = vector.transfer_write {outs[i * nv + j]}, {tile}"
-                f"[{t.c(0)}, {t.c(0)}, {col}, {t.c(j * L)}] {{in_bounds = [true]}} : {vec}, {tile_type}"
+                f"{new} = vector.transfer_write {value}, {tile}"
+                f"[{t.c(0)}, {t.c(0)}, {col}, {t.c(j * L)}] {{in_bounds = [true]}}"
+                f" : vector<{L}x{s.element}>, {tile_type}"
             )
             tile = new
     return tile

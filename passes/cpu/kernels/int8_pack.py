@@ -13,6 +13,9 @@ leaves, ±128 · Σ_k W[k, f], is each column's start value (no run-time sum):
     unsigned x, u8 W:  Σ x·W = Σ (x ^ 0x80)·W + 128·Σ W      (W the u8 operand, x ^ 0x80 the s8)
     signed x, s8 W:    Σ x·W = Σ (x ^ 0x80)·W - 128·Σ W      (x ^ 0x80 the u8 operand)
 
+AArch64's sdot (s8 x s8) and udot (u8 x u8) take both operands in the range the op reads
+them: the bytes are packed as they are and start from 0.
+
 vpmaddwd multiplies s16 pairs exactly (|products| ≤ 255·255, pair sums far from i32's range),
 so both operands are simply widened (x at run time, W here) and start from 0. `vpmaddubsw`
 (u8 x s8 pairs into a *saturating* i16) is not used: 255·127·2 > 32767, so it would be exact
@@ -40,8 +43,9 @@ def pack(weights: np.ndarray, isa: Isa, panel: int, unsigned: bool) -> tuple[np.
     panels = padded.reshape(kh, kw, cp // g, g, fp // panel, panel).transpose(4, 0, 1, 2, 5, 3)
     packed = np.ascontiguousarray(panels).reshape(fp // panel, kh, kw, cp // g, panel * g)
     start = np.zeros(fp, np.int64)
-    if isa.element == "i8":
+    if isa.flips:
         start = (128 if unsigned else -128) * padded.sum(axis=(0, 1, 2))
+    if isa.element == "i8":
         packed = (packed & 0xFF).astype(np.uint8).view(np.int8)
     else:
         packed = packed.astype(np.int16)

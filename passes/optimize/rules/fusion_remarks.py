@@ -34,6 +34,8 @@ _REASONS = {
     rules.TOO_LARGE: "the merged group would hold more than max-ops ops",
     rules.TWO_ANCHORS: "both groups have an anchor, and a group runs one anchor's loops",
     rules.DYNAMIC: "a dynamic shape: versa-fuse groups statically shaped tensors only",
+    rules.WIDENS: "a dequantize after a contraction's group whose user can compute it: the group stores "
+    "the 8-bit value, not the floats",
 }
 
 

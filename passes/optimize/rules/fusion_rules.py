@@ -4,6 +4,7 @@ A group is one loop nest. It has at most one *anchor*, the op whose loops the gr
 
     anchor                       kind          producers join   consumers join
     matmul (batched), conv2d     "epilogue"    no (read K times)  yes: bias, activation, residual, scale
+    qmatmul, qconv2d             "epilogue"    no                 yes: bias, requantize, dequantize, ...
     reduce_sum/max/mean          "reduction"   yes               no (the reduced shape is another nest)
     batch_norm                   "reduction"   yes               yes (per-channel, same shape)
 
@@ -12,13 +13,18 @@ softmax and layer_norm are not anchors: each is one kernel of its own that reads
 is evaluated inside that kernel, per vector (`row_producers.py`).
 Without an anchor a group is kind "elementwise". Elementwise ops join when the loop nest allows
 it: a consumer has the shape of the group's nest, a producer has that shape or is cheap and
-broadcast (recomputed per point: one more instruction, one buffer less).
+broadcast (recomputed per point: one more instruction, one buffer less). quantize, dequantize
+and requantize join as elementwise ops (their per-channel scales and zero points stay outside,
+as a normalisation's parameters), so an integer contraction's i32 result becomes its 8-bit
+output in one nest. A dequantize does not join the group of a contraction (or a group holding
+one) when its only user could take it: it widens 1 byte to 4, so computing it where it is read
+stores the byte rather than the float (the residual of an INT8 ResNet block).
 """
 
 from versa.dialects.versa import OPS
 from versa.mlir import ir
 
-EPILOGUE_ANCHORS = ("versa.matmul", "versa.conv2d")
+EPILOGUE_ANCHORS = ("versa.matmul", "versa.conv2d", "versa.qmatmul", "versa.qconv2d")
 REDUCTION_ANCHORS = (
     "versa.reduce_sum",
     "versa.reduce_max",
@@ -49,6 +55,7 @@ USER_CANNOT = "user-cannot"  # a user of a cheap producer cannot compute it in i
 TOO_LARGE = "too-large"  # the merged group would exceed max-ops
 TWO_ANCHORS = "two-anchors"  # both groups have an anchor
 DYNAMIC = "dynamic"  # a tensor without a static shape
+WIDENS = "widens"  # a dequantize is cheaper read by its user than stored as floats
 
 # One instruction per element, no libm-class math: worth recomputing instead of storing.
 CHEAP = (
@@ -71,8 +78,15 @@ CHEAP = (
 
 
 def is_elementwise(op: ir.Operation) -> bool:
+    """Computed point by point: an ELEMENTWISE op, or a quantize/dequantize/requantize."""
     cls = OPS.get(op.name)
-    return cls is not None and cls.ELEMENTWISE
+    return cls is not None and (cls.ELEMENTWISE or cls.POINTWISE)
+
+
+def has_parameters(op: ir.Operation) -> bool:
+    """quantize, dequantize, requantize: operands 1 and 2 are per-tensor or per-channel."""
+    cls = OPS.get(op.name)
+    return cls is not None and cls.POINTWISE
 
 
 def is_anchor(op: ir.Operation) -> bool:
@@ -118,6 +132,8 @@ def producer_refusal(producer: ir.Operation, consumer: ir.Operation, operand: in
         return CONTRACTION
     if is_anchor(consumer) and (consumer.name not in TAKES_PRODUCERS or operand != 0):
         return PARAMETER  # normalisation parameters are per-channel or per-row: keep them small
+    if has_parameters(consumer) and operand != 0:
+        return PARAMETER  # a scale or zero point: per tensor or along `axis`, no broadcast
     produced, nest = shape(producer.results[0]), nest_shape(consumer)
     if produced == nest:
         return None

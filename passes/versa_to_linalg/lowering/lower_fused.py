@@ -12,6 +12,12 @@ So a group of kind "elementwise" is one generic; "epilogue" is the contraction a
 that updates its result in place (versa-codegen's epilogue strategies then compute that generic
 on each output tile, and the contraction writes straight into the caller's buffer);
 "reduction" is one generic for reduce_* or batch_norm with their producers (and consumers).
+
+quantize, dequantize and requantize are pointwise too (`lower_quant.scalar`; ui8 values read
+and written as i8). A qmatmul or qconv2d anchor leaves its zero-point terms to the generic
+after it (`lower_qcontract.Parts`): the epilogue subtracts them, then bias, requantize,
+residual dequantize, ..., so the integer contraction is followed by one generic, which
+versa-int8-kernels and the conv/matmul epilogue strategies compute on each tile.
 """
 
 from typing import Any
@@ -23,8 +29,13 @@ from ...common import linalg_builders as build
 from ...common.base import PassError
 from ...common.matching import versa_attrs
 from ...common.scalar_emitters import SCALAR, batch_norm_scalar
+from . import lower_quant as quant
+from . import zero_points as zp
+from .lower_qcontract import parts
 
 REDUCES = ("versa.reduce_sum", "versa.reduce_max", "versa.reduce_mean")
+AFFINE = ("quantize", "dequantize", "requantize")
+CONTRACTIONS = ("versa.qmatmul", "versa.qconv2d")
 
 
 def _name(op: ir.OpView) -> str:
@@ -32,31 +43,34 @@ def _name(op: ir.OpView) -> str:
 
 
 def _pointwise(op: ir.OpView) -> bool:
-    return _name(op) in SCALAR or _name(op) in ("constant", "batch_norm")
+    return _name(op) in SCALAR or _name(op) in ("constant", "batch_norm", *AFFINE)
 
 
 class _Nest:
     """The inputs of one generic and how its body reads them: every value the run reads from
-    outside becomes an input, broadcast NumPy-style; per-channel batch_norm operands are first
-    reshaped so that broadcasting puts them on the channel dim."""
+    outside becomes an input, broadcast NumPy-style (ui8 ones viewed as i8); per-channel
+    operands are first reshaped to [C, 1, ...] so that broadcasting puts them on their channel
+    dim; a contraction's result brings its zero-point terms (`terms`), subtracted on read."""
 
-    def __init__(self, ops: list[ir.OpView], rename: dict[ir.Value, ir.Value]):
-        self.ops = ops
+    def __init__(self, ops: list[ir.OpView], rename: dict[ir.Value, ir.Value], terms: dict):
+        self.ops, self.terms = ops, terms
         self.inputs: list[ir.Value] = []  # generic inputs (after rename / reshape)
-        self.keys: list[tuple[ir.Value, bool]] = []  # (region value, read per channel)
+        self.keys: list[tuple[ir.Value, int]] = []  # (region value, trailing 1-dims of a channel read)
         defined = {r for op in ops for r in op.results}
         for op in ops:
             if _name(op) == "constant" and not op.attributes["value"].is_splat:
-                self._add((op.results[0], False), arith.constant(op.results[0].type, op.attributes["value"]))
+                self._add((op.results[0], 0), arith.constant(op.results[0].type, op.attributes["value"]))
             for index, value in enumerate(op.operands):
                 key = (value, _per_channel(op, index))
                 if value not in defined and key not in self.keys:
-                    outside = rename.get(value, value)
+                    outside = quant.signless(rename.get(value, value))
                     if key[1]:
-                        outside = build.reshape(outside, (*build.shape_of(value), 1, 1))
+                        outside = build.reshape(outside, (*build.shape_of(value), *[1] * key[1]))
                     self._add(key, outside)
+                    for term, _, _ in terms.get(value, []):
+                        self._add((term, 0), term)
 
-    def _add(self, key: tuple[ir.Value, bool], value: ir.Value) -> None:
+    def _add(self, key: tuple[ir.Value, int], value: ir.Value) -> None:
         self.keys.append(key)
         self.inputs.append(value)
 
@@ -64,24 +78,38 @@ class _Nest:
         """Region value → its scalar at the current point, for every value of the run."""
         reads = dict(zip(self.keys, scalars, strict=True))
         env = {value: scalar for (value, channel), scalar in reads.items() if not channel}
+        for value, terms in self.terms.items():
+            if value in env:
+                env[value] = zp.minus(env[value], [reads[(t, 0)] for t, _, _ in terms], terms)
         for op in self.ops:
             if op.results[0] in env:
                 continue
             element, name = build.element_of(op.results[0]), _name(op)
-            args = [reads[(v, True)] if _per_channel(op, i) else env[v] for i, v in enumerate(op.operands)]
+            args = [
+                reads[(v, c)] if (c := _per_channel(op, i)) else env[v] for i, v in enumerate(op.operands)
+            ]
             if name == "constant":
                 value = build.scalar(element, op.attributes["value"].get_splat_value().value)
             elif name == "batch_norm":
                 value = batch_norm_scalar(args, element, versa_attrs(op)["epsilon"])
+            elif name in AFFINE:
+                value = quant.scalar(op, *args)
             else:
                 value = SCALAR[name](args, element, versa_attrs(op))
             env[op.results[0]] = value
         return env
 
 
-def _per_channel(op: ir.OpView, index: int) -> bool:
-    """A batch_norm parameter in NCHW: read as [C, 1, 1] so that broadcasting puts it on C."""
-    return _name(op) == "batch_norm" and index > 0 and versa_attrs(op)["layout"] == "NCHW"
+def _per_channel(op: ir.OpView, index: int) -> int:
+    """For a per-channel parameter not on the last dim, the 1-dims that put it on its channel
+    dim when broadcast ([C, 1, 1]: a batch_norm's in NCHW, a quantize's along axis 1 of 4);
+    else 0."""
+    if _name(op) == "batch_norm" and index > 0 and versa_attrs(op)["layout"] == "NCHW":
+        return 2
+    if _name(op) not in AFFINE or index == 0 or not build.shape_of(op.operands[index]):
+        return 0
+    rank = len(build.shape_of(op.operands[0]))
+    return rank - 1 - versa_attrs(op)["axis"] % rank
 
 
 def _check(op: ir.OpView, shape: build.Shape) -> None:
@@ -101,6 +129,7 @@ def _run_generic(
     ops: list[ir.OpView],
     outputs: list[ir.Value],
     rename: dict[ir.Value, ir.Value],
+    terms: dict,
     into: ir.Value | None = None,
 ) -> None:
     """One generic for `ops`, yielding `outputs` (all of one shape); records them in `rename`.
@@ -109,8 +138,9 @@ def _run_generic(
     shape = build.shape_of(outputs[0])
     for op in ops:
         _check(op, shape)
-    nest = _Nest(ops, rename)
-    elements = [build.element_of(v) for v in outputs]
+    nest = _Nest(ops, rename, terms)
+    i8 = ir.IntegerType.get_signless(8)
+    elements = [i8 if quant.is_unsigned(v) else build.element_of(v) for v in outputs]
     if into is None or len(outputs) != 1 or into.type != outputs[0].type or into not in nest.inputs:
         sizes = extents.broadcast(nest.inputs, shape)
         init = [build.empty(sizes, e) for e in elements]
@@ -129,10 +159,12 @@ def _run_generic(
     maps = [build.broadcast_map(build.shape_of(v), shape) for v in inputs]
     maps += [ir.AffineMap.get_identity(len(shape))] * len(init)
     results = build.generic(inputs, init, maps, [build.PARALLEL] * len(shape), body)
-    rename.update(zip(outputs, results, strict=True))
+    rename.update((v, quant.resigned(r, v.type)) for v, r in zip(outputs, results, strict=True))
 
 
-def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:
+def reduce_generic(
+    ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Value, ir.Value], terms: dict | None = None
+) -> None:
     """reduce_*(run) as one reducing generic that evaluates `ops` (maybe none) per input point;
     a mean divides the sums in place (no second buffer)."""
     attrs, x = versa_attrs(reduce), reduce.operands[0]
@@ -140,8 +172,9 @@ def reduce_generic(ops: list[ir.OpView], reduce: ir.OpView, rename: dict[ir.Valu
     for op in ops:
         _check(op, source)
     axes = sorted(a % len(source) for a in attrs["axes"])
-    nest = _Nest(ops, rename) if ops else None
-    inputs = nest.inputs if nest else [rename.get(x, x)]
+    terms = {} if terms is None else terms
+    nest = _Nest(ops, rename, terms) if ops else None
+    inputs = nest.inputs if nest else [_settled(x, rename, terms)]
     sizes = extents.broadcast(inputs, source)
     kept = tuple(d for i, d in enumerate(sizes) if i not in axes)
     is_max = reduce.operation.name == "versa.reduce_max"
@@ -179,13 +212,30 @@ def _count(n: extents.Extent, element: ir.Type) -> ir.Value:
     return arith.sitofp(element, arith.index_cast(ir.IntegerType.get_signless(64), n))
 
 
-def _clone(op: ir.OpView, rename: dict[ir.Value, ir.Value]) -> None:
-    """An anchor, out of the region, reading the lowered values; its own pattern lowers it."""
+def _clone(op: ir.OpView, rename: dict[ir.Value, ir.Value], terms: dict) -> None:
+    """An anchor, out of the region, reading the lowered values; its own pattern lowers it. A
+    qmatmul or qconv2d is lowered here, its zero-point terms left in `terms` for the run after
+    it to subtract."""
     clone = op.operation.clone().operation
     for old in op.operands:
-        if old in rename:
-            clone.replace_uses_of_with(old, rename[old])
+        if old in rename or old in terms:
+            clone.replace_uses_of_with(old, _settled(old, rename, terms))
+    if op.operation.name in CONTRACTIONS:
+        core, pending = parts(clone.opview).unfolded()
+        clone.erase()
+        rename[op.results[0]] = core
+        if pending:
+            terms[op.results[0]] = pending
+        return
     rename.update(zip(op.results, clone.results, strict=True))
+
+
+def _settled(value: ir.Value, rename: dict[ir.Value, ir.Value], terms: dict) -> ir.Value:
+    """`value` lowered, a contraction's zero-point terms subtracted where they are pending (a
+    value read other than by a run's generic)."""
+    if value in terms:
+        rename[value] = zp.subtract(rename[value], terms.pop(value), build.shape_of(value))
+    return rename.get(value, value)
 
 
 def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
@@ -197,6 +247,7 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
                 message = f"'versa.fused' of kind \"elementwise\" cannot hold '{inner.name}'"
                 raise PassError(message, inner.location)
     rename: dict[ir.Value, ir.Value] = {}
+    terms: dict[ir.Value, list] = {}  # a contraction's zero-point terms, pending (`_clone`)
     run: list[ir.OpView] = []
     anchor: ir.Value | None = None  # the last anchor's lowered result, for an epilogue in place
     for i, inner in enumerate([*body, None]):
@@ -206,28 +257,33 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
         later = [*body[i:], terminator]
         escaping = [r for o in run for r in o.results if any(r in u.operands for u in later)]
         if inner is not None and inner.operation.name in REDUCES and escaping == [inner.operands[0]]:
-            reduce_generic(run, inner, rename)
+            reduce_generic(run, inner, rename, terms)
         else:
             if run:
-                _flush(run, escaping, rename, anchor if versa_attrs(op)["kind"] == "epilogue" else None)
+                into = anchor if versa_attrs(op)["kind"] == "epilogue" else None
+                _flush(run, escaping, rename, terms, into)
             if inner is not None:
-                _clone(inner, rename)
+                _clone(inner, rename, terms)
                 anchor = rename[inner.results[0]] if len(inner.results) == 1 else None
         run = []
-    rewriter.replace_op(op, [rename.get(v, v) for v in terminator.operands])
+    rewriter.replace_op(op, [_settled(v, rename, terms) for v in terminator.operands])
     return True
 
 
 def _flush(
-    run: list[ir.OpView], escaping: list[ir.Value], rename: dict[ir.Value, ir.Value], into: ir.Value | None
+    run: list[ir.OpView],
+    escaping: list[ir.Value],
+    rename: dict[ir.Value, ir.Value],
+    terms: dict,
+    into: ir.Value | None,
 ) -> None:
     """A run's generic; constants read by an anchor are simply moved out."""
     constants = [v for v in escaping if v.owner.operation.name == "versa.constant"]
     for value in constants:
-        _clone(value.owner, rename)
+        _clone(value.owner, rename, terms)
     outputs = [v for v in escaping if v not in constants]
     if len({build.shape_of(v) for v in outputs}) > 1:
         message = "values leaving one run of elementwise ops must have one shape"
         raise PassError(message, outputs[0].owner.location)
     if outputs:
-        _run_generic([o for o in run if o.results[0] not in constants], outputs, rename, into)
+        _run_generic([o for o in run if o.results[0] not in constants], outputs, rename, terms, into)

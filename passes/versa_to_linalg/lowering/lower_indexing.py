@@ -103,9 +103,13 @@ def index_to(i: ir.Value, element: ir.Type) -> ir.Value:
 
 
 def lower_iota(op: ir.OpView, rewriter: Any) -> bool:
-    """iota → generic with no inputs yielding `linalg.index axis` converted to the element type."""
-    shape, element = result_of(op)
-    axis = versa_attrs(op)["axis"] % len(shape)
+    """iota → generic with no inputs yielding `linalg.index axis` converted to the element type;
+    a dynamic result dim is `tensor.dim` of the `like` operand's dim `dims` names."""
+    (types, element), attrs = result_of(op), versa_attrs(op)
+    dims = attrs["dims"] or []
+    known = {r: extents.dim(op.operands[0], d) for r, d in enumerate(dims) if extents.unknown(types[r])}
+    shape = extents.sized(types, known)
+    axis = attrs["axis"] % len(shape)
     maps, iterators = [ir.AffineMap.get_identity(len(shape))], [PARALLEL] * len(shape)
     outputs = [build.empty(shape, element)]
     ramp = build.generic([], outputs, maps, iterators, lambda _: [index_to(_loop(axis), element)])

@@ -26,6 +26,7 @@ as a dim of its own), which subtract scalar i32 zero points and read their opera
 plain loops.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -65,13 +66,48 @@ def _operands(op: ir.OpView) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
     return a, b, _zero_point(lhs_zero, signs[0]), _zero_point(rhs_zero, signs[1])
 
 
+@dataclass(frozen=True)
+class Parts:
+    """A lowered contraction before its zero points are subtracted: `core` (i32, of shape
+    `out`: a qmatmul's rows or batch dims folded) and the terms (`zero_points.subtract`'s) to
+    take off it, each broadcasting against `out`; `shape` is the op's result shape. A fused
+    epilogue subtracts them in its own body (`lower_fused.py`)."""
+
+    core: ir.Value
+    terms: list
+    out: tuple
+    shape: tuple
+
+    def value(self) -> ir.Value:
+        return build.reshape(zp.subtract(self.core, self.terms, self.out), self.shape)
+
+    def unfolded(self) -> tuple[ir.Value, list]:
+        """The core and terms reshaped to broadcast against the result shape."""
+        terms = [(_unfolded(t, len(self.out), self.shape), f, o) for t, f, o in self.terms]
+        return build.reshape(self.core, self.shape), terms
+
+
+def parts(op: ir.OpView) -> Parts:
+    """qmatmul or qconv2d lowered to its contraction and zero-point terms."""
+    return (qconv2d_parts if op.operation.name == "versa.qconv2d" else qmatmul_parts)(op)
+
+
 def lower_qmatmul(op: ir.OpView, rewriter: Any) -> bool:
+    rewriter.replace_op(op, [qmatmul_parts(op).value()])
+    return True
+
+
+def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
+    rewriter.replace_op(op, [qconv2d_parts(op).value()])
+    return True
+
+
+def qmatmul_parts(op: ir.OpView) -> Parts:
     """qmatmul → linalg.matmul (batch_matmul over folded batch dims) of i8 operands into i32,
     the zero points subtracted after (`zero_points`); dynamic shapes → the quantized named ops."""
     (shape, _), (lhs, rhs, lhs_zero, rhs_zero) = result_of(op), op.operands
     if not _static(op):
-        rewriter.replace_op(op, [_quantized_matmul(op, shape)])
-        return True
+        return Parts(_quantized_matmul(op, shape), [], tuple(shape), tuple(shape))
     a, b = zp.read(lhs, lhs_zero, True), zp.read(rhs, rhs_zero, True)
     a_shape, b_shape, n = build.shape_of(lhs), build.shape_of(rhs), shape[-1]
     if len(b_shape) == 2:
@@ -87,13 +123,21 @@ def lower_qmatmul(op: ir.OpView, rewriter: Any) -> bool:
         out = (folded, *shape[-2:])
         core = linalg.batch_matmul(flat, b3.value, outs=[build.filled(out, zp.i32(), 0)], cast=_UNSIGNED)
         col = zp.column_term(a, b3, [1], (folded, 1, n), True)
-    terms = zp.row_term(b, lambda: zp.sums(flat, [len(out) - 1], True))
-    y = zp.subtract(core, [*terms, *([col] if col else [])], out)
-    rewriter.replace_op(op, [build.reshape(y, shape)])
-    return True
+    terms = [*zp.row_term(b, lambda: zp.sums(flat, [len(out) - 1], True)), *([col] if col else [])]
+    return Parts(core, terms, tuple(out), tuple(shape))
 
 
-def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
+def _unfolded(term: ir.Value, rank: int, shape) -> ir.Value:
+    """A term of the folded contraction (its first dim the folded rows or batch, when it has
+    the contraction's rank) reshaped to broadcast against the result `shape`."""
+    dims = build.shape_of(term)
+    if len(dims) < rank:
+        return term
+    lead = shape[: len(shape) - rank + 1] if dims[0] != 1 else [1] * (len(shape) - rank + 1)
+    return build.reshape(term, (*lead, *dims[1:]))
+
+
+def qconv2d_parts(op: ir.OpView) -> Parts:
     """qconv2d → pad with the input's zero point, then linalg.conv_2d_nhwc_hwcf / nchw_fchw or
     a depthwise conv of i8 operands into i32, the zero points subtracted after (`zero_points`:
     the padded taps read the zero point, so they add nothing); other grouped convs and dynamic
@@ -102,8 +146,7 @@ def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
     x, w, x_zero, w_zero = op.operands
     depthwise = windows.is_depthwise(build.shape_of(x), shape, attrs)
     if not _static(op) or (attrs["groups"] > 1 and not depthwise):
-        rewriter.replace_op(op, [_quantized_conv(op, attrs, shape)])
-        return True
+        return Parts(_quantized_conv(op, attrs, shape), [], tuple(shape), tuple(shape))
     a, b = zp.read(x, x_zero, False), zp.read(w, w_zero, False)
     nchw, w_shape = attrs["layout"] == "NCHW", build.shape_of(w)
     window = w_shape[2:] if nchw else w_shape[:2]
@@ -124,8 +167,7 @@ def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
     f = shape[1] if nchw else shape[3]
     col = zp.column_term(a, b, (1, 2, 3) if nchw else (0, 1, 2), (f, 1, 1) if nchw else (f,), False)
     terms = zp.row_term(b, lambda: _window_sums(xp, shape, window, attrs, depthwise))
-    rewriter.replace_op(op, [zp.subtract(core, [*terms, *([col] if col else [])], shape)])
-    return True
+    return Parts(core, [*terms, *([col] if col else [])], tuple(shape), tuple(shape))
 
 
 def _window_sums(xp: ir.Value, shape, window, attrs: dict, depthwise: bool) -> ir.Value:

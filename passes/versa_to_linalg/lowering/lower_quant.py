@@ -117,20 +117,36 @@ def _saturated(rounded: ir.Value, zero: ir.Value, low: int, high: int, element: 
     return arith.trunci(element, arith.addi(arith.fptosi(i32, finite), zero))
 
 
-def _affine(op: ir.OpView, rewriter: Any, body) -> bool:
-    """One generic over the value with `body(x, scale, zero_i32)`, the zero point widened."""
-    (shape, element), (x, scale, zero) = result_of(op), op.operands
-    unsigned = is_unsigned(zero)
+def scalar(op: ir.OpView, x: ir.Value, s: ir.Value, z: ir.Value) -> ir.Value:
+    """`op` (quantize, dequantize, requantize) at one point: its value, scale and zero point as
+    a generic reads them (8-bit integers as i8); an 8-bit result as i8. The body of its own
+    generic, and of a fused group's (`lower_fused.py`)."""
+    (_, element), unsigned = result_of(op), is_unsigned(op.operands[2])
     out_element = ir.IntegerType.get_signless(8) if str(element) == "ui8" else element
-    i32 = ir.IntegerType.get_signless(32)
+    i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
+    z = widen(z, unsigned, i32)
+    name = op.operation.name
+    if name == "versa.dequantize":
+        return arith.mulf(arith.sitofp(f32, arith.subi(widen(x, unsigned, i32), z)), s)
+    low, high = _range(op)
+    scaled = arith.divf(x, s) if name == "versa.quantize" else arith.mulf(arith.sitofp(f32, x), s)
+    return _saturated(mmath.roundeven(scaled), z, low, high, out_element)
 
-    def scalar_body(xs: ir.Value, s: ir.Value, z: ir.Value, _: ir.Value) -> list[ir.Value]:
-        return [body(xs, s, widen(z, unsigned, i32), unsigned, out_element)]
+
+def lower_affine(op: ir.OpView, rewriter: Any) -> bool:
+    """quantize → generic{roundeven(x / s), clamped, + zp}; requantize → generic{roundeven(f32(x)
+    * s), clamped to [min, max], + zp}; dequantize → generic{f32(ext(x) - zp) * s}: one generic
+    over the value, the scale and zero point per tensor or per channel."""
+    (shape, element), (x, scale, zero) = result_of(op), op.operands
+    out_element = ir.IntegerType.get_signless(8) if str(element) == "ui8" else element
+
+    def body(xs: ir.Value, s: ir.Value, z: ir.Value, _: ir.Value) -> list[ir.Value]:
+        return [scalar(op, xs, s, z)]
 
     inputs = [signless(x), scale, signless(zero)]
     maps = [*_parameter_maps(op, len(shape)), ir.AffineMap.get_identity(len(shape))]
     outputs = [build.empty(extents.of(x), out_element)]  # x's shape, dynamic dims included
-    (y,) = build.generic(inputs, outputs, maps, [build.PARALLEL] * len(shape), scalar_body)
+    (y,) = build.generic(inputs, outputs, maps, [build.PARALLEL] * len(shape), body)
     rewriter.replace_op(op, [resigned(y, op.results[0].type)])
     return True
 
@@ -144,39 +160,4 @@ def _range(op: ir.OpView) -> tuple[int, int]:
     )
 
 
-def lower_quantize(op: ir.OpView, rewriter: Any) -> bool:
-    """quantize → generic{roundeven(x / s), clamped, + zp}."""
-    low, high = _range(op)
-
-    def body(x, s, z, unsigned, element):
-        return _saturated(mmath.roundeven(arith.divf(x, s)), z, low, high, element)
-
-    return _affine(op, rewriter, body)
-
-
-def lower_requantize(op: ir.OpView, rewriter: Any) -> bool:
-    """requantize → generic{roundeven(f32(x) * s), clamped to [min, max], + zp}."""
-    low, high = _range(op)
-    f32 = ir.F32Type.get()
-
-    def body(x, s, z, unsigned, element):
-        return _saturated(mmath.roundeven(arith.mulf(arith.sitofp(f32, x), s)), z, low, high, element)
-
-    return _affine(op, rewriter, body)
-
-
-def lower_dequantize(op: ir.OpView, rewriter: Any) -> bool:
-    """dequantize → generic{f32(ext(x) - zp) * s}."""
-    i32, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
-
-    def body(x, s, z, unsigned, element):
-        return arith.mulf(arith.sitofp(f32, arith.subi(widen(x, unsigned, i32), z)), s)
-
-    return _affine(op, rewriter, body)
-
-
-PATTERNS = [
-    (QuantizeOp, lower_quantize),
-    (DequantizeOp, lower_dequantize),
-    (RequantizeOp, lower_requantize),
-]
+PATTERNS = [(QuantizeOp, lower_affine), (DequantizeOp, lower_affine), (RequantizeOp, lower_affine)]

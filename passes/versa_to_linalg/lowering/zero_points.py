@@ -128,13 +128,21 @@ def subtract(
     tensors = [core, *(t for t, _, _ in terms)]
 
     def body(acc: ir.Value, *values: ir.Value) -> list[ir.Value]:
-        for v, (_, factor, offset) in zip(values, terms, strict=True):
-            v = v if is_zero(offset) else arith.subi(v, _value(offset))
-            v = v if factor == 1 else arith.muli(v, _value(factor))
-            acc = arith.subi(acc, v)
-        return [acc]
+        return [minus(acc, values, terms)]
 
     return build.elementwise(tensors, tuple(shape), [i32()], body)[0]
+
+
+def minus(
+    acc: ir.Value, values: Sequence[ir.Value], terms: Sequence[tuple[ir.Value, Scalar, Scalar]]
+) -> ir.Value:
+    """The i32 scalar `acc` minus each term f · (t - o) at one point, `values` the t read there:
+    `subtract`'s body, and a fused epilogue's where the contraction is its anchor."""
+    for v, (_, factor, offset) in zip(values, terms, strict=True):
+        v = v if is_zero(offset) else arith.subi(v, _value(offset))
+        v = v if factor == 1 else arith.muli(v, _value(factor))
+        acc = arith.subi(acc, v)
+    return acc
 
 
 def row_term(b: Operand, row_sums: Callable[[], ir.Value]) -> list[tuple[ir.Value, Scalar, Scalar]]:

@@ -24,6 +24,7 @@ import numpy as np
 
 from versa import compiler, log
 from versa.cache import jit as cached
+from versa.cache.store import Store
 from versa.call_shapes import ShapeProgram
 from versa.cpu import openmp
 from versa.cpu.memref import OutputPool, PackedCall, ShapedCalls
@@ -122,7 +123,8 @@ class JitFunction:
         *,
         pipeline: Sequence[compiler.Element] | str = "lower-to-llvm",
         llvm_opt_level: int = 3,  # LLVM's -O for the machine code (the pipeline sets Versa's tier)
-        cache: bool = True,  # False: always compile (for a caller that reads `module` or `engine`)
+        cache: bool | Store = True,  # False: always compile (for a caller that reads `module` or
+        # `engine`); a Store: that one, not VERSA_CACHE_DIR's (a hot shape's child compile)
         module_digest: str | None = None,  # `cache.keys.module_digest(module)`, if the caller has it
     ):
         function = find_function(module, entry)
@@ -130,7 +132,7 @@ class JitFunction:
         self.inputs = [TensorSpec.of(t) for t in function.type.inputs]
         self.outputs = [TensorSpec.of(t) for t in function.type.results]
         elements = compiler.parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
-        cache = cached.store() if cache else None
+        cache = cached.store() if cache is True else (cache or None)
         key = cached.key(module, elements, llvm_opt_level, module_digest) if cache else None
         function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(module.context)
         hit = cached.load(cache, key, self.name, self.inputs, self.outputs) if cache else None

@@ -4,7 +4,9 @@ every finding shrunk and saved as a regression case.
 Program `i` of seed `s` depends on nothing else (not on timing or `--jobs`), so a finding is
 reproduced by its seed and index, and `--programs N` always judges the same N programs. About a
 quarter of the programs are mutants of the test suite's programs (`mutate.py`), the rest are
-generated (`generate.py`); a quarter of either are then made dynamic (`dynamic.py`).
+generated (`generate.py`); a quarter of either are then made dynamic (`dynamic.py`). A small
+share (`quantized.SHARE`) are quantized chains (`quantized.py`) instead, drawn from a stream of
+their own so that the other cases of a seed stay what they were.
 """
 
 import hashlib
@@ -22,6 +24,8 @@ from .generate import generate
 from .mutate import mutate
 from .oracle import PIPELINES, Verdict
 from .program import Program
+from .quantized import SHARE as QUANTIZED_SHARE
+from .quantized import generate as generate_quantized
 from .reduce import reduce
 from .worker import Worker
 
@@ -62,8 +66,9 @@ class Report:
 
 
 class Source:
-    """Case `index` of a seed: a mutant of a corpus program (share `mutants`) or a new one, made
-    dynamic (`dynamic.py`) for a share `dynamic` of the cases."""
+    """Case `index` of a seed: a quantized chain (share `quantized`), else a mutant of a corpus
+    program (share `mutants`) or a new one, made dynamic (`dynamic.py`) for a share `dynamic`
+    of the cases."""
 
     def __init__(
         self,
@@ -72,11 +77,15 @@ class Source:
         mutants: float = 0.25,
         max_ops: int = 8,
         dynamic: float = DYNAMIC_SHARE,
+        quantized: float = QUANTIZED_SHARE,
     ):
         self.seed, self.corpus, self.mutants, self.max_ops = seed, list(corpus), mutants, max_ops
-        self.dynamic = dynamic
+        self.dynamic, self.quantized = dynamic, quantized
 
     def case(self, index: int) -> Case:
+        own = random.Random(f"quantized {self.seed} {index}")
+        if own.random() < self.quantized:
+            return Case(index, "quantized", generate_quantized(own.randrange(1 << 31)))
         rng = random.Random(self.seed * 1_000_003 + index)
         case = self._static_case(index, rng)
         if rng.random() < self.dynamic:  # drawn last: the static programs stay those of the seed

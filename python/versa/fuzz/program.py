@@ -30,6 +30,7 @@ DTYPES = {
     "f16": np.float16,
     "i32": np.int32,
     "i8": np.int8,
+    "ui8": np.uint8,  # quantized programs' (quantized.py)
     "i64": np.int64,
     "i1": np.bool_,
 }

@@ -51,7 +51,47 @@ func.func @broadcast_to_new_dynamic_dim(%x: tensor<8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @dynamic_iota() -> tensor<?xi64> {
-  // expected-error @+1 {{'versa.iota' op the result shape must be static (iota has no operands)}}
+  // expected-error @+1 {{'versa.iota' op the result shape must be static (no 'like' operand)}}
   %0 = "versa.iota"() {axis = 0 : i64} : () -> tensor<?xi64>
   return %0 : tensor<?xi64>
+}
+
+// -----
+
+func.func @iota_like_without_dims(%x: tensor<?x?xi64>) -> tensor<?xi64> {
+  // expected-error @+1 {{'versa.iota' op requires attribute 'dims' with a 'like' operand}}
+  %0 = "versa.iota"(%x) {axis = 0 : i64} : (tensor<?x?xi64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+func.func @iota_dims_without_like() -> tensor<4xi64> {
+  // expected-error @+1 {{'versa.iota' op attribute 'dims' needs a 'like' operand to read dims from}}
+  %0 = "versa.iota"() {axis = 0 : i64, dims = array<i64: 0>} : () -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @iota_like_dim_out_of_range(%x: tensor<?x?xi64>) -> tensor<?xi64> {
+  // expected-error @+1 {{'versa.iota' op 'dims' entry 2 is no dim of 'like' (rank 2) nor -1}}
+  %0 = "versa.iota"(%x) {axis = 0 : i64, dims = array<i64: 2>} : (tensor<?x?xi64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}
+
+// -----
+
+func.func @iota_like_dynamic_unread(%x: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  // expected-error @+1 {{'versa.iota' op result dim 1 is dynamic, but 'dims' gives it -1}}
+  %0 = "versa.iota"(%x) {axis = 0 : i64, dims = array<i64: 0, -1>} : (tensor<?x?xi64>) -> tensor<?x?xi64>
+  return %0 : tensor<?x?xi64>
+}
+
+// -----
+
+func.func @iota_like_wrong_size(%x: tensor<?x8xi64>) -> tensor<?x4xi64> {
+  // expected-error @+1 {{'versa.iota' op result shape [?, 4] does not match the expected shape [?, 8]}}
+  %0 = "versa.iota"(%x) {axis = 1 : i64, dims = array<i64: 0, 1>} : (tensor<?x8xi64>) -> tensor<?x4xi64>
+  return %0 : tensor<?x4xi64>
 }

@@ -589,6 +589,18 @@ func.func @indexing(%t: tensor<10x16xf32>, %ids: tensor<2x5xi64>, %x: tensor<3x1
 
 // -----
 
+// An iota sized by an operand's dims (dynamic ones too); -1: a static dim of the result type.
+// CHECK-LABEL: func.func @iota_like
+//       CHECK:   "versa.iota"(%arg0) {axis = 0 : i64, dims = array<i64: 1>} : (tensor<?x?xi1>) -> tensor<?xi64>
+//       CHECK:   "versa.iota"(%arg0) {axis = 1 : i64, dims = array<i64: -1, 0>} : (tensor<?x?xi1>) -> tensor<1x?xf32>
+func.func @iota_like(%x: tensor<?x?xi1>) -> (tensor<?xi64>, tensor<1x?xf32>) {
+  %0 = "versa.iota"(%x) {axis = 0 : i64, dims = array<i64: 1>} : (tensor<?x?xi1>) -> tensor<?xi64>
+  %1 = "versa.iota"(%x) {axis = 1 : i64, dims = array<i64: -1, 0>} : (tensor<?x?xi1>) -> tensor<1x?xf32>
+  return %0, %1 : tensor<?xi64>, tensor<1x?xf32>
+}
+
+// -----
+
 // conv_transpose2d: the filter is [C, F/groups, KH, KW]; OH = (H - 1) * 2 - 1 - 1 + 3 + 1 = 10.
 // CHECK-LABEL: func.func @conv_transpose2d
 //       CHECK:   "versa.conv_transpose2d"(%{{.+}}, %{{.+}}) : (tensor<1x4x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32>

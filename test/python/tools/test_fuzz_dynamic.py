@@ -133,7 +133,7 @@ def test_reducer_keeps_a_dynamic_program_valid(known):
 
 
 def test_campaign_of_dynamic_programs_through_the_worker():
-    source = campaign.Source(3, mutants=0.0, max_ops=4, dynamic=1.0)
+    source = campaign.Source(3, mutants=0.0, max_ops=4, dynamic=1.0, quantized=0.0)
     report = campaign.run(source, programs=6, jobs=2, pipelines=("O0",))
     assert report.programs == 6 and report.statuses["invalid"] == 0
     cases = [source.case(i) for i in range(6)]

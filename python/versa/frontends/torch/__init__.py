@@ -4,5 +4,6 @@
 from . import rules  # noqa: F401  (fills convert.RULES)
 from .api import CompiledModule, compile, import_torch
 from .coverage import CoverageRow, coverage
+from .hot_shapes import HotShapePolicy
 
-__all__ = ["CompiledModule", "CoverageRow", "compile", "coverage", "import_torch"]
+__all__ = ["CompiledModule", "CoverageRow", "HotShapePolicy", "compile", "coverage", "import_torch"]

@@ -41,6 +41,7 @@ from .compiled_forms import EagerHosted, Evicted, WholeGraph, host_tensor
 from .complex_to_real import program_as_real
 from .convert import convert_module, none_results
 from .executable import DEFAULT_OPT_LEVEL, Executable, VersaGraph, compile_options, executable
+from .hot_shapes import HotShapePolicy
 from .importer import functional, import_program, make_torch_context, unroll_recurrent
 from .partition import GraphCompiler, Partitioned
 from .signatures import dynamic_dims, flat_leaves, quick_key, signature
@@ -131,6 +132,7 @@ class CompiledModule:
         tuning_db: str | None = None,
         tune: float | None = None,
         dynamic_shapes=None,
+        hot_shapes: HotShapePolicy | int | None = None,
     ):
         self.model = model
         self.dynamic_shapes = dynamic_shapes
@@ -140,6 +142,7 @@ class CompiledModule:
             tuning_db = database_path(tuning_db)
         self.options = compile_options(target, opt_level, tuning_db)  # target, tier, threads, ...
         self.tune_budget_s = float(tune or 0)
+        self.hot_shapes = HotShapePolicy.of(hot_shapes)
         self._compiled: dict[tuple, WholeGraph | EagerHosted] = {}  # the example inputs' first
         self._quick: dict[tuple, WholeGraph | EagerHosted] = {}  # by quick_key, same entries
         self._held: Executable | None = None  # the example inputs' executable (a whole graph's)
@@ -208,7 +211,7 @@ class CompiledModule:
         if self.tune_budget_s and self.options.on_cpu:  # measured choices first
             text = module.operation.get_asm(enable_debug_info=True)
             tuner.tune(text, self.options, self.options.tuning_db, self.tune_budget_s)
-        function = executable(module, self.options, digest)
+        function = executable(module, self.options, digest, self.hot_shapes)
         if not self._compiled:  # the example inputs'
             self._held = function
         return WholeGraph(weakref.ref(function), in_spec, out_spec, nones, state)
@@ -229,6 +232,12 @@ class CompiledModule:
             if quick is not None:
                 self._quick[quick] = compiled
         return compiled
+
+    def wait_for_hot_shapes(self, timeout: float | None = None) -> bool:
+        """Wait for the static compiles of hot shapes started so far (`hot_shapes.py`); whether
+        they all ended in time."""
+        functions = [c.function() for c in self._compiled.values() if isinstance(c, WholeGraph)]
+        return all(f.hot_shapes.wait(timeout) for f in functions if f is not None and f.hot_shapes)
 
     def program(self, *args, **kwargs) -> Program:
         """The GPU Program for `args`' signature (the example inputs' by default): PTX and a
@@ -270,6 +279,7 @@ def compile(
     tuning_db: str | None = None,
     tune: float | None = None,
     dynamic_shapes=None,
+    hot_shapes: HotShapePolicy | int | None = None,
 ) -> CompiledModule:  # noqa: A001
     """Compile `model` (an nn.Module or ExportedProgram) for the shapes of `example_inputs` (and
     of `example_kwargs`, for models called with keywords: `model(input_ids=..., mask=...)`), for
@@ -282,7 +292,9 @@ def compile(
     needs the `if __name__ == "__main__":` guard).
 
     `dynamic_shapes` (as `torch.export.export` takes it) makes the dims it names dynamic: one
-    compile serves every size within their ranges."""
+    compile serves every size within their ranges; up to `hot_shapes` shapes (default
+    VERSA_HOT_SHAPES, else 4; 0: none; or a `HotShapePolicy`) that calls meet most then get a
+    static compile of their own, in the background, taken once ready (`hot_shapes.py` says when)."""
     return CompiledModule(
         model,
         example_inputs,
@@ -292,4 +304,5 @@ def compile(
         tuning_db=tuning_db,
         tune=tune,
         dynamic_shapes=dynamic_shapes,
+        hot_shapes=hot_shapes,
     )

@@ -7,6 +7,8 @@ and the torch.compile backend.
 """
 
 import os
+import time
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,14 +16,18 @@ import torch
 
 from versa import targets
 from versa.cache.keys import module_digest
-from versa.cpu import runtime
+from versa.cache.store import Store
+from versa.cpu import child_compile, runtime
 from versa.diagnostics import CompileError, Diagnostic
 from versa.gpu import Program, compile_gpu, driver
 from versa.mlir import ir
 from versa.options import CompileOptions
+from versa.passes.optimize.specialize_shapes import specialize
+from versa.signature import find_function
 
 from .convert import BOUNDARY_RESULTS, convert_module, none_results
 from .executable_cache import ExecutableCache, resident_bytes
+from .hot_shapes import HotShapePolicy, HotShapes
 from .importer import import_graph, make_torch_context
 
 # O3: OpenMP threads where they pay (codegen's threads_worth). Measured beside torch eager on 2
@@ -79,14 +85,34 @@ class Executable:
     """A versa module compiled for the host CPU (JIT) or a GPU (a Program, loaded by the
     CUDA driver on the first call), called on a flat list of tensors or arrays: torch in,
     torch out (CUDA tensors stay on the device), NumPy in, NumPy out. `nbytes`: what it holds,
-    estimated (`executable_cache.resident_bytes`)."""
+    estimated (`executable_cache.resident_bytes`). A CPU one with dynamic dims compiles static
+    versions of its hot shapes as `hot_shapes` says (`hot_shapes.py`; None: the default policy).
+    `store`: the compile cache to load from (None: VERSA_CACHE_DIR's)."""
 
-    def __init__(self, module: ir.Module, options: CompileOptions, module_digest: str | None = None):
+    hot_shapes: HotShapes | None = None
+
+    def __init__(
+        self,
+        module: ir.Module,
+        options: CompileOptions,
+        module_digest: str | None = None,
+        hot_shapes: HotShapePolicy | None = None,
+        store: Store | None = None,
+    ):
         self.program: Program | None = None
         self.bf16_results = _bf16_results(module)  # f32 at the boundary: cast back to torch.bfloat16
         if options.on_cpu:  # the JIT (and its compile cache): the host or an ISA level it runs
             passes = options.passes()
-            self._function = runtime.JitFunction(module, pipeline=passes, module_digest=module_digest)
+            policy = hot_shapes or HotShapePolicy.of(None)
+            kept = _copy(module) if policy.limit and _dynamic(module) else None  # before the passes
+            start = time.perf_counter()
+            cache = True if store is None else store
+            self._function = runtime.JitFunction(
+                module, pipeline=passes, module_digest=module_digest, cache=cache
+            )
+            if kept is not None:
+                took = time.perf_counter() - start
+                self.hot_shapes = HotShapes(lambda shapes: _static(kept, options, shapes), policy, took)
         else:  # the PTX is always built at -O3 (translate.emit_ptx)
             passes = options.versa_passes()  # versa-layout takes the GPU's conv layout, like a CPU's
             self.program = compile_gpu(module, options.target, None, passes, options.matmul_precision)
@@ -95,6 +121,18 @@ class Executable:
 
     def __call__(self, leaves: Sequence) -> list:
         # NumPy in, NumPy out (the first leaf decides most calls without the generator)
+        if self.hot_shapes is not None:
+            shapes = tuple(tuple(x.shape) for x in leaves)
+            static = self.hot_shapes.static(shapes)
+            if static is not None:
+                return static(leaves)
+            start = time.perf_counter()
+            outputs = self._call(leaves)
+            self.hot_shapes.record(shapes, time.perf_counter() - start)
+            return outputs
+        return self._call(leaves)
+
+    def _call(self, leaves: Sequence) -> list:
         returns_numpy = bool(leaves) and isinstance(leaves[0], np.ndarray)
         returns_numpy = returns_numpy and all(isinstance(x, np.ndarray) for x in leaves)
         if self.program is None:
@@ -114,17 +152,23 @@ class Executable:
         return outputs
 
 
-def executable(module: ir.Module, options: CompileOptions, digest: str | None = None) -> Executable:
+def executable(
+    module: ir.Module,
+    options: CompileOptions,
+    digest: str | None = None,
+    hot_shapes: HotShapePolicy | None = None,
+    store: Store | None = None,
+) -> Executable:
     """`Executable(module, ...)`, shared by every graph whose module prints the same: Dynamo
     retraces a model it has compiled for batch B as a symbolic graph once it sees B+1, and its
     specialization to B again (or a second `versa.compile` of one model) is then no recompile.
     Kept while the executables kept fit in VERSA_MEMORY_CACHE_SIZE (`executable_cache`).
     `digest`: the module's `module_digest`, where the caller has it (a cached import)."""
     digest = digest or module_digest(module)  # also the compile cache's (large with weights)
-    key = (digest, options, _database_state(options.tuning_db))
+    key = (digest, options, _database_state(options.tuning_db), hot_shapes or HotShapePolicy.of(None))
     found = _EXECUTABLES.get(key)
     if found is None:
-        found = Executable(module, options, digest)
+        found = Executable(module, options, digest, hot_shapes, store)
         _EXECUTABLES.add(key, found)
     return found
 
@@ -140,6 +184,42 @@ def _database_state(path: str) -> tuple:
 
 
 _EXECUTABLES = ExecutableCache()
+
+
+def _dynamic(module: ir.Module) -> bool:
+    types = find_function(module, None).type.inputs
+    return any(isinstance(t, ir.ShapedType) and not ir.ShapedType(t).has_static_shape for t in types)
+
+
+def _copy(module: ir.Module) -> ir.Module:
+    """A copy of `module` (its ops; attributes, weights among them, are the context's, shared)."""
+    with module.context, ir.Location.unknown():
+        copy = ir.Module.create()
+        for named in module.operation.attributes:
+            copy.operation.attributes[named.name] = named.attr
+        with ir.InsertionPoint(copy.body):
+            for op in module.body.operations:
+                op.operation.clone()
+    return copy
+
+
+def _static(versa: ir.Module, options: CompileOptions, shapes) -> weakref.ref:
+    """The executable of `versa` (kept from before a dynamic compile) made static for argument
+    `shapes` (`versa-specialize-shapes`), compiled in a child process (`child_compile`) and
+    loaded from its compile cache; referenced weakly: the executable cache keeps it."""
+    module = _copy(versa)
+    specialize(find_function(module, None), shapes)
+    digest = module_digest(module)
+    where, temporary = child_compile.folder()
+    try:
+        store, said = child_compile.compile_elsewhere(module, options, digest, where)
+        found = executable(module, options, digest, store=store)
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+    if found._function is not None and not found._function.from_cache:
+        raise RuntimeError(f"the child's compile was not found in its cache ({said}): compiled here instead")
+    return weakref.ref(found)
 
 
 def _bf16_results(module: ir.Module) -> list[int]:

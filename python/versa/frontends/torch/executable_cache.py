@@ -24,6 +24,7 @@ evicted), a partitioned model its partitions', torch.compile its graphs'.
 
 import math
 import os
+import threading
 from collections import OrderedDict
 from pathlib import Path
 
@@ -86,24 +87,31 @@ def constant_bytes(module: ir.Module) -> int:
 
 class ExecutableCache:
     """Executables by key, the least recently used first out once their `nbytes` pass
-    `budget()`, read at each insertion (so a changed VERSA_MEMORY_CACHE_SIZE applies)."""
+    `budget()`, read at each insertion (so a changed VERSA_MEMORY_CACHE_SIZE applies). Locked:
+    hot shapes' static compiles (`hot_shapes.py`) add from a background thread."""
 
     def __init__(self):
         self._entries: OrderedDict[tuple, object] = OrderedDict()
         self.bytes = 0  # the sum of the entries' `nbytes`
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def get(self, key: tuple):
         """The executable of `key`, now the most recently used; None if there is none."""
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-        return found
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
 
     def add(self, key: tuple, executable) -> None:
         """Keep `executable` (its `nbytes` estimated), evicting others down to the budget."""
+        with self._lock:
+            self._add(key, executable)
+
+    def _add(self, key: tuple, executable) -> None:
         self._entries[key] = executable
         self.bytes += executable.nbytes
         limit = budget()

@@ -12,10 +12,18 @@ class SymbolicInt:
     """A size known only at run time (`x.size(0)` of a dynamic dim, or arithmetic on one), as the
     rules see it: something to pass through to a list, never a number to compute with. `text`
     says where it came from, for messages; `dim` and `source` are the dim a plain size reads and
-    of which torch value (None when computed), what a view's sizes are checked by."""
+    of which torch value (None when computed), what a view's sizes are checked by; `tensor` is
+    that value converted (None when it did not convert), for ops that make a tensor of this
+    size (`arange(x.size(1))`: an iota sized by `tensor`'s dim)."""
 
-    def __init__(self, text: str, dim: int | None = None, source: ir.Value | None = None):
-        self.text, self.dim, self.source = text, dim, source
+    def __init__(
+        self,
+        text: str,
+        dim: int | None = None,
+        source: ir.Value | None = None,
+        tensor: ir.Value | None = None,
+    ):
+        self.text, self.dim, self.source, self.tensor = text, dim, source, tensor
 
     def __repr__(self) -> str:
         return self.text
@@ -28,7 +36,9 @@ def _size(op: ir.OpView, env: dict) -> int | SymbolicInt:
     size = shape[dim]
     if size is not None:
         return size
-    return SymbolicInt(f"size({op.operands[0].get_name()}, {dim})", dim, op.operands[0])
+    converted = env.get(op.operands[0])
+    tensor = converted if isinstance(converted, ir.Value) else None
+    return SymbolicInt(f"size({op.operands[0].get_name()}, {dim})", dim, op.operands[0], tensor)
 
 
 def _arithmetic(symbol: str, compute):

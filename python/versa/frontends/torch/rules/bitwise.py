@@ -19,7 +19,7 @@ from .common import as_tensor, element, promoted
 _BITS = {"i1": 1, "i8": 8, "i32": 32, "i64": 64}
 
 
-@rule("torch.aten.logical_not", "torch.aten.bitwise_not")
+@rule("torch.aten.logical_not", "torch.aten.bitwise_not", dynamic=True)
 def logical_not(node: Node, x):
     return vb.logical_not(as_tensor(node, x, node.out.element))
 
@@ -30,6 +30,7 @@ def logical_not(node: Node, x):
     "torch.aten.bitwise_and.Scalar",
     "torch.aten.__and__.Tensor",
     "torch.aten.__and__.Scalar",
+    dynamic=True,
 )
 def logical_and(node: Node, a, b):
     return vb.logical_and(*promoted(node, a, b))
@@ -41,6 +42,7 @@ def logical_and(node: Node, a, b):
     "torch.aten.bitwise_or.Scalar",
     "torch.aten.__or__.Tensor",
     "torch.aten.__or__.Scalar",
+    dynamic=True,
 )
 def logical_or(node: Node, a, b):
     return vb.logical_or(*promoted(node, a, b))
@@ -51,6 +53,7 @@ def logical_or(node: Node, a, b):
     "torch.aten.bitwise_xor.Scalar",
     "torch.aten.__xor__.Tensor",
     "torch.aten.__xor__.Scalar",
+    dynamic=True,
 )
 def bitwise_xor(node: Node, a, b):
     a, b = promoted(node, a, b)

@@ -11,6 +11,7 @@ from versa.dialects.versa import ConstantOp
 from versa.mlir import ir
 
 from ..convert import Node, Unsupported, rule
+from . import runtime_sizes
 from .common import shape
 
 
@@ -27,8 +28,17 @@ def literal(node: Node) -> ir.Value:
     return ConstantOp.build([], {"value": value}, value.type)
 
 
-def _full(node: Node, value) -> object:
-    return node.constant(np.full(node.out.shape, value))
+def _full(node: Node, value, *args) -> object:
+    """A tensor of `value`: a constant, or with dynamic dims a scalar expanded to the sizes the
+    op takes (`*_like(x)`: x's; `new_*(x, size)`: its second argument; else its first)."""
+    if not node.out.dynamic:
+        return node.constant(np.full(node.out.shape, value))
+    name = node.op.operation.name
+    if name.endswith("_like") or name == "torch.aten.fill.Scalar":
+        sizes = runtime_sizes.sizes_of(args[0], node.op.operands[0])
+    else:
+        sizes = args[1] if ".new_" in name else args[0]
+    return runtime_sizes.full(node, value, sizes)
 
 
 @rule(
@@ -38,30 +48,31 @@ def _full(node: Node, value) -> object:
     "torch.aten.empty.memory_format",
     "torch.aten.empty_like",
     "torch.aten.new_empty",
+    dynamic=True,
 )
-def zeros(node: Node, *_):
-    return _full(node, 0)
+def zeros(node: Node, *args):
+    return _full(node, 0, *args)
 
 
-@rule("torch.aten.ones", "torch.aten.ones_like", "torch.aten.new_ones")
-def ones(node: Node, *_):
-    return _full(node, 1)
+@rule("torch.aten.ones", "torch.aten.ones_like", "torch.aten.new_ones", dynamic=True)
+def ones(node: Node, *args):
+    return _full(node, 1, *args)
 
 
-@rule("torch.aten.full")
+@rule("torch.aten.full", dynamic=True)
 def full(node: Node, size, value, *_):
-    return _full(node, value)
+    return _full(node, value, size)
 
 
-@rule("torch.aten.full_like")
+@rule("torch.aten.full_like", dynamic=True)
 def full_like(node: Node, x, value, *_):
-    return _full(node, value)
+    return _full(node, value, x)
 
 
-@rule("torch.aten.new_full")
+@rule("torch.aten.new_full", dynamic=True)
 def new_full(node: Node, x, size, value, *_):
     """x.new_full(size, value): the size comes first (full_like's second argument is the value)."""
-    return _full(node, value)
+    return _full(node, value, x, size)
 
 
 @rule("torch.aten.scalar_tensor")
@@ -69,16 +80,20 @@ def scalar_tensor(node: Node, value, *_):
     return _full(node, value)
 
 
-@rule("torch.aten.fill.Scalar")
+@rule("torch.aten.fill.Scalar", dynamic=True)
 def fill(node: Node, x, value):
-    return _full(node, value)
+    return _full(node, value, x)
 
 
-@rule("torch.aten.arange", "torch.aten.arange.start", "torch.aten.arange.start_step")
+@rule("torch.aten.arange", "torch.aten.arange.start", "torch.aten.arange.start_step", dynamic=True)
 def arange(node: Node, *args):
+    """start + step · [0, n); with a run-time length (`arange(x.size(1))`) an iota sized by x."""
     name = node.op.operation.name
     start = args[0] if name.endswith((".start", ".start_step")) else 0
+    end = args[1] if name.endswith((".start", ".start_step")) else args[0]
     step = args[2] if name.endswith(".start_step") else 1
+    if node.out.dynamic:
+        return runtime_sizes.arange(node, start, end, step)
     return node.constant(start + step * np.arange(node.out.shape[0]))
 
 

@@ -11,7 +11,9 @@ import numpy as np
 
 from versa.dialects import builders as vb
 
+from .. import types
 from ..convert import Node, Unsupported, rule
+from . import runtime_sizes
 from .common import as_tensor, axis, element, rank, require_float, shape, transpose
 
 
@@ -138,7 +140,7 @@ def embedding(node: Node, weight, indices, padding_idx=-1, scale_grad=False, spa
     return vb.gather(weight, indices, axis=0)
 
 
-@rule("torch.aten.index.Tensor", "torch.aten._unsafe_index.Tensor")
+@rule("torch.aten.index.Tensor", "torch.aten._unsafe_index.Tensor", dynamic=True)
 def index(node: Node, x, indices):
     """x[..., i, j, ...] with index tensors on adjacent axes (the others None): one gather on
     those axes flattened, at the flat index i·stride + j (the index tensors broadcast, each
@@ -152,6 +154,8 @@ def index(node: Node, x, indices):
         raise Unsupported("indexing with a boolean mask (a data-dependent shape)")
     if count == 1:  # versa.gather wraps and clamps the index itself
         return vb.gather(x, given[0][1], axis=first)
+    if None in shape(x) or any(None in shape(t) for _, t in given):
+        return runtime_sizes.outer_index(node, x, given)
     dims = shape(x)
     sizes = dims[first : first + count]
     where = tuple(np.broadcast_shapes(*(tuple(shape(t)) for _, t in given)))
@@ -178,18 +182,26 @@ def index_select(node: Node, x, dim, indices):
     return vb.gather(x, indices, axis=axis(dim, x))
 
 
-@rule("torch.aten.gather")
+@rule("torch.aten.gather", dynamic=True)
 def gather(node: Node, x, dim, index, sparse_grad=False):
     """x.gather(dim, index) (take_along_axis) as np.take on the flattened x: index · stride[dim] +
-    the other coordinates' offsets (a constant). torch-mlir's lowering asserts the bounds with
+    the other coordinates' offsets (a constant; an index with dynamic dims: iotas sized by it,
+    times x's strides, which must be static). torch-mlir's lowering asserts the bounds with
     cf.assert, whose abort/puts the JIT does not provide. The index is wrapped once and clamped
     into its own axis (torch raises there), so compiled code never reads out of bounds."""
     d, dims, where = axis(dim, x), shape(x), shape(index)
+    if None in dims:
+        raise Unsupported("gather from a tensor with dynamic dims (its strides are run-time sizes)")
     strides = [int(np.prod(dims[a + 1 :])) for a in range(len(dims))]
-    grid = np.indices(where)
-    base = sum((grid[a] * strides[a] for a in range(len(dims)) if a != d), np.zeros(where, np.int64))
     idx = _in_bounds(node, as_tensor(node, index, "i64"), dims[d])
-    flat = vb.add(vb.mul(idx, node.constant(strides[d], "i64")), node.constant(base, "i64"))
+    flat = vb.mul(idx, node.constant(strides[d], "i64"))
+    if None not in where:
+        grid = np.indices(where)
+        base = sum((grid[a] * strides[a] for a in range(len(dims)) if a != d), np.zeros(where, np.int64))
+        flat = vb.add(flat, node.constant(base, "i64"))
+    for a in (a for a in range(len(dims)) if None in where and a != d and where[a] != 1):
+        at = vb.iota_like(index, list(range(len(where))), types.element_type("i64"), axis=a)
+        flat = vb.add(flat, vb.mul(at, node.constant(strides[a], "i64")))
     return vb.gather(vb.reshape(x, [int(np.prod(dims))]), flat, axis=0)
 
 

@@ -12,10 +12,11 @@ dim's limit, which a dynamic dim has not).
 import numpy as np
 
 from versa.dialects import builders as vb
+from versa.mlir import ir
 
 from ..convert import Node, Unsupported, rule
 from ..values import SymbolicInt
-from . import unfold
+from . import runtime_sizes, unfold
 from .common import axis, rank, shape, transpose
 
 
@@ -86,8 +87,14 @@ def matrix_transpose(node: Node, x):
 
 
 @rule("torch.aten.expand", "torch.aten.expand_as", "torch.aten.broadcast_to", dynamic=True)
-def expand(node: Node, x, *_):
-    return x if shape(x) == node.out.shape else vb.broadcast_to(x, node.out.shape)
+def expand(node: Node, x, sizes=None, *_):
+    """x broadcast; a dynamic dim x does not have (an expand to `mask.size(0)`) grows to the
+    size's tensor's (`runtime_sizes.expand`)."""
+    if shape(x) == node.out.shape:
+        return x
+    if isinstance(sizes, ir.Value):  # expand_as(x, other)
+        sizes = runtime_sizes.sizes_of(sizes, node.op.operands[1])
+    return runtime_sizes.expand(node, x, sizes or [])
 
 
 @rule("torch.prims.broadcast_in_dim")
@@ -142,6 +149,8 @@ def slice_(node: Node, x, dim=0, start=None, end=None, step=1):
         first = shape(x)[d] - 1 if start is None else start
         last = -shape(x)[d] - 1 if end is None else end
         return _take(node, x, d, range(*slice(first, last, step).indices(shape(x)[d])))
+    if isinstance(end, SymbolicInt):  # a buffer of the longest length cut to the sequence's
+        return runtime_sizes.slice_to(node, x, d, start, end, step)
     lo, hi = _bounds(start, end, shape(x)[d])
     if (lo, hi, step) == (0, shape(x)[d], 1):
         return x
@@ -153,6 +162,8 @@ def slice_(node: Node, x, dim=0, start=None, end=None, step=1):
 def _dynamic_slice(node: Node, x, d: int, start, end, step):
     """A slice of a tensor with dynamic dims: the whole of a dynamic dim (`x[:, :]`), or a
     gather of the positions along a static one."""
+    if isinstance(end, SymbolicInt) and shape(x)[d] is not None:
+        return runtime_sizes.slice_to(node, x, d, start, end, step)
     if any(isinstance(v, SymbolicInt) for v in (start, end, step)):
         raise Unsupported(f"a slice with run-time bounds ({start}:{end}:{step})")
     if shape(x)[d] is not None and step is not None and step > 0:
