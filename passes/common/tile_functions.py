@@ -1,7 +1,7 @@
 """The tiles of `versa-static-tiles`: the static sizes a dynamic dim runs in (`tile_cascade`:
 full tiles, then smaller ones, the rest zero-padded), and the function each tile runs in: a
-private function that takes the whole tensors and the tile's offsets (`passed`, `local`),
-slices them itself (`take`: a partial tile's rows padded with zeros) and returns the tile.
+private function that takes the whole tensors and the tile's offsets (`passed`, `local`) and
+slices them itself (`take`: a partial tile's rows padded with zeros).
 `Functions` keeps one function per distinct body. A tile is described by `where`: (operand,
 dim) -> (offset, size, valid rows), offsets and rows ints or index values, rows None for a
 full tile."""
@@ -122,17 +122,18 @@ def index_constant(value: int) -> ir.Value:
 
 def tile_cascade(extent: ir.Value, tile: int, acc: ir.Value, body: Callable) -> ir.Value:
     """`body(offset, size, valid, acc)` over [0, extent), every size a static int: a loop of
-    full tiles of `tile`, then of tile/4, tile/16, ... down to `SMALLEST_TILE` rows; fewer than
-    the smallest size left: one row alone (a batch-1 call), else one zero-padded smallest tile
-    (`valid`: its real rows, a value; None for a full tile). Four variants for a tile of 256
-    (256, 64, 16, 1), whatever the extent. Why not one padded tile of a larger size where more
-    than half of it is left (fewer calls, the other operands read once): a padded tile computes
-    up to twice the rows, and large tiles are not cheaper per row (a 768x768 linear layer, one
-    thread, znver4: 129-255 rows in a padded 256-row tile took 1.5x the static compile's time;
-    64-row tiles 1.07x)."""
+    full tiles of `tile`, then the largest full tile that fits of tile/2, tile/4, ... down to
+    `SMALLEST_TILE` rows (each runs at most once: every power of two up to `tile` is one tile);
+    fewer than the smallest size left: one row alone (a batch-1 call), else one zero-padded
+    smallest tile (`valid`: its real rows, a value; None for a full tile). Seven variants for a
+    tile of 256 (256, 128, ..., 8, 1), whatever the extent. Why halves: a tile packs B anew, so
+    128 rows in two tiles of 64 (quarters) took a 768x768 linear layer 1.13x the static
+    compile's time, in one of 128 1.02x (one thread, znver4). Why not one padded tile of a
+    larger size where more than half of it is left: a padded tile computes up to twice the
+    rows (129-255 rows in a padded 256-row tile: 1.5x)."""
     sizes = [tile]
-    while sizes[-1] // 4 >= SMALLEST_TILE:
-        sizes.append(sizes[-1] // 4)
+    while sizes[-1] // 2 >= SMALLEST_TILE:
+        sizes.append(sizes[-1] // 2)
     offset = index_constant(0)
     for size in sizes:
         end = arith.addi(

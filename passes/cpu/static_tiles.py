@@ -3,36 +3,36 @@
 The codegen strategies (matmul, reductions, convolutions, pools) size their tiles, packing and
 micro-kernels from static shapes. An op with dynamic parallel dims is rewritten here into loops
 whose bodies hold the same op on static slices: the last dynamic dim of its result runs in
-full tiles of `tile` rows, then the remainder (< tile) in loops of smaller static tiles, the
-last (fewer rows than the smallest) zero-padded behind an `scf.if` (`common/tile_functions.py`'s
-`tile_cascade`); a
-contraction's M, when its N is that last dim, the same way in tiles of `rows`; any other
-dynamic dim runs one index at a time. Every body is static, so `versa-codegen` gives it the
-same strategy as a static compile of that size, and the code holds a few variants per op (four
-for a tile of 256) whatever the call's sizes.
+full tiles of `tile` rows, then the remainder (< tile) in the largest full tile that fits of
+each halved size, the last (fewer rows than the smallest) zero-padded behind an `scf.if`
+(`common/tile_functions.py`'s `tile_cascade`); a contraction's M, when its N is that last dim,
+the same way in tiles of `rows`; any other dynamic dim runs one index at a time. Every body is
+static but for a contraction's K, so `versa-codegen` gives it the same strategy as a static
+compile of that size, and the code holds a few variants per op (seven for a tile of 256)
+whatever the call's sizes. Each tile writes into the result in place.
 
     linalg.matmul ins(%a, %b : tensor<?x768xf32>, tensor<768x3072xf32>) outs(%fill : tensor<?x3072xf32>)
   → scf.for %i = 0 to (n floordiv 256) * 256 step 256 { fill + matmul on tensor<256x768xf32> }
-    scf.for ... step 64 { ... tensor<64x768xf32> }  scf.for ... step 16 { ... tensor<16x768xf32> }
-    scf.if (rest == 1) { ... tensor<1x768xf32> } else scf.if (rest > 0) { ... padded tensor<16x768xf32> }
+    scf.for ... step 128 { ... tensor<128x768xf32> }  ...  scf.for ... step 8 { ... tensor<8x768xf32> }
+    scf.if (rest == 1) { ... tensor<1x768xf32> } else scf.if (rest > 0) { ... padded tensor<8x768xf32> }
 
 Written by hand: upstream's `loop.peel` gives one static main loop, but peeling its remainder
 again leaves `affine.min` sizes that do not fold (facts.md), so the cascade would stay dynamic.
 An out operand made by `linalg.fill` is filled per tile (the static compile's "fill, then
 contract" form, which the strategies hoist accumulators from), and the elementwise ops that
 consume the result in turn (a bias, an activation) join the tile, as versa-fuse's epilogues
-would. A dynamic reduction loop (attention's `probs @ V` over the sequence, a softmax row) runs
-the same way inside the tile, each piece accumulating into the tile's out. Which operand dims
+would. A dynamic reduction loop (attention's `probs @ V` over the sequence) stays in the tile
+whole: the matmul strategy runs a dynamic K as its k register loop (`strategies/matmul.py`),
+accumulating in registers across all of it. Which operand dims
 run along which loop: `common/tile_slicing.py`; ops it cannot cut are left as they are.
 """
 
 from dataclasses import dataclass
 
-from versa.mlir import arith, func, ir, linalg, scf, tensor
+from versa.mlir import func, ir, linalg, tensor
 
 from ..common.base import Pass, collect
-from ..common.group_functions import outline, outline_tail, unfilled
-from ..common.linalg_builders import PARALLEL, generic, shape_of
+from ..common.group_functions import WRITABLE, outline, outline_tail, unfilled
 from ..common.outlining import captured, clone_with
 from ..common.reductions import TILED_FAMILIES, has_reduction_loop
 from ..common.tile_functions import (
@@ -45,14 +45,12 @@ from ..common.tile_functions import (
     local,
     passed,
     take,
-    temporary,
     tile_cascade,
 )
 from ..common.tile_slicing import Slicing, extract, insert, slicing, window
 
-_ADDS_PIECES = ("linalg.matmul", "linalg.batch_matmul")  # float contractions: pieces sum
+_CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul")
 ROW_TILE = 32  # rows per full tile of a reduction
-REDUCTION_PIECE = 64  # a contraction's dynamic K runs in pieces of this many
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ def _steps(op: ir.Operation, tile: int, rows: int) -> list[int]:
     shape = ir.RankedTensorType(op.results[0].type).shape
     dynamic = [r for r, d in enumerate(shape) if ir.ShapedType.is_dynamic_size(d)]
     steps = [1] * (len(dynamic) - 1) + [_tile_size(op, tile)]
-    contraction = op.name in _ADDS_PIECES
+    contraction = op.name in _CONTRACTIONS
     if contraction and len(dynamic) > 1 and dynamic[-2:] == [len(shape) - 2, len(shape) - 1]:
         steps[-2] = rows
     return steps
@@ -178,13 +176,14 @@ def _loops(group: _Group, at: dict, acc: ir.Value, steps: list[int]) -> ir.Value
 
 def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:
     """The group on the tile at `at`, written into `acc`, as a call of a function of its own
-    that takes the whole tensors and the tile's offsets and slices them itself (a slice passed
-    as an argument would be copied at every call: function arguments bufferize to identity
-    layouts), and returns the static tile, which is copied into the result. Why a function:
-    one-shot-bufferize's analysis grows with the square of the ops on tensors that alias, and
-    every tile writes into the same result: a dynamic softmax tiled inline took 21 s to
-    bufferize (tile 256), in calls 0.2 s."""
-    args: list[ir.Value] = []
+    that takes `acc` and the whole tensors and the tile's offsets, slices them itself (a slice
+    passed as an argument would be copied at every call: function arguments bufferize to
+    identity layouts), and writes its tile into `acc` in place (returned as a static tile, it
+    was allocated and copied at each call: a 768x768 linear layer's 128 rows 4% slower). Why a
+    function: one-shot-bufferize's analysis grows with the square of the ops on tensors that
+    alias, and every tile writes into the same result: a dynamic softmax tiled inline took
+    21 s to bufferize (tile 256), in calls 0.2 s."""
+    args: list[ir.Value] = [acc]
     steps = []  # per op: its inputs (None: the op before's result), out, fill value, tile
     for j, (op, plan) in enumerate(zip(group.ops, group.plans, strict=True)):
         n = len(op.operands)
@@ -194,27 +193,26 @@ def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:
             chained = j > 0 and v == group.ops[j - 1].results[0]
             inputs.append(None if chained else (arg(args, v), i))
         out, fill = unfilled(op.operands[n - 1])
-        if isinstance(out.owner, ir.OpView) and out.owner.operation.name == "tensor.empty":
+        partial = any(rows is not None for _, _, rows in where.values())
+        if op == group.last and not partial:  # computed in its place in the result
+            out = (0, n - 1)
+        elif isinstance(out.owner, ir.OpView) and out.owner.operation.name == "tensor.empty":
             out = window(out, n - 1, full(where))[3]  # static: every dynamic result dim is tiled
         else:  # an out whose values the op reads: its tile, read from the whole tensor
             out = (arg(args, acc if op == group.last else out), n - 1)
-        steps.append((op, plan, inputs, out, None if fill is None else fill.operands[0], where))
-    tile = _call(group, args, steps)
-    n, where = len(group.last.operands), {p: at[k] for k in at for p in group.plans[-1].per_dim[k]}
-    valid = {p: (0, rows) for p, (_, _, rows) in where.items() if rows is not None}
-    if valid:  # a partial tile: only its valid rows go back
-        tile = extract(tile, n - 1, valid)
-    return insert(tile, acc, n - 1, exact(where))
+        steps.append((op, inputs, out, None if fill is None else fill.operands[0], where))
+    return _call(group, args, steps)
 
 
 def _call(group: _Group, args: list[ir.Value], steps: list) -> ir.Value:
-    """A private function running `steps` on `args` and returning the tile, and a call of it.
-    What the ops read from outside besides their operands (a generic's constants, a gather's
-    table, a fill's value) is passed too, or copied in where it is a constant (it still folds)."""
+    """A private function running `steps` on `args` and writing the tile into its first (the
+    result, `bufferization.writable`), which it returns, and a call of it. What the ops read
+    from outside besides their operands (a generic's constants, a gather's table, a fill's
+    value) is passed too, or copied in where it is a constant (it still folds)."""
     parent = group.ops[0].parent
     while parent.name != "func.func":
         parent = parent.parent
-    outer = [step[4] for step in steps if step[4] is not None]
+    outer = [step[3] for step in steps if step[3] is not None]
     outer += [v for op, *_ in steps for v in captured(op)]
     constants = []
     for v in outer:
@@ -224,12 +222,14 @@ def _call(group: _Group, args: list[ir.Value], steps: list) -> ir.Value:
         if not copied_in(v) and v not in args:
             arg(args, v)
     name = f"{parent.attributes['sym_name'].value}__tile{next(group.functions.count)}"
-    last, where = group.last, steps[-1][5]
-    sizes = window(last.results[0], len(last.operands) - 1, full(where))[3]
-    tile_type = ir.RankedTensorType.get(sizes, ir.RankedTensorType(last.results[0].type).element_type)
     with ir.InsertionPoint(parent):
-        function = func.FuncOp(name, ([a.type for a in args], [tile_type]))
+        function = func.FuncOp(name, ([a.type for a in args], [args[0].type]))
     function.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    marks = [
+        {WRITABLE: ir.BoolAttr.get(i == 0)} if isinstance(a.type, ir.RankedTensorType) else {}
+        for i, a in enumerate(args)
+    ]
+    function.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(m) for m in marks])
     with ir.InsertionPoint(function.add_entry_block()):
         values = list(function.arguments)
         mapping = list(zip(args, values, strict=True))
@@ -239,7 +239,7 @@ def _call(group: _Group, args: list[ir.Value], steps: list) -> ir.Value:
             return next(mine for theirs, mine in mapping if theirs == v)
 
         value = None
-        for op, plan, inputs, out, fill, where in steps:
+        for op, inputs, out, fill, where in steps:
             where = local(where, values)
             operands = [value if x is None else take(values[x[0]], x[1], where) for x in inputs]
             if isinstance(out, tuple):
@@ -247,47 +247,10 @@ def _call(group: _Group, args: list[ir.Value], steps: list) -> ir.Value:
             else:
                 out = tensor.EmptyOp(out, ir.RankedTensorType(op.results[0].type).element_type).result
             out = linalg.fill(inside(fill), outs=[out]) if fill is not None else out
-            if plan.reduction and op.name in _ADDS_PIECES and fill is not None:
-                value = _reduced(op, plan, operands, out, inside)
-            else:
-                value = clone_with(op, [*operands, out], inside)
-        func.ReturnOp([value])
+            value = clone_with(op, [*operands, out], inside)
+        n = len(group.last.operands)
+        valid = {p: (0, rows) for p, (_, _, rows) in where.items() if rows is not None}
+        if valid:  # a partial tile: only its valid rows go in
+            value = extract(value, n - 1, valid)
+        func.ReturnOp([insert(value, values[0], n - 1, exact(where))])
     return func.CallOp(group.functions.keep(function), args).result
-
-
-def _reduced(op: ir.Operation, plan: Slicing, inputs: list[ir.Value], out: ir.Value, inside) -> ir.Value:
-    """A float contraction over its dynamic K in static pieces of `REDUCTION_PIECE`, the last
-    zero-padded (zeros add nothing), each its own "fill, then contract" (the form its strategy
-    takes: it does not accumulate into an argument) added to `out`. Two variants whatever K
-    is: a cascade here would multiply with the rows' (81 kernels for one `probs @ V`)."""
-    i, dim = plan.reduction[0]
-    extent = tensor.dim(inputs[i], index_constant(dim))
-    zero, piece_size = unfilled(out)[1].operands[0], REDUCTION_PIECE
-
-    def piece(offset, size, acc, padded=False):
-        where = {pair: (offset, size) for pair in plan.reduction}
-        sliced = [extract(v, k, where) for k, v in enumerate(inputs)]
-        if padded:  # the last piece, of `size` (dynamic) < piece_size, into zeros
-            piece_tile = {pair: (0, piece_size) for pair in plan.reduction}
-            sliced = [
-                insert(
-                    v, linalg.fill(zero, outs=[temporary(v, k, piece_tile)]), k, {p: (0, size) for p in where}
-                )
-                for k, v in enumerate(sliced)
-            ]
-        part = clone_with(op, [*sliced, linalg.fill(zero, outs=[temporary(acc, 0, {})])], inside)
-        identity = ir.AffineMap.get_identity(len(shape_of(acc)))
-        parallel = [PARALLEL] * len(shape_of(acc))  # added in place: the loop's value stays `acc`
-        return generic([part], [acc], [identity, identity], parallel, lambda p, a: [arith.addf(a, p)])[0]
-
-    full = arith.muli(arith.divui(extent, index_constant(piece_size)), index_constant(piece_size))
-    loop = scf.ForOp(index_constant(0), full, index_constant(piece_size), [out])
-    with ir.InsertionPoint(loop.body):
-        scf.YieldOp([piece(loop.induction_variable, piece_size, loop.inner_iter_args[0])])
-    rest = arith.subi(extent, full)
-    branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, rest, index_constant(0)), [out.type], has_else=True)
-    with ir.InsertionPoint(branch.then_block):
-        scf.YieldOp([piece(full, rest, loop.results[0], padded=True)])
-    with ir.InsertionPoint(branch.else_block):
-        scf.YieldOp([loop.results[0]])
-    return branch.results[0]

@@ -15,6 +15,7 @@ from .conv_space import WRAPPERS, conv_at, conv_space, wrapped_at, wrapped_space
 from .depthwise import DepthwiseStrategy
 from .epilogue import EpilogueStrategy
 from .grouped_conv import GroupedConvStrategy
+from .matmul import OPS as MATMULS
 from .matmul import MatmulStrategy
 from .matmul_space import epilogue_at, epilogue_space, matmul_at, matmul_space
 from .outer_reduction import OuterReductionStrategy
@@ -45,11 +46,13 @@ FAMILIES: tuple[Callable[[ir.Operation, Target, int], Strategy | None], ...] = (
 def select(op: ir.Operation, target: Target, threads: int) -> Strategy | None:
     """The strategy for `op` on `target` with `threads` threads, or None (left to later passes).
     An op without iteration points gets none: its plain loops never run, and tile sizes
-    derived from a zero extent are meaningless (a zero register tile, an empty thread split)."""
-    if not all(
+    derived from a zero extent are meaningless (a zero register tile, an empty thread split).
+    Dynamic ops get none, but for a matmul whose one dynamic dim is K (matmul.py runs it)."""
+    static = all(
         isinstance(v.type, ir.RankedTensorType) and v.type.has_static_shape
         for v in (*op.operands, *op.results)
-    ):
+    )
+    if not static and not _only_k_dynamic(op):
         return None
     if not has_points(op):
         return None
@@ -58,6 +61,20 @@ def select(op: ir.Operation, target: Target, threads: int) -> Strategy | None:
         if strategy is not None:
             return strategy
     return None
+
+
+def _only_k_dynamic(op: ir.Operation) -> bool:
+    """Whether `op` is a matmul whose one dynamic dim is K (what `MatmulStrategy` takes besides
+    static ops: a `versa-static-tiles` tile of a contraction over a dynamic reduction)."""
+    if op.name not in MATMULS or len(op.results) != 1:
+        return False
+    values = (*op.operands[:2], op.results[0])
+    if not all(isinstance(v.type, ir.RankedTensorType) for v in values):
+        return False
+    a, b, out = (v.type.shape for v in values)
+    dynamic = [ir.ShapedType.is_dynamic_size(d) for d in (*a, *b, *out)]
+    k_dims = (len(a) - 1, len(a) + len(b) - 2)
+    return all(d == (i in k_dims) for i, d in enumerate(dynamic))
 
 
 def has_points(op: ir.Operation) -> bool:

@@ -38,7 +38,7 @@ class EpilogueStrategy(Strategy):
         if epilogue_consumer(op) is None:
             return None
         base = MatmulStrategy.for_op(op, target, threads)
-        if base is None:
+        if base is None or base.dynamic_k:  # its blocks are sized from K: matmul.py's alone
             return None
         mc, _, kc = base.cache_tile
         mr, nr, kr = base.register_tile

@@ -28,6 +28,11 @@ A blocks share L2. Register loops whose extent can be partial are peeled: full t
 without masks, the remainders with masks. Nothing is vectorized beyond a register tile. A k
 loop no longer than a vector is store-bound: register tiles then go row by row (m, n, k).
 One column (N = 1, no epilogue) is a row of dot products along K instead (matvec.py).
+
+A dynamic K (a `versa-static-tiles` tile of attention's `probs @ V`: static rows and columns,
+K the sequence) runs as the k register loop itself, one step at a time (a step of 1 never
+leaves a partial tile), in cache blocks of static kc: the accumulators stay in registers across
+the whole K, filled once and stored once, as in a static compile. B is then not packed.
 """
 
 from dataclasses import dataclass, replace
@@ -56,6 +61,8 @@ OPS = ("linalg.matmul", "linalg.batch_matmul")
 PACK_REUSE = 4
 # Extra load on the slowest thread that a split may carry to keep an earlier (outer) dim.
 BALANCE = 0.1
+# What the sizes that weigh K (threads, the cache blocks of N and M) take a dynamic K to be.
+DYNAMIC_K = 64
 
 
 def _divisor_or_max(most: int, extent: int) -> int:
@@ -119,6 +126,8 @@ class MatmulStrategy(Strategy):
         shape = ir.RankedTensorType(op.operands[0].type).shape
         n = ir.RankedTensorType(op.operands[1].type).shape[-1]
         batch, (m, k) = (shape[0] if op.name == "linalg.batch_matmul" else 0), shape[-2:]
+        dynamic = ir.ShapedType.is_dynamic_size(k)
+        size_k = DYNAMIC_K if dynamic else k
         lanes = target.lanes(32)
         mr = _divisor_or_max(min(max(1, target.vector_registers // 4), m), m)
         # Half the vector registers hold accumulators: 2 vectors of N per row for full row
@@ -132,18 +141,22 @@ class MatmulStrategy(Strategy):
         nr = min(vectors * lanes, round_up(n, lanes))
         if (nr // lanes) & (nr // lanes - 1):  # a narrow N (3, 5, 6, 7 vectors): a power of two too
             nr = lanes << ((nr // lanes).bit_length() - 1)
-        kr = 4 if k % 4 == 0 else 1  # a ragged k-step would add remainder kernels for little gain
+        kr = 4 if not dynamic and k % 4 == 0 else 1  # a ragged k-step: remainder kernels for little gain
         # One row block: every element of B is used once, so blocking k for L1 reuse buys
         # nothing and costs an accumulator reload per block.
-        kc = fit(k if m <= mr else target.l1 // (nr * 4), k, kr)
-        nc = fit(target.l2 // 2 // (kc * 4), n, nr)
-        mc = fit(target.l2 // 16 // (kc * 4), m, mr)
+        if dynamic:
+            kc = 0 if m <= mr else target.l1 // (nr * 4)
+        else:
+            kc = fit(k if m <= mr else target.l1 // (nr * 4), k, kr)
+        nc = fit(target.l2 // 2 // ((kc or size_k) * 4), n, nr)
+        mc = fit(target.l2 // 16 // ((kc or size_k) * 4), m, mr)
         b = 1 if batch else 0
-        dot = dot_shape(lanes, target.vector_registers, m, k) if n == 1 and _alone(op) else None
+        alone = n == 1 and not dynamic and _alone(op)
+        dot = dot_shape(lanes, target.vector_registers, m, k) if alone else None
         if dot:
             mr, nr, kr = dot[0], 1, dot[1]
             mc, nc, kc = 0, 0, 0
-        threads = threads_worth(*work(op, batch, m, n, k), target, threads)
+        threads = threads_worth(*work(op, batch, m, n, size_k), target, threads)
         candidates = [(0, batch, 1)] if batch >= threads else []
         # Rows, else columns (a GEMV has one row); columns first where B outweighs A: each
         # thread then packs and streams only its own slice of B (split by rows, every thread
@@ -161,7 +174,7 @@ class MatmulStrategy(Strategy):
         # every tile's rows are a row of C apart: a page each; 4096x3x4096 ran 2x slower).
         if dot:
             return replace(plain, dot_width=kr, zeros=zeros)
-        if k <= lanes and m > mr and n > nr:
+        if not dynamic and k <= lanes and m > mr and n > nr:
             rows = replace(plain, rows_outer=True, zeros=zeros)
             return replace(rows, fused_fill=rows.whole_tiles() and not _tiled_producers(op))
         return replace(plain, pack_b=plain.packs(target.l1), zeros=zeros)
@@ -185,9 +198,15 @@ class MatmulStrategy(Strategy):
         block = (kc or self.k) * (nc or self.n) * 4
         return self.can_pack() and rows >= PACK_REUSE * self.register_tile[0] and block > l1
 
+    @property
+    def dynamic_k(self) -> bool:
+        return ir.ShapedType.is_dynamic_size(self.k)
+
     def can_pack(self) -> bool:
         """Whether B's panels can be packed at all: N and K split into whole register tiles."""
         b = 1 if self.batch else 0
+        if self.dynamic_k:
+            return False
         return not ragged(self.n, self.tiles(b + 1)) and not ragged(self.k, self.tiles(b + 2))
 
     def fuses_producers(self) -> bool:

@@ -117,8 +117,9 @@ def even_chunk(extent: int, multiple: int, threads: int) -> int:
 
 def needed(tiles: Sequence[int], extents: Sequence[int]) -> list[int]:
     """Tile sizes with 0 where one tile covers the whole extent (no one-trip loops: canonicalization
-    would fold them away, and their transform handles with them)."""
-    return [t if t < e else 0 for t, e in zip(tiles, extents, strict=True)]
+    would fold them away, and their transform handles with them); a dynamic extent keeps its tile."""
+    dynamic = ir.ShapedType.is_dynamic_size
+    return [t if t < e or dynamic(e) else 0 for t, e in zip(tiles, extents, strict=True)]
 
 
 def vector_body(op: ir.Operation) -> bool:
