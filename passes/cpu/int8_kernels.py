@@ -14,6 +14,9 @@ micro-kernel (`kernels/int8_dot.py`) on filters packed at compile time (`kernels
     dotprod (AArch64)               sdot / udot (16 MACs; kernels/int8_dot_aarch64.py)
     anything else (x86-64, v8.0)    nothing: the strategies' portable path
 
+Depthwise NHWC convs (x86) take a kernel of their own (`kernels/int8_depthwise.py`): the same
+instructions summing G input rows' bytes of one channel, interleaved at run time.
+
 The choice is the target's features (`Target.has`), never the host's. The kernel's result is
 the same i32 sum the op computed, so the zero-point terms around it stay as they are. Runs on
 tensors before versa-codegen (which then sees only the kernel's elementwise prologue).
@@ -29,13 +32,16 @@ from versa.mlir import func, ir
 from ..common import linalg_builders as build
 from ..common.base import Pass, collect, target_option
 from ..common.kernel_text import define
+from .kernels import int8_depthwise as depthwise
 from .kernels import int8_epilogue
 from .kernels.int8_dot import ISAS, ConvShape, Isa, kernel_text
 from .kernels.int8_dot_aarch64 import aarch64_isa
 from .kernels.int8_pack import pack, round_up
+from .kernels.int8_unflip import unflipped
 from .strategies.consumers import epilogue_consumer
 
-_OPS = ("linalg.matmul", "linalg.conv_2d_nhwc_hwcf")
+_OPS = ("linalg.matmul", "linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc")
+_DEPTHWISE = "linalg.depthwise_conv_2d_nhwc_hwc"
 
 
 def isa_of(target: targets.Target) -> Isa | None:
@@ -115,11 +121,44 @@ class VersaInt8Kernels(Pass):
         if isa is None:
             return
         ops = collect(module, _candidate)
+        # Depthwise: x86, one thread. Threaded, convert-scf-to-cf fails on the memref.alloca_scope
+        # that the OpenMP conversion left around its forall body (not inlined: docs/facts.md).
+        if not _x86(isa) or self.threads > 1:
+            ops = [op for op in ops if op.name != _DEPTHWISE]
         if not ops:
             return
         define_declaration(module, isa)
         for count, op in enumerate(ops):
-            self._replace(module, op, isa, f"versa_int8_dot_{count}")
+            replace = self._depthwise if op.name == _DEPTHWISE else self._replace
+            replace(module, op, isa, f"versa_int8_dot_{count}")
+
+    def _depthwise(self, module: ir.Operation, op: ir.Operation, isa: Isa, name: str) -> None:
+        """A depthwise conv as `int8_depthwise`'s kernel, its consumer computed inside."""
+        x, w, _ = op.operands
+        source = unflipped(x, op)  # the u8 bytes before the lowering's flip, read as they are
+        x = x if source is None else source
+        weights = _constant(w).astype(np.int8).astype(np.int64)
+        x_shape, out = (
+            tuple(ir.RankedTensorType(x.type).shape),
+            tuple(ir.RankedTensorType(op.results[0].type).shape),
+        )
+        strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
+        regs, c = self.target.vector_registers, x_shape[3]
+        p = depthwise.plan(isa, weights.shape[:2], strides, dilations, out[1], regs)
+        packed, start = depthwise.pack(weights, isa, p, dilations[0], strides[0], source is not None)
+        epilogue = _epilogue(op, ("%n", "ROW", "PIXEL", "FILTER"), c % isa.lanes != 0)
+        cp = round_up(c, isa.lanes)
+        shape = depthwise.DepthwiseShape(
+            x_shape, weights.shape[:2], out[:3], cp, strides, dilations, epilogue
+        )
+        mr = depthwise.pixels(p, shape.window, regs, out[2])
+        define(
+            module,
+            isa.declaration()
+            + "\n"
+            + depthwise.kernel_text(name, shape, isa, p, mr, source is not None, self.threads),
+        )
+        _call(op, epilogue, name, lambda: [x, build.dense(packed), build.dense(start)], out[:3], (cp, c))
 
     def _replace(self, module: ir.Operation, op: ir.Operation, isa: Isa, name: str) -> None:
         x, w, _ = op.operands
@@ -135,10 +174,12 @@ class VersaInt8Kernels(Pass):
         else:
             weights, x_shape, out4 = values, tuple(ir.RankedTensorType(x.type).shape), out[:3]
             strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
+        source = None if matmul or not _x86(isa) else unflipped(x, op)  # no flip twice (int8_unflip)
+        x = x if source is None else source
         f = weights.shape[3]
         nv, mr = register_tile(self.target, isa, f)
         panel = nv * isa.lanes
-        packed, start = pack(weights, isa, panel, unsigned)
+        packed, start = pack(weights, isa, panel, unsigned, source is not None)
         epilogue = _epilogue(
             op, ("PIXEL", "FILTER") if matmul else ("%n", "%oh", "PIXEL", "FILTER"), f % panel != 0
         )
@@ -151,30 +192,46 @@ class VersaInt8Kernels(Pass):
             dilations,
             round_up(x_shape[3], isa.group),
             epilogue,
+            source is not None,
         )
         define(
             module, isa.declaration() + "\n" + kernel_text(name, shape, isa, nv, mr, unsigned, self.threads)
         )
-        replaced = epilogue.generic if epilogue else op  # the kernel computes the consumer too
-        element = ir.RankedTensorType(replaced.results[0].type).element_type
-        result_type = ir.RankedTensorType.get([*out4, shape.filters], element)
-        with ir.InsertionPoint(replaced), op.location:
-            xs = build.expand(x, x_shape, [[0, 1, 2], [3]]) if matmul else x
-            inputs = [v for _, v in epilogue.inputs] if epilogue else []
-            call = func.CallOp(
-                [result_type],
-                ir.FlatSymbolRefAttr.get(name),
-                [xs, build.dense(packed), build.dense(start), *inputs],
-            )
-            y = call.results[0]
-            if shape.filters != f:
-                y = build.extract(y, [0, 0, 0, 0], (*out4, f))
-            if matmul:
-                y = build.collapse(y, out, [[0, 1, 2], [3]])
-        replaced.results[0].replace_all_uses_with(y)
-        if epilogue:
-            replaced.erase()
-        op.erase()
+        xs = (lambda: build.expand(x, x_shape, [[0, 1, 2], [3]])) if matmul else (lambda: x)
+        fold = (lambda y: build.collapse(y, out, [[0, 1, 2], [3]])) if matmul else (lambda y: y)
+        _call(
+            op,
+            epilogue,
+            name,
+            lambda: [xs(), build.dense(packed), build.dense(start)],
+            out4,
+            (shape.filters, f),
+            fold,
+        )
+
+
+def _call(op, epilogue, name: str, operands, out3, filters: tuple[int, int], fold=lambda y: y) -> None:
+    """Replace `op` (and the `epilogue` the kernel computes) by a call of kernel `name` on
+    `operands()` and the epilogue's inputs: its [*out3, Fp] result sliced to F (`filters`:
+    (Fp, F)) and `fold`ed back to the op's shape."""
+    replaced = epilogue.generic if epilogue else op  # the kernel computes the consumer too
+    element = ir.RankedTensorType(replaced.results[0].type).element_type
+    result_type = ir.RankedTensorType.get([*out3, filters[0]], element)
+    with ir.InsertionPoint(replaced), op.location:
+        inputs = [v for _, v in epilogue.inputs] if epilogue else []
+        y = func.CallOp([result_type], ir.FlatSymbolRefAttr.get(name), [*operands(), *inputs]).results[0]
+        if filters[0] != filters[1]:
+            y = build.extract(y, [0, 0, 0, 0], (*out3, filters[1]))
+        y = fold(y)
+    replaced.results[0].replace_all_uses_with(y)
+    if epilogue:
+        replaced.erase()
+    op.erase()
+
+
+def _x86(isa: Isa) -> bool:
+    """vpdpbusd (u8 x s8) or vpmaddwd, not AArch64's same-sign sdot/udot."""
+    return isa.flips or not isa.accumulates
 
 
 def _epilogue(op: ir.Operation, dims: tuple[str, ...], padded: bool) -> int8_epilogue.Epilogue | None:

@@ -85,6 +85,7 @@ class ConvShape:
     dilations: tuple[int, int]
     channels: int  # C padded to a multiple of the group
     epilogue: Epilogue | None = None  # the consumer computed on each accumulator (int8_epilogue.py)
+    shifted: bool = False  # x holds the signed values + 128 (u8: `int8_unflip.py`)
 
     @property
     def element(self) -> str:
@@ -101,7 +102,8 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
     """`@name(x, packed filters, init [F] i32) -> [n, oh, ow, F] i32`. `unsigned`: x holds u8
     (read as such by the matmul lowering); else i8. For vpdpbusd x's top bit is flipped (the
     u8 operand becomes s8 or back: the packing's init takes the 128 shift), for vpmaddwd x is
-    widened to i16 as it reads, sdot/udot read it as it is."""
+    widened to i16 as it reads, sdot/udot read it as it is. `s.shifted` (a conv's u8 bytes
+    before the lowering's flip): vpdpbusd reads x as it is, vpmaddwd widens it unsigned."""
     t, L = Text(), isa.lanes
     nr = nv * L
     n, h, w, c = s.x
@@ -123,12 +125,12 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
         t(f"}} : {x_type} to tensor<{n}x{h}x{w}x{cp}xi8>")
         xs = "%xpad"
     xp = xs
-    if not isa.accumulates or isa.flips:  # sdot/udot read x as it is
+    if not isa.accumulates or (isa.flips and not s.shifted):  # sdot/udot read x as it is
         if isa.flips:
             t("%flip = arith.constant -128 : i8")
             prep = "%y = arith.xori %v, %flip : i8"
         else:
-            prep = f"%y = arith.{'extui' if unsigned else 'extsi'} %v : i8 to i16"
+            prep = f"%y = arith.{'extui' if unsigned or s.shifted else 'extsi'} %v : i8 to i16"
         ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
         t(f"%xe = tensor.empty() : {xp_type}")
         t(

@@ -46,16 +46,19 @@ class Epilogue:
     def arguments(self) -> str:
         return "".join(f", %e{i}: {v.type}" for i, v in self.inputs)
 
-    def store(self, t: Text, acc: str, pixel: str, column: str, lanes: int, reads: dict) -> str:
+    def store(
+        self, t: Text, acc: str, pixel: str, column: str, lanes: int, reads: dict, row: str = ""
+    ) -> str:
         """The epilogue's vector at `acc` (vector<L x i32>), for the pixel and the first filter
-        index given (SSA names of index values); its name. `reads`: the inputs read so far in
-        this block, by their indices (a channel's scale is read once for all pixels)."""
+        index given (SSA names of index values; `row` for a `ROW` dim: the depthwise kernel's
+        output rows); its name. `reads`: the inputs read so far in this block, by their indices
+        (a channel's scale is read once for all pixels)."""
         block = self.generic.regions[0].blocks[0]
         names: dict[ir.Value, str] = {block.arguments[self.operand]: acc}
         maps = self.generic.attributes["indexing_maps"]
         for i, value in self.inputs:
             m = ir.AffineMapAttr(maps[i]).value
-            indices = self._indices(t, m, pixel, column)
+            indices = self._indices(t, m, pixel, column, row)
             if (i, indices) not in reads:
                 reads[i, indices] = self._read(t, i, value, m, indices, lanes)
             names[block.arguments[i]] = reads[i, indices]
@@ -64,8 +67,8 @@ class Epilogue:
             names[op.results[0]] = _vector_op(t, op.operation, names, lanes)
         return names[terminator.operands[0]]
 
-    def _indices(self, t: Text, m: ir.AffineMap, pixel: str, column: str) -> tuple[str, ...]:
-        own = {"PIXEL": pixel, "FILTER": column}
+    def _indices(self, t: Text, m: ir.AffineMap, pixel: str, column: str, row: str) -> tuple[str, ...]:
+        own = {"PIXEL": pixel, "FILTER": column, "ROW": row}
         dims = [own.get(d, d) for d in self.dims]
         return tuple(dims[e.position] if isinstance(e, ir.AffineDimExpr) else t.c(0) for e in m.results)
 

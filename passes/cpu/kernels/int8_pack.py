@@ -17,7 +17,9 @@ AArch64's sdot (s8 x s8) and udot (u8 x u8) take both operands in the range the 
 them: the bytes are packed as they are and start from 0.
 
 vpmaddwd multiplies s16 pairs exactly (|products| ≤ 255·255, pair sums far from i32's range),
-so both operands are simply widened (x at run time, W here) and start from 0. `vpmaddubsw`
+so both operands are simply widened (x at run time, W here) and start from 0, or from -128·ΣW
+where a conv's x is `shifted` (its u8 bytes before the lowering's flip, `int8_unflip.py`: the
+signed value + 128, as vpdpbusd's flipped x is). `vpmaddubsw`
 (u8 x s8 pairs into a *saturating* i16) is not used: 255·127·2 > 32767, so it would be exact
 only for filters whose pairs satisfy |w0| + |w1| ≤ 128, which PT2E weights (full [-127, 127]
 per channel) do not.
@@ -32,7 +34,9 @@ def round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
-def pack(weights: np.ndarray, isa: Isa, panel: int, unsigned: bool) -> tuple[np.ndarray, np.ndarray]:
+def pack(
+    weights: np.ndarray, isa: Isa, panel: int, unsigned: bool, shifted: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """(packed filters [P, KH, KW, C/G, NR·G] in the kernel's element type, start values [Fp]
     i32) of `weights` [KH, KW, C, F] (int64 values in the reading's range)."""
     kh, kw, c, f = weights.shape
@@ -43,7 +47,7 @@ def pack(weights: np.ndarray, isa: Isa, panel: int, unsigned: bool) -> tuple[np.
     panels = padded.reshape(kh, kw, cp // g, g, fp // panel, panel).transpose(4, 0, 1, 2, 5, 3)
     packed = np.ascontiguousarray(panels).reshape(fp // panel, kh, kw, cp // g, panel * g)
     start = np.zeros(fp, np.int64)
-    if isa.flips:
+    if isa.flips or shifted:
         start = (128 if unsigned else -128) * padded.sum(axis=(0, 1, 2))
     if isa.element == "i8":
         packed = (packed & 0xFF).astype(np.uint8).view(np.int8)

@@ -29,6 +29,7 @@ from ...common import linalg_builders as build
 from ...common.base import PassError
 from ...common.matching import versa_attrs
 from ...common.scalar_emitters import SCALAR, batch_norm_scalar
+from . import fold_rows
 from . import lower_quant as quant
 from . import zero_points as zp
 from .lower_qcontract import parts
@@ -131,23 +132,31 @@ def _run_generic(
     rename: dict[ir.Value, ir.Value],
     terms: dict,
     into: ir.Value | None = None,
+    rows: tuple | None = None,
 ) -> None:
     """One generic for `ops`, yielding `outputs` (all of one shape); records them in `rename`.
     With `into` (an anchor's lowered result the run reads, of the output's type), the generic
-    updates it in place: the epilogue of a contraction rewrites the contraction's output."""
-    shape = build.shape_of(outputs[0])
+    updates it in place: the epilogue of a contraction rewrites the contraction's output.
+    `rows`: that anchor's folded [rows, N] (a qmatmul on [..., M, K]), where the generic runs
+    if its inputs fold (`fold_rows`)."""
+    full = shape = build.shape_of(outputs[0])
     for op in ops:
         _check(op, shape)
     nest = _Nest(ops, rename, terms)
+    values = nest.inputs
+    folded = fold_rows.fold(values, full, rows) if rows and into in values else None
+    if folded:
+        into, values, shape = folded[values.index(into)], folded, rows
     i8 = ir.IntegerType.get_signless(8)
     elements = [i8 if quant.is_unsigned(v) else build.element_of(v) for v in outputs]
-    if into is None or len(outputs) != 1 or into.type != outputs[0].type or into not in nest.inputs:
-        sizes = extents.broadcast(nest.inputs, shape)
+    own = ir.RankedTensorType.get(shape, build.element_of(outputs[0])) if folded else outputs[0].type
+    if into is None or len(outputs) != 1 or into.type != own or into not in values:
+        sizes = extents.broadcast(values, shape)
         init = [build.empty(sizes, e) for e in elements]
-        inputs, slot = nest.inputs, None
+        inputs, slot = values, None
     else:
-        slot = nest.inputs.index(into)
-        init, inputs = [into], nest.inputs[:slot] + nest.inputs[slot + 1 :]
+        slot = values.index(into)
+        init, inputs = [into], values[:slot] + values[slot + 1 :]
 
     def body(*scalars: ir.Value) -> list[ir.Value]:
         reads = list(scalars[: len(inputs)])
@@ -159,6 +168,8 @@ def _run_generic(
     maps = [build.broadcast_map(build.shape_of(v), shape) for v in inputs]
     maps += [ir.AffineMap.get_identity(len(shape))] * len(init)
     results = build.generic(inputs, init, maps, [build.PARALLEL] * len(shape), body)
+    if folded:
+        results = [fold_rows.unfold(r, full) for r in results]
     rename.update((v, quant.resigned(r, v.type)) for v, r in zip(outputs, results, strict=True))
 
 
@@ -212,22 +223,24 @@ def _count(n: extents.Extent, element: ir.Type) -> ir.Value:
     return arith.sitofp(element, arith.index_cast(ir.IntegerType.get_signless(64), n))
 
 
-def _clone(op: ir.OpView, rename: dict[ir.Value, ir.Value], terms: dict) -> None:
+def _clone(op: ir.OpView, rename: dict[ir.Value, ir.Value], terms: dict) -> tuple | None:
     """An anchor, out of the region, reading the lowered values; its own pattern lowers it. A
     qmatmul or qconv2d is lowered here, its zero-point terms left in `terms` for the run after
-    it to subtract."""
+    it to subtract; returns the contraction's folded [rows, N] where it folds rows."""
     clone = op.operation.clone().operation
     for old in op.operands:
         if old in rename or old in terms:
             clone.replace_uses_of_with(old, _settled(old, rename, terms))
     if op.operation.name in CONTRACTIONS:
-        core, pending = parts(clone.opview).unfolded()
+        lowered = parts(clone.opview)
+        core, pending = lowered.unfolded()
         clone.erase()
         rename[op.results[0]] = core
         if pending:
             terms[op.results[0]] = pending
-        return
+        return fold_rows.rows_of(lowered.out, lowered.shape)
     rename.update(zip(op.results, clone.results, strict=True))
+    return None
 
 
 def _settled(value: ir.Value, rename: dict[ir.Value, ir.Value], terms: dict) -> ir.Value:
@@ -250,6 +263,7 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
     terms: dict[ir.Value, list] = {}  # a contraction's zero-point terms, pending (`_clone`)
     run: list[ir.OpView] = []
     anchor: ir.Value | None = None  # the last anchor's lowered result, for an epilogue in place
+    rows: tuple | None = None  # its folded [rows, N] (`fold_rows`)
     for i, inner in enumerate([*body, None]):
         if inner is not None and _pointwise(inner):
             run.append(inner)
@@ -261,9 +275,9 @@ def lower_fused(op: ir.OpView, rewriter: Any) -> bool:
         else:
             if run:
                 into = anchor if versa_attrs(op)["kind"] == "epilogue" else None
-                _flush(run, escaping, rename, terms, into)
+                _flush(run, escaping, rename, terms, into, rows)
             if inner is not None:
-                _clone(inner, rename, terms)
+                rows = _clone(inner, rename, terms)
                 anchor = rename[inner.results[0]] if len(inner.results) == 1 else None
         run = []
     rewriter.replace_op(op, [_settled(v, rename, terms) for v in terminator.operands])
@@ -276,6 +290,7 @@ def _flush(
     rename: dict[ir.Value, ir.Value],
     terms: dict,
     into: ir.Value | None,
+    rows: tuple | None,
 ) -> None:
     """A run's generic; constants read by an anchor are simply moved out."""
     constants = [v for v in escaping if v.owner.operation.name == "versa.constant"]
@@ -286,4 +301,4 @@ def _flush(
         message = "values leaving one run of elementwise ops must have one shape"
         raise PassError(message, outputs[0].owner.location)
     if outputs:
-        _run_generic([o for o in run if o.results[0] not in constants], outputs, rename, terms, into)
+        _run_generic([o for o in run if o.results[0] not in constants], outputs, rename, terms, into, rows)

@@ -36,6 +36,7 @@ from versa.mlir import arith, ir, linalg, tensor
 from ...common import linalg_builders as build
 from ...common import window_builders as windows
 from ...common.matching import result_of, versa_attrs
+from . import fold_rows
 from . import zero_points as zp
 from .lower_quant import is_unsigned, signless, widen
 
@@ -82,9 +83,11 @@ class Parts:
         return build.reshape(zp.subtract(self.core, self.terms, self.out), self.shape)
 
     def unfolded(self) -> tuple[ir.Value, list]:
-        """The core and terms reshaped to broadcast against the result shape."""
-        terms = [(_unfolded(t, len(self.out), self.shape), f, o) for t, f, o in self.terms]
-        return build.reshape(self.core, self.shape), terms
+        """The core and terms reshaped to broadcast against the result shape (folded rows
+        expanded in one step, which a collapse back to them cancels: `fold_rows`)."""
+        reshape = fold_rows.unfold if fold_rows.rows_of(self.out, self.shape) else build.reshape
+        terms = [(_unfolded(t, len(self.out), self.shape, reshape), f, o) for t, f, o in self.terms]
+        return reshape(self.core, self.shape), terms
 
 
 def parts(op: ir.OpView) -> Parts:
@@ -127,14 +130,14 @@ def qmatmul_parts(op: ir.OpView) -> Parts:
     return Parts(core, terms, tuple(out), tuple(shape))
 
 
-def _unfolded(term: ir.Value, rank: int, shape) -> ir.Value:
+def _unfolded(term: ir.Value, rank: int, shape, reshape) -> ir.Value:
     """A term of the folded contraction (its first dim the folded rows or batch, when it has
     the contraction's rank) reshaped to broadcast against the result `shape`."""
     dims = build.shape_of(term)
     if len(dims) < rank:
         return term
     lead = shape[: len(shape) - rank + 1] if dims[0] != 1 else [1] * (len(shape) - rank + 1)
-    return build.reshape(term, (*lead, *dims[1:]))
+    return reshape(term, (*lead, *dims[1:]))
 
 
 def qconv2d_parts(op: ir.OpView) -> Parts:

@@ -102,6 +102,33 @@ def residual(x_shape, f: int) -> str:
     return _function([f"%x: {_t(x_shape, 'ui8')}", f"%r: {ui8}"], lines, "%q", ui8)
 
 
+def linear(x_shape, f: int, residual_shape=None) -> str:
+    """A linear layer on [B, M, K] (qmatmul, rows folded when lowered): its float epilogue
+    (per-channel scale, bias), + dequantize(residual), quantize. The residual is [B, M, F] or
+    `residual_shape` (one broadcast over M keeps the epilogue in [B, M, F]: `fold_rows`)."""
+    lines, out, acc = _contraction("qmatmul", x_shape, f, 0)
+    i32, f32, ui8 = _t(out, "i32"), _t(out, "f32"), _t(out, "ui8")
+    r_shape = residual_shape or out
+    lines += [
+        f'%cf = "versa.cast"({acc}) : ({i32}) -> {f32}',
+        _const("s", RNG.uniform(1e-5, 1e-4, (1, 1, f)).astype(np.float32), "f32"),
+        f'%m = "versa.mul"(%cf, %s) : ({f32}, {_t((1, 1, f), "f32")}) -> {f32}',
+        _const("b", RNG.uniform(-0.5, 0.5, (f,)).astype(np.float32), "f32"),
+        f'%ab = "versa.add"(%m, %b) : ({f32}, {_t((f,), "f32")}) -> {f32}',
+        _const("rs", np.array(0.02, np.float32), "f32"),
+        _const("rz", np.array(7, np.uint8), "ui8"),
+        f'%d = "versa.dequantize"(%r, %rs, %rz) : ({_t(r_shape, "ui8")}, tensor<f32>, tensor<ui8>)'
+        f" -> {_t(r_shape, 'f32')}",
+        f'%sum = "versa.add"(%ab, %d) : ({f32}, {_t(r_shape, "f32")}) -> {f32}',
+        _const("inv", np.array(37.5, np.float32), "f32"),
+        f'%k = "versa.mul"(%sum, %inv) : ({f32}, tensor<f32>) -> {f32}',
+        _const("one", np.array(1.0, np.float32), "f32"),
+        _const("zo", np.array(3, np.uint8), "ui8"),
+        f'%q = "versa.quantize"(%k, %one, %zo) : ({f32}, tensor<f32>, tensor<ui8>) -> {ui8}',
+    ]
+    return _function([f"%x: {_t(x_shape, 'ui8')}", f"%r: {_t(r_shape, 'ui8')}"], lines, "%q", ui8)
+
+
 def _function(args: list[str], lines: list[str], result: str, result_type: str) -> str:
     body = "\n  ".join(lines)
     return f"""func.func @main({", ".join(args)}) -> {result_type} {{
@@ -138,6 +165,12 @@ CASES = {  # the function, its inputs' shapes, its result's shape
     "matmul": (lambda: requantized("qmatmul", (13, 40), 48), [(13, 40)], (13, 48)),
     "matmul-padded": (lambda: requantized("qmatmul", (5, 36), 20, zb=2), [(5, 36)], (5, 20)),
     "residual": (lambda: residual((1, 8, 9, 16), 32), [(1, 8, 9, 16), (1, 8, 9, 32)], (1, 8, 9, 32)),
+    "linear": (lambda: linear((2, 7, 40), 48), [(2, 7, 40), (2, 7, 48)], (2, 7, 48)),
+    "linear-broadcast": (
+        lambda: linear((2, 7, 40), 48, (2, 1, 48)),
+        [(2, 7, 40), (2, 1, 48)],
+        (2, 7, 48),
+    ),
 }
 
 
@@ -166,17 +199,17 @@ def test_the_group_holds_the_chain_and_the_residual_dequantize() -> None:
     )
 
 
-@pytest.mark.parametrize("case", ["conv", "matmul-padded", "residual"])
+@pytest.mark.parametrize("case", ["conv", "matmul-padded", "residual", "linear"])
 def test_the_kernel_writes_the_8_bit_output(case: str) -> None:
     """The kernel returns the 8-bit output (i8 once ui8 is erased); no i32 or f32 tensor of the
-    layer's shape is left in @main."""
+    layer's shape (or, for a linear on [B, M, K], of its folded [B·M, N]) is left in @main."""
     make, _, out = CASES[case]
     text = _until_kernels(make(), VNNI)
     main = text[text.index("func.func @main") :]
     kernel = text[text.index("func.func private @versa_int8_dot_0") :]
     assert kernel.splitlines()[0].rstrip(" {").endswith("xi8>"), kernel.splitlines()[0]
-    layer = "x".join(map(str, out))
-    assert f"<{layer}xi32>" not in main and f"<{layer}xf32>" not in main
+    for layer in {"x".join(map(str, out)), f"{int(np.prod(out[:-1]))}x{out[-1]}"}:
+        assert f"<{layer}xi32>" not in main and f"<{layer}xf32>" not in main
 
 
 def test_splat_weights() -> None:
