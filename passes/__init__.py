@@ -26,6 +26,7 @@ from .bufferize.returned_buffers import VersaDropReturnedBuffers
 from .bufferize.unshare_inits import VersaUnshareInits
 from .common.base import Pass
 from .common.pipeline import Pipeline
+from .cpu.alloca_scopes import VersaInlineAllocaScopes
 from .cpu.bf16_bits import VersaBf16Bits
 from .cpu.byte_bools import VersaByteBools
 from .cpu.codegen import VersaCodegen
@@ -92,6 +93,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaLowerMemrefCopy,
         VersaPlanBuffers,
         VersaSerialForalls,
+        VersaInlineAllocaScopes,
         VersaProfileKernels,
         VersaStreamingStores,
         VersaUnrollHints,

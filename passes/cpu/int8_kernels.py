@@ -121,9 +121,7 @@ class VersaInt8Kernels(Pass):
         if isa is None:
             return
         ops = collect(module, _candidate)
-        # Depthwise: x86, one thread. Threaded, convert-scf-to-cf fails on the memref.alloca_scope
-        # that the OpenMP conversion left around its forall body (not inlined: docs/facts.md).
-        if not _x86(isa) or self.threads > 1:
+        if not _x86(isa):  # depthwise: x86 only
             ops = [op for op in ops if op.name != _DEPTHWISE]
         if not ops:
             return

@@ -11,6 +11,7 @@ from ..common.base import Pass, PassError, target_option
 from ..common.pipeline import Pipeline
 from ..optimize.layout import VersaLayout
 from ..versa_to_linalg.convert_versa_to_linalg import ConvertVersaToLinalg
+from .alloca_scopes import VersaInlineAllocaScopes
 from .bf16_bits import VersaBf16Bits
 from .byte_bools import VersaByteBools
 from .codegen import VersaCodegen
@@ -124,7 +125,8 @@ class LowerToLLVM(Pipeline):
         if threads > 1:
             yield "scf-forall-to-parallel"
             yield f"convert-scf-to-openmp{{num-threads={threads}}}"
-            yield "canonicalize"  # inlines the memref.alloca_scope that the conversion adds
+            yield VersaInlineAllocaScopes()  # the scope around each loop body, kept by canonicalize
+            yield "canonicalize"
         # Loops: what is not vector code yet becomes scf loops, then plain control flow.
         yield "convert-linalg-to-loops"
         if self.opt_level >= 1:

@@ -1,5 +1,6 @@
 // RUN: versa-opt --versa-int8-kernels="target=x86-64-v4" %s | FileCheck %s
 // RUN: versa-opt --versa-int8-kernels="target=x86-64-v3" %s | FileCheck %s --check-prefix=V3
+// RUN: versa-opt --versa-int8-kernels="target=x86-64-v4 threads=2" %s | FileCheck %s --check-prefix=T2
 
 // A depthwise i8 conv with constant weights becomes a call of the depthwise kernel
 // (cpu/kernels/int8_depthwise.py): each lane pairs one channel's bytes from two input rows
@@ -13,6 +14,14 @@
 // CHECK-LABEL: func.func @depthwise
 // CHECK: call @versa_int8_dot_0(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x6x6x16xi8>, tensor<1x2x2x3x32xi16>, tensor<16xi32>) -> tensor<1x4x4x16xi32>
 // CHECK-NOT: linalg.depthwise_conv_2d_nhwc_hwc
+// With threads: the kernel all the same, (channel block, image, row block) as an scf.forall.
+// T2-LABEL: func.func private @versa_int8_dot_0
+// T2: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 1, 2) shared_outs
+// T2: func.call @llvm.x86.avx512.pmaddw.d.512
+// T2: tensor.parallel_insert_slice
+// T2-LABEL: func.func @depthwise
+// T2: call @versa_int8_dot_0
+// T2-NOT: linalg.depthwise_conv_2d_nhwc_hwc
 // V3: func.call @llvm.x86.avx2.pmadd.wd(%{{.*}}, %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // V3: call @versa_int8_dot_0(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x6x6x16xi8>, tensor<2x1x2x3x16xi16>, tensor<16xi32>) -> tensor<1x4x4x16xi32>
 func.func @depthwise(%x: tensor<1x6x6x16xi8>) -> tensor<1x4x4x16xi32> {

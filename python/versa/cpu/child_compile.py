@@ -1,22 +1,30 @@
-"""A compile in a child process, so that it never holds the calling process's GIL: a hot
-shape's static compile (`frontends/torch/hot_shapes.py`) beside calls being served.
+"""Static versions of a dynamic module compiled in a child process, so that the compile never
+holds the calling process's GIL: a hot shape's compile (`frontends/torch/hot_shapes.py`) beside
+calls being served.
 
-Measured (BERT-base, a background thread in the serving process): a call beside the compile
-took up to 115x its median, ~13 s, because LLVM's code generation and upstream passes hold the
-GIL for whole seconds, and Versa's own passes are Python. A child compiles the module (MLIR
-bytecode in a file) into a compile-cache folder at nice 19; the parent then loads it from there
-as any compile-cache hit (a library mapped: `cache/jit.py`). The folder is the compile cache's
-where it is on (so the next process finds the code too), else a temporary one.
+Measured (HF BERT-base, 2 cores): compiled in a thread of the serving process, a call beside it
+took up to 115x its median (~13 s): LLVM's code generation and upstream passes hold the GIL for
+whole seconds, and Versa's own passes are Python. With the child doing the compile but the
+parent writing the specialised module's bytecode and hashing it (~1.5 s of GIL for 775 MB), a
+call still took 23x its median. So the parent writes the dynamic module's bytecode once
+(`DynamicModule`), and each child reads it, makes it static for its shapes
+(`versa-specialize-shapes`), hashes it, compiles it at nice 19 into a compile-cache folder and
+prints the digest; the parent then loads the code from there as any compile-cache hit (a
+library mapped: `cache/jit.py`). The folder is the compile cache's where it is on (the next
+process finds the code too), else a temporary one.
 
-    python -m versa.cpu.child_compile MODULE.mlirbc OPTIONS.pickle CACHE_FOLDER DIGEST
+    python -m versa.cpu.child_compile MODULE.mlirbc OPTIONS.pickle CACHE_FOLDER SHAPES_JSON
 """
 
 import atexit
+import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import tempfile
+import weakref
 from pathlib import Path
 
 from versa import environment
@@ -25,19 +33,24 @@ from versa.cache.store import Store
 from versa.mlir import ir
 from versa.options import CompileOptions
 
+Shapes = tuple[tuple[int, ...], ...]
 
-def compile_elsewhere(
-    module: ir.Module, options: CompileOptions, digest: str, folder: Path
-) -> tuple[Store, str]:
-    """Compile `module` in a child process into the compile cache in `folder`; the Store to load
-    it from, and what the child logged about its cache write (for a caller that misses it).
-    RuntimeError with the child's last words when it fails."""
-    with tempfile.TemporaryDirectory(prefix="versa-hot-") as work:
-        code, settings = Path(work) / "module.mlirbc", Path(work) / "options.pickle"
-        with open(code, "wb") as f:
-            module.operation.write_bytecode(f)
-        settings.write_bytes(pickle.dumps(options))
-        command = [sys.executable, "-m", __name__, str(code), str(settings), str(folder), digest]
+
+class DynamicModule:
+    """A dynamic versa module and its options, written once (bytecode, in a folder of its own
+    that lasts as long as this object) for the children that compile its static versions."""
+
+    def __init__(self, module: ir.Module, options: CompileOptions):
+        self._module, self._options = module, options
+        self._folder: Path | None = None
+
+    def compile(self, shapes: Shapes, where: Path) -> tuple[Store, str, str]:
+        """Compile the module made static for `shapes` in a child process, into the compile
+        cache in `where` (`cache_folder()`); the Store to load it from, its module digest, and
+        what the child logged of its cache write (for a caller that misses it). RuntimeError
+        with the child's last words when it fails."""
+        code, settings = self._written()
+        command = [sys.executable, "-m", __name__, str(code), str(settings), str(where), json.dumps(shapes)]
         env = {**os.environ, "VERSA_LOG": "info"}  # its cache write or why not, in stderr
         child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         _RUNNING.add(child)
@@ -45,11 +58,21 @@ def compile_elsewhere(
             out, err = child.communicate()
         finally:
             _RUNNING.discard(child)
-    if child.returncode:
-        last = " ".join((err or out).strip().splitlines()[-3:])
-        raise RuntimeError(f"the static compile's process failed ({child.returncode}): {last}")
-    said = [line for line in err.splitlines() if line.startswith("versa.cache")]
-    return Store(folder, environment.cache_size()), " ".join(said[-2:])
+        if child.returncode:
+            last = " ".join((err or out).strip().splitlines()[-3:])
+            raise RuntimeError(f"the static compile's process failed ({child.returncode}): {last}")
+        said = " ".join([line for line in err.splitlines() if line.startswith("versa.cache")][-2:])
+        return Store(where, environment.cache_size()), out.strip().splitlines()[-1], said
+
+    def _written(self) -> tuple[Path, Path]:
+        if self._folder is None:
+            folder = Path(tempfile.mkdtemp(prefix="versa-dynamic-"))
+            weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)  # at exit too
+            with open(folder / "module.mlirbc", "wb") as f:
+                self._module.operation.write_bytecode(f)
+            (folder / "options.pickle").write_bytes(pickle.dumps(self._options))
+            self._folder = folder
+        return self._folder / "module.mlirbc", self._folder / "options.pickle"
 
 
 _RUNNING: set[subprocess.Popen] = set()  # children still compiling: killed when this process exits
@@ -61,7 +84,7 @@ def _stop_children() -> None:
         child.kill()
 
 
-def folder() -> tuple[Path, tempfile.TemporaryDirectory | None]:
+def cache_folder() -> tuple[Path, tempfile.TemporaryDirectory | None]:
     """Where the child puts the code: the compile cache's folder, else a temporary one (returned
     too: it lasts while the caller holds it)."""
     store = cached.store()
@@ -72,16 +95,21 @@ def folder() -> tuple[Path, tempfile.TemporaryDirectory | None]:
 
 
 def main(argv: list[str]) -> int:
+    from versa.cache.keys import module_digest
     from versa.context import make_context
     from versa.cpu import runtime
+    from versa.passes.optimize.specialize_shapes import specialize
+    from versa.signature import find_function
 
-    code, settings, where, digest = argv
+    code, settings, where, shapes = argv
     os.nice(19)  # the serving process's calls come first
     options: CompileOptions = pickle.loads(Path(settings).read_bytes())
-    context = make_context()
-    module = ir.Module.parse(Path(code).read_bytes(), context)
+    module = ir.Module.parse(Path(code).read_bytes(), make_context())
+    specialize(find_function(module, None), [tuple(s) for s in json.loads(shapes)])
+    digest = module_digest(module)
     store = Store(where, environment.cache_size())
     runtime.JitFunction(module, pipeline=options.passes(), module_digest=digest, cache=store)
+    print(digest)
     return 0
 
 

@@ -4,8 +4,8 @@ input rows, bit-exact against the NumPy reference (`dialects/semantics_quant.py`
 
 Cases: strides 1 and 2, padding (also uneven), dilation, a 5x5 window, C not a multiple of the
 lanes, widths no pixel tile divides, heights no row block divides, batch 2; u8 and i8
-activations with zero points; the fused requantize epilogue; two threads. Each target runs
-where this CPU can run its code."""
+activations with zero points; the fused requantize epilogue; two threads (rows 28 wide and
+more). Each target runs where this CPU can run its code."""
 
 import dataclasses
 import re
@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import Compiled, reference
 from versa import compiler, targets
+from versa.passes.cpu.int8_kernels import isa_of
 from versa.passes.cpu.pipeline import LowerToLLVM
 from versa.passes.optimize.pipeline import VersaOptimize
 from versa.translate import emit_assembly
@@ -102,12 +103,36 @@ def test_depthwise_is_exact(target, element, zeros, case) -> None:
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("target", TARGETS)
 def test_requantized_depthwise_is_exact(target, threads) -> None:
-    """The fused per-channel requantize computed in the kernel (u8 out); with two threads the
-    portable path (the kernel is single-threaded for now)."""
+    """The fused per-channel requantize computed in the kernel (u8 out)."""
     _runnable(TARGETS[target])
     text = _depthwise((1, 9, 11, 24), (3, 3), ((1, 1), (1, 1), PAD1), "ui8", (131, 0), True)
     x = RNG.integers(0, 256, (1, 9, 11, 24)).astype(np.uint8)
     (got,) = Compiled(text, _steps(TARGETS[target], threads)).jit(x)
+    np.testing.assert_array_equal(got, reference(text, [x])[0])
+
+
+THREADED = {  # rows wide enough for a pixel loop of several trips and a rest tile after it
+    "28x28": ((1, 28, 28, 32), ((1, 1), (1, 1), PAD1)),
+    "56x56-stride-2": ((1, 56, 56, 24), ((2, 2), (1, 1), (0, 0, 1, 1))),
+    "batch-2": ((2, 30, 29, 40), ((1, 1), (1, 1), PAD1)),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", THREADED)
+def test_threaded_depthwise_is_exact(target, case) -> None:
+    """Two threads (OpenMP over channel blocks, images and row blocks), requantized: the
+    kernel's calls outside its pixel loop once kept the OpenMP body's alloca_scope, which
+    convert-scf-to-cf cannot take (versa-inline-alloca-scopes). The intrinsic inside OpenMP
+    code: the kernel ran threaded, not the portable path."""
+    _runnable(TARGETS[target])
+    x_shape, conv = THREADED[case]
+    text = _depthwise(x_shape, (3, 3), conv, "ui8", (131, 0), True)
+    steps = _steps(TARGETS[target], 2)
+    lowered = str(compiler.compile_text(text, steps))
+    assert "omp." in lowered and isa_of(TARGETS[target]).intrinsic in lowered
+    x = RNG.integers(0, 256, x_shape).astype(np.uint8)
+    (got,) = Compiled(text, steps).jit(x)
     np.testing.assert_array_equal(got, reference(text, [x])[0])
 
 

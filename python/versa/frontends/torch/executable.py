@@ -112,7 +112,10 @@ class Executable:
             )
             if kept is not None:
                 took = time.perf_counter() - start
-                self.hot_shapes = HotShapes(lambda shapes: _static(kept, options, shapes), policy, took)
+                dynamic = child_compile.DynamicModule(kept, options)
+                self.hot_shapes = HotShapes(
+                    lambda shapes: _static(kept, dynamic, options, shapes), policy, took
+                )
         else:  # the PTX is always built at -O3 (translate.emit_ptx)
             passes = options.versa_passes()  # versa-layout takes the GPU's conv layout, like a CPU's
             self.program = compile_gpu(module, options.target, None, passes, options.matmul_precision)
@@ -203,16 +206,17 @@ def _copy(module: ir.Module) -> ir.Module:
     return copy
 
 
-def _static(versa: ir.Module, options: CompileOptions, shapes) -> weakref.ref:
+def _static(
+    versa: ir.Module, dynamic: child_compile.DynamicModule, options: CompileOptions, shapes
+) -> weakref.ref:
     """The executable of `versa` (kept from before a dynamic compile) made static for argument
     `shapes` (`versa-specialize-shapes`), compiled in a child process (`child_compile`) and
     loaded from its compile cache; referenced weakly: the executable cache keeps it."""
     module = _copy(versa)
     specialize(find_function(module, None), shapes)
-    digest = module_digest(module)
-    where, temporary = child_compile.folder()
+    where, temporary = child_compile.cache_folder()
     try:
-        store, said = child_compile.compile_elsewhere(module, options, digest, where)
+        store, digest, said = dynamic.compile(shapes, where)
         found = executable(module, options, digest, store=store)
     finally:
         if temporary is not None:

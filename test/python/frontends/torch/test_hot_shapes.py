@@ -137,5 +137,6 @@ def test_a_child_compile_that_fails_says_why(tmp_path):
       return %0 : tensor<4xf32>
     }"""
     module = ir.Module.parse(text, context)
+    dynamic = child_compile.DynamicModule(module, compile_options())
     with pytest.raises(RuntimeError, match="the static compile's process failed"):
-        child_compile.compile_elsewhere(module, compile_options(), "0" * 64, tmp_path)
+        dynamic.compile(((4,),), tmp_path)
