@@ -4,8 +4,10 @@ Versa's dynamic compile gives a shape a static version of its own once it is hot
 (`versa.frontends.torch.hot_shapes`). The benchmark's policy makes a shape hot right after the
 shape's timed rounds (calls = R + 3: the check and the R rounds stay below it), so the dynamic
 column measures the dynamic code alone. Then, per shape: the dynamic code is called until the
-background compile starts, and on while it runs (each call's latency kept: calls are slowed by
-it, never stopped), and once its static version is ready, that is checked against the reference
+background compile starts, and on while it runs, at half load (each call followed by a pause
+as long: the compile runs at nice 19, in idle time only, and a loop of back-to-back calls would
+starve it as a server at full load does; each call's latency kept: calls are slowed by it,
+never stopped), and once its static version is ready, that is checked against the reference
 and timed interleaved with Versa's own static compile of the shape, R rounds, medians.
 """
 
@@ -42,6 +44,7 @@ def measure(compiled, static, ids, mask, expected, reduction, repeat: int, dynam
         start = time.perf_counter()
         compiled(ids, mask)
         latencies.append(time.perf_counter() - start)
+        time.sleep(latencies[-1])  # half load: the compile, at nice 19, runs in idle time only
     hot.wait()
     found = entry()
     if found is None or found.state != "ready":
