@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.kernel_text import Text
-from .int8_dot import Isa
+from .int8_dot import Isa, store_tile
 from .int8_epilogue import Epilogue
 from .int8_pack import round_up
 
@@ -184,18 +184,7 @@ def kernel_text(name: str, s: DepthwiseShape, isa: Isa, p: Plan, mr: int, shifte
     t(f"  scf.yield {k.tile(mr, '%w0', '%tl')} : {tile_type}")
     t("}")
     tile = "%tile1" if full == ow else k.tile(mr, t.c(ow - mr), "%tile1")  # the rest: an overlapping tile
-    if threads > 1:
-        t("scf.forall.in_parallel {")
-        t(f"  tensor.parallel_insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
-        t("}")
-        t("}")
-    else:
-        t(f"%ins = tensor.insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
-        t(f"scf.yield %ins : {out_type}")
-        for depth in (1, 0):
-            t("}")
-            t(f"scf.yield %l{depth + 1} : {out_type}")
-        t("}")
+    store_tile(t, tile, window, tile_type, out_type, threads, ["%l2", "%l1"])
     t(f"return {'%res' if threads > 1 else '%l0'} : {out_type}")
     return t.function(f"func.func private @{name}({arguments}) -> {out_type} {{")
 

@@ -186,21 +186,29 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
         tile = "%tile1"
     if ow - full:
         tile = _rows(t, s, isa, nv, ow - full, t.c(full), tile, inits, tile_type, unsigned, xp)
+    store_tile(t, tile, window, tile_type, out_type, threads, ["%rh", "%rn"])
+    t(f"return %res : {out_type}")
+    return t.function(header)
+
+
+def store_tile(
+    t, tile: str, window: str, tile_type: str, out_type: str, threads: int, outer: list[str]
+) -> None:
+    """Write `tile` into the output `%o` at `window` and close the loop nest: the forall's
+    parallel insert, or (one thread) an insert yielded through the serial loops, whose
+    results are `outer` from the innermost out (the kernels of this folder share the nest)."""
     if threads > 1:
         t("scf.forall.in_parallel {")
         t(f"  tensor.parallel_insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
         t("}")
         t("}")
-    else:
-        t(f"%ins = tensor.insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
-        t(f"scf.yield %ins : {out_type}")
+        return
+    t(f"%ins = tensor.insert_slice {tile} into %o{window} : {tile_type} into {out_type}")
+    t(f"scf.yield %ins : {out_type}")
+    for result in outer:
         t("}")
-        t(f"scf.yield %rh : {out_type}")
-        t("}")
-        t(f"scf.yield %rn : {out_type}")
-        t("}")
-    t(f"return %res : {out_type}")
-    return t.function(header)
+        t(f"scf.yield {result} : {out_type}")
+    t("}")
 
 
 def _rows(
