@@ -28,6 +28,7 @@ from .common.base import Pass
 from .common.pipeline import Pipeline
 from .cpu.alloca_scopes import VersaInlineAllocaScopes
 from .cpu.bf16_bits import VersaBf16Bits
+from .cpu.buffer_cache import VersaBufferCache
 from .cpu.byte_bools import VersaByteBools
 from .cpu.codegen import VersaCodegen
 from .cpu.collapse_elementwise import VersaCollapseElementwise
@@ -96,6 +97,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaInlineAllocaScopes,
         VersaProfileKernels,
         VersaStreamingStores,
+        VersaBufferCache,
         VersaUnrollHints,
         VersaFlattenTransfers,
         VersaFastMath,

@@ -13,6 +13,7 @@ from ..optimize.layout import VersaLayout
 from ..versa_to_linalg.convert_versa_to_linalg import ConvertVersaToLinalg
 from .alloca_scopes import VersaInlineAllocaScopes
 from .bf16_bits import VersaBf16Bits
+from .buffer_cache import VersaBufferCache
 from .byte_bools import VersaByteBools
 from .codegen import VersaCodegen
 from .collapse_elementwise import VersaCollapseElementwise
@@ -157,7 +158,9 @@ class LowerToLLVM(Pipeline):
         yield "convert-vector-to-llvm"
         yield VersaByteBools()  # boolean vectors in memory: a byte per element, as memrefs hold them
         yield "convert-ub-to-llvm"
-        yield "finalize-memref-to-llvm"
+        # allocs and deallocs as calls of functions the module defines: a cache of large blocks
+        yield "finalize-memref-to-llvm{use-generic-functions=true}"
+        yield VersaBufferCache()  # dynamic shapes' intermediates: no fresh pages every call
         yield "convert-arith-to-llvm"
         yield "convert-func-to-llvm"
         yield "convert-cf-to-llvm"

@@ -84,6 +84,52 @@ func.func @negative_dynamic(%x: memref<?xf32>, %n: index) {
 
 // -----
 
+// Dynamic buffers stay on the heap, but each is allocated right before its first use and freed
+// right after its last (bufferization hoisted the allocs and freed at the block's end), so
+// %b can take the block %a freed.
+// CHECK-LABEL: func.func @dynamic_lifetimes
+//  CHECK-SAME:   (%[[X:.+]]: memref<?xf32>, %[[Y:.+]]: memref<?xf32>, %[[N:.+]]: index)
+//  CHECK-NEXT:   %[[A:.+]] = memref.alloc(%[[N]]) : memref<?xf32>
+//  CHECK-NEXT:   linalg.copy ins(%[[X]] : memref<?xf32>) outs(%[[A]] : memref<?xf32>)
+//  CHECK-NEXT:   linalg.copy ins(%[[A]] : memref<?xf32>) outs(%[[Y]] : memref<?xf32>)
+//  CHECK-NEXT:   memref.dealloc %[[A]] : memref<?xf32>
+//  CHECK-NEXT:   %[[B:.+]] = memref.alloc(%[[N]]) : memref<?xf32>
+//  CHECK-NEXT:   linalg.copy ins(%[[Y]] : memref<?xf32>) outs(%[[B]] : memref<?xf32>)
+//  CHECK-NEXT:   linalg.copy ins(%[[B]] : memref<?xf32>) outs(%[[Y]] : memref<?xf32>)
+//  CHECK-NEXT:   memref.dealloc %[[B]] : memref<?xf32>
+//  CHECK-NEXT:   return
+func.func @dynamic_lifetimes(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
+  %a = memref.alloc(%n) : memref<?xf32>
+  %b = memref.alloc(%n) : memref<?xf32>
+  linalg.copy ins(%x : memref<?xf32>) outs(%a : memref<?xf32>)
+  linalg.copy ins(%a : memref<?xf32>) outs(%y : memref<?xf32>)
+  linalg.copy ins(%y : memref<?xf32>) outs(%b : memref<?xf32>)
+  linalg.copy ins(%b : memref<?xf32>) outs(%y : memref<?xf32>)
+  memref.dealloc %a : memref<?xf32>
+  memref.dealloc %b : memref<?xf32>
+  return
+}
+
+// -----
+
+// A dynamic buffer freed under a condition (the deallocation pipeline's ownership checks) is
+// left where it is.
+// CHECK-LABEL: func.func @negative_dynamic_conditional
+//       CHECK:   memref.alloc
+//  CHECK-NEXT:   linalg.copy
+//  CHECK-NEXT:   scf.if
+//  CHECK-NEXT:     memref.dealloc
+func.func @negative_dynamic_conditional(%x: memref<?xf32>, %n: index, %c: i1) {
+  %a = memref.alloc(%n) : memref<?xf32>
+  linalg.copy ins(%x : memref<?xf32>) outs(%a : memref<?xf32>)
+  scf.if %c {
+    memref.dealloc %a : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // An alloc inside a loop is left alone.
 // CHECK-LABEL: func.func @negative_in_loop
 //       CHECK:   scf.for

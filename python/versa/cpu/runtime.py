@@ -17,7 +17,8 @@ an earlier compile and runs neither the pipeline nor LLVM (`module` is then left
 import ctypes
 import dataclasses
 import time
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +36,7 @@ from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ExecutionEngine, ir
 from versa.passes.bufferize.plan_buffers import arena_bytes
 from versa.passes.common.base import collect
+from versa.passes.cpu import buffer_cache
 from versa.signature import TensorSpec, find_function
 
 _log = log.get("jit")
@@ -68,18 +70,41 @@ class MemoryUse:
         )
 
 
+# What a memref.alloc becomes: a call of the module's buffer cache (`versa-buffer-cache`), or
+# libc's where a module was lowered without it.
+_HEAP = (buffer_cache.ALLOC, "malloc", "aligned_alloc")
+
+
+def _in_buffer_cache(op: ir.Operation) -> bool:
+    """Whether `op` is in the cache's own functions (whose malloc serves the calls of ALLOC)."""
+    while op.name != "llvm.func":
+        op = op.parent
+    return op.attributes["sym_name"].value in (buffer_cache.ALLOC, buffer_cache.FREE)
+
+
 def _memory_use(
     module: ir.Module, name: str, inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]
 ) -> MemoryUse:
     calls = collect(module.operation, lambda op: op.name == "llvm.call" and "callee" in op.attributes)
     callees = {str(op.attributes["callee"])[1:] for op in calls}
-    mallocs = [op for op in calls if str(op.attributes["callee"]) in ("@malloc", "@aligned_alloc")]
+    mallocs = [op for op in calls if str(op.attributes["callee"])[1:] in _HEAP and not _in_buffer_cache(op)]
     # the entry's arena, and those of the functions it calls (kernels shared between layers)
     arenas = arena_bytes(module)
     arena = arenas.get(name, 0) + sum(size for f, size in arenas.items() if f in callees and f != name)
     static = [[s.nbytes for s in specs if s.is_static] for specs in (inputs, outputs)]
     dynamic = len(inputs) + len(outputs) - len(static[0]) - len(static[1])
     return MemoryUse(sum(static[0]), sum(static[1]), arena, len(mallocs), dynamic)
+
+
+def _release(release: Callable[[], None], code: object) -> None:
+    release()  # `code` is an argument only to stay loaded until now
+
+
+def _symbol_address(library: ctypes.CDLL, name: str) -> int | None:
+    try:
+        return ctypes.cast(getattr(library, name), ctypes.c_void_p).value
+    except AttributeError:  # compiled before the buffer cache existed
+        return None
 
 
 def _ready(array: object, spec: TensorSpec) -> bool:
@@ -115,6 +140,7 @@ class JitFunction:
     kernels: list = []  # a profiling compile's kernels (`cpu.profile`), whose counters it keeps
     library: ctypes.CDLL | None = None  # the cached code, loaded (the engine holds it otherwise)
     shapes: ShapeProgram | None = None
+    release_buffers: weakref.finalize | None = None  # frees the module's held blocks (at unload)
 
     def __init__(
         self,
@@ -141,6 +167,7 @@ class JitFunction:
             self.memory = MemoryUse(**hit.memory)
             self.kernels = [Kernel.from_dict(k) for k in hit.kernels]
             self.shapes = None if hit.shapes is None else ShapeProgram.from_json(hit.shapes)
+            self._release_on_unload(_symbol_address(hit.library, buffer_cache.RELEASE), hit.library)
             self._ready(hit.address)
             return
         self.shapes = ShapeProgram.of(function)  # before the passes rewrite the function
@@ -198,7 +225,14 @@ class JitFunction:
             )
         self.module = module
         self.memory = _memory_use(module, self.name, self.inputs, self.outputs)
+        self._release_on_unload(self.engine.raw_lookup(buffer_cache.RELEASE), self.engine)
         self._ready(address)
+
+    def _release_on_unload(self, address: int | None, code: object) -> None:
+        """Free the blocks the module's buffer cache holds once this function is collected,
+        before its `code` (engine or library, kept alive until then) is unloaded."""
+        if address:
+            self.release_buffers = weakref.finalize(self, _release, ctypes.CFUNCTYPE(None)(address), code)
 
     def _ready(self, address: int) -> None:
         """Callable: `address` is the entry's `_mlir_ciface_` wrapper. With dynamic dims, each

@@ -25,7 +25,7 @@ from versa.diagnostics import CompileError, Diagnostic, location_line_col
 from versa.mlir import ir
 
 LIBC = frozenset(
-    ["malloc", "free", "aligned_alloc", "calloc", "realloc", "memcpy", "memmove", "memset", "clock_gettime"]
+    "malloc free malloc_usable_size aligned_alloc calloc realloc memcpy memmove memset clock_gettime".split()
 )
 _MATH = (
     "exp exp2 expm1 log log2 log10 log1p pow sqrt cbrt sin cos tan asin acos atan atan2 sinh cosh "

@@ -127,4 +127,4 @@ def test_a_dynamic_result_is_the_callers_buffer(text: str) -> None:
         ]
         body = str(entry)
     assert "memcpy" not in body
-    assert body.count("llvm.call @malloc") == (1 if "softmax" in text else 0)
+    assert body.count("llvm.call @_mlir_memref_to_llvm_alloc") == (1 if "softmax" in text else 0)
