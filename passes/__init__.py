@@ -35,9 +35,11 @@ from .cpu.collapse_elementwise import VersaCollapseElementwise
 from .cpu.collapse_epilogues import VersaCollapseEpilogues
 from .cpu.collapse_reductions import VersaCollapseReductions
 from .cpu.fast_math import VersaFastMath
+from .cpu.flat_globals import VersaFlatGlobals
 from .cpu.flatten_transfers import VersaFlattenTransfers
 from .cpu.int8_kernels import VersaInt8Kernels
 from .cpu.outline_dynamic import VersaOutlineDynamic
+from .cpu.pack_weights import VersaPackWeights
 from .cpu.pipeline import LowerToLLVM
 from .cpu.pool_kernels import VersaPoolKernels
 from .cpu.profile_kernels import VersaProfileKernels
@@ -77,6 +79,8 @@ PASSES: dict[str, type[Pass]] = {
         VersaShareFunctions,
         ConvertVersaToLinalg,
         VersaInt8Kernels,
+        VersaPackWeights,
+        VersaFlatGlobals,
         VersaStaticTiles,
         VersaOutlineDynamic,
         VersaVectorize,

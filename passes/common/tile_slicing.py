@@ -6,10 +6,13 @@ reads that loop as a plain dim. A loop that an operand reads in any other way (a
 `d0 + d1`) cannot be cut into independent tiles of that operand, so such ops are not taken.
 A dynamic reduction loop (a contraction's K, a row's length) can be cut too: tiles along it
 accumulate into the same out tile in order, which is what linalg's loop semantics say.
+The spatial dims of the named convolutions and pools are the one shifted read taken: output
+rows [o, o + T) read input rows [o·s, o·s + (T - 1)·s + span) (`Slicing.windows`, `windowed`),
+a static slice of the (already padded) input for a static tile.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from versa.mlir import arith, ir, tensor
 
@@ -25,6 +28,55 @@ class Slicing:
 
     per_dim: list[list[Pair]]
     reduction: list[Pair]
+    windows: dict[Pair, tuple[int, int]] = field(default_factory=dict)  # input pair: (stride, span)
+
+
+# named window ops: (input's spatial dims, the filter's (or pool window's) KH and KW dims)
+_WINDOWED = {
+    "linalg.conv_2d_nchw_fchw": ((2, 3), (2, 3)),
+    "linalg.conv_2d_nhwc_hwcf": ((1, 2), (0, 1)),
+    "linalg.depthwise_conv_2d_nchw_chw": ((2, 3), (1, 2)),
+    "linalg.depthwise_conv_2d_nhwc_hwc": ((1, 2), (0, 1)),
+    "linalg.pooling_nchw_max": ((2, 3), (0, 1)),
+    "linalg.pooling_nchw_sum": ((2, 3), (0, 1)),
+    "linalg.pooling_nhwc_max": ((1, 2), (0, 1)),
+    "linalg.pooling_nhwc_sum": ((1, 2), (0, 1)),
+}
+
+
+def spatial_windows(op: ir.Operation) -> dict[int, tuple[int, int]]:
+    """A named conv's or pool's spatial dims (the same in its input and result): dim -> (stride,
+    span = dilation·(K - 1) + 1); empty for any other op."""
+    if op.name not in _WINDOWED or len(op.operands) != 3:
+        return {}
+    spatial, taps = _WINDOWED[op.name]
+    kernel = dims(op.operands[1].type)
+    strides = [int(v) for v in ir.DenseIntElementsAttr(op.attributes["strides"])]
+    dilations = [int(v) for v in ir.DenseIntElementsAttr(op.attributes["dilations"])]
+    return {d: (strides[i], dilations[i] * (kernel[taps[i]] - 1) + 1) for i, d in enumerate(spatial)}
+
+
+def windowed(plan: Slicing, pair: Pair, tile: tuple) -> tuple:
+    """`tile` (offset, size, valid rows) of an output dim as the input rows its windows read."""
+    if pair not in plan.windows:
+        return tile
+    (stride, span), (offset, size, rows) = plan.windows[pair], tile
+
+    def scaled(v):  # v·s, the first row read
+        if isinstance(v, int):
+            return v * stride
+        return v if stride == 1 else arith.muli(v, _index(stride))
+
+    def reach(v):  # (v - 1)·s + span: the rows v outputs read
+        if isinstance(v, int):
+            return (v - 1) * stride + span
+        return arith.addi(scaled(v), _index(span - stride))
+
+    return scaled(offset), reach(size), None if rows is None else reach(rows)
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
 
 
 def dims(t: ir.Type) -> list[int | None]:
@@ -55,7 +107,9 @@ def slicing(op: ir.Operation) -> Slicing | None:
     reduction = _reduction(op, left) if left else []
     if reduction is None or not (per_dim or reduction):
         return None
-    return Slicing(per_dim, reduction)
+    spatial = spatial_windows(op)
+    windows = {(0, r): spatial[r] for r, d in enumerate(out) if d is None and r in spatial}
+    return Slicing(per_dim, reduction, windows)
 
 
 def _reads_loop_index(op: ir.Operation) -> bool:
@@ -80,6 +134,8 @@ def _along(op: ir.Operation, r: int) -> list[Pair] | None:
         return [(n - 1, r)]
     if name.startswith(_BATCH_FIRST) and r == 0:
         return [(0, 0), (n - 1, 0)]
+    if r in spatial_windows(op):  # the input's rows read by the tile's windows (`windowed`)
+        return [(0, r), (n - 1, r)]
     return None
 
 

@@ -20,9 +20,11 @@ from .collapse_elementwise import VersaCollapseElementwise
 from .collapse_epilogues import VersaCollapseEpilogues
 from .collapse_reductions import VersaCollapseReductions
 from .fast_math import VersaFastMath
+from .flat_globals import VersaFlatGlobals
 from .flatten_transfers import VersaFlattenTransfers
 from .int8_kernels import VersaInt8Kernels
 from .outline_dynamic import VersaOutlineDynamic
+from .pack_weights import VersaPackWeights
 from .pool_kernels import VersaPoolKernels
 from .profile_kernels import VersaProfileKernels
 from .row_kernels import VersaRowKernels
@@ -110,6 +112,8 @@ class LowerToLLVM(Pipeline):
             yield VersaOutlineDynamic()  # the other dynamic ops: functions that layers share
             yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
             yield VersaCollapseReductions(rows=max(8, threads))  # one reduced loop; full ones in 2 stages
+            # constant f32 matmul weights in the strategy's register panels, packed once here
+            yield VersaPackWeights(threads=threads, target=self.target, tuning_db=self.tuning_db)
             yield VersaCodegen(threads=threads, target=self.target, tuning_db=self.tuning_db)
             yield "canonicalize"
         # Elementwise loop nests become vector code while shapes are still static tensors.
@@ -119,6 +123,7 @@ class LowerToLLVM(Pipeline):
             yield "func.func(lower-vector-mask)"  # masks become masked transfers before folding
             yield "canonicalize"
         yield from buffer_steps(plan=True)
+        yield VersaFlatGlobals()  # constant n-D globals as one flat array: not LLVM's nested rows
         yield VersaSerialForalls()  # loops that a strategy made foralls only to fuse into them
         if self.profile:
             yield VersaProfileKernels()  # a clock mark after each kernel, kernels in final order

@@ -6,7 +6,9 @@ whose bodies hold the same op on static slices: the last dynamic dim of its resu
 full tiles of `tile` rows, then the remainder (< tile) in the largest full tile that fits of
 each halved size, the last (fewer rows than the smallest) zero-padded behind an `scf.if`
 (`common/tile_functions.py`'s `tile_cascade`); a contraction's M, when its N is that last dim,
-the same way in tiles of `rows`; any other dynamic dim runs one index at a time. Every body is
+the same way in tiles of `rows`; a named conv's or pool's dynamic H and W in tiles of
+`WINDOW_TILE` output rows and columns, each reading the static input window its outputs need
+(`tile_slicing.windowed`); any other dynamic dim runs one index at a time. Every body is
 static but for a contraction's K, so `versa-codegen` gives it the same strategy as a static
 compile of that size, and the code holds a few variants per op (seven for a tile of 256)
 whatever the call's sizes. Each tile writes into the result in place.
@@ -47,10 +49,11 @@ from ..common.tile_functions import (
     take,
     tile_cascade,
 )
-from ..common.tile_slicing import Slicing, extract, insert, slicing, window
+from ..common.tile_slicing import Slicing, extract, insert, slicing, spatial_windows, window, windowed
 
 _CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul")
 ROW_TILE = 32  # rows per full tile of a reduction
+WINDOW_TILE = (8, 32)  # a conv's or pool's output rows and columns per tile, H or W dynamic
 
 
 @dataclass(frozen=True)
@@ -87,9 +90,14 @@ def _tile_size(op: ir.Operation, tile: int) -> int:
 def _steps(op: ir.Operation, tile: int, rows: int) -> list[int]:
     """Per dynamic result dim, its full tile: the last `_tile_size`, the others one index at a
     time, except a contraction's M when its N is the last (attention's `q @ k.T` over a dynamic
-    sequence): `rows` of them, so the tile is a GEMM's, not a row's GEMV."""
+    sequence): `rows` of them, so the tile is a GEMM's, not a row's GEMV; and a conv's or
+    pool's dynamic H and W: `WINDOW_TILE` output rows and columns (the strategies' static
+    kernels then run over a block of the image)."""
     shape = ir.RankedTensorType(op.results[0].type).shape
     dynamic = [r for r, d in enumerate(shape) if ir.ShapedType.is_dynamic_size(d)]
+    spatial = sorted(spatial_windows(op))
+    if any(r in spatial for r in dynamic):
+        return [WINDOW_TILE[spatial.index(r)] if r in spatial else 1 for r in dynamic]
     steps = [1] * (len(dynamic) - 1) + [_tile_size(op, tile)]
     contraction = op.name in _CONTRACTIONS
     if contraction and len(dynamic) > 1 and dynamic[-2:] == [len(shape) - 2, len(shape) - 1]:
@@ -161,7 +169,10 @@ def _loops(group: _Group, at: dict, acc: ir.Value, steps: list[int]) -> ir.Value
     if k == len(per_dim):
         return _body(group, at, acc)
     i, dim = per_dim[k][0]
-    extent = tensor.dim(first.operands[i], index_constant(dim))
+    source = first.operands[i]
+    if (i, dim) in group.plans[0].windows:  # the input is longer: the result's extent (acc's)
+        source, dim = acc, next(d for j, d in per_dim[k] if j == len(first.operands) - 1)
+    extent = tensor.dim(source, index_constant(dim))
 
     def inner(offset, size, valid, a: ir.Value) -> ir.Value:
         if k + 1 == len(per_dim):  # the tiles themselves: calls already
@@ -187,7 +198,7 @@ def _body(group: _Group, at: dict, acc: ir.Value) -> ir.Value:
     steps = []  # per op: its inputs (None: the op before's result), out, fill value, tile
     for j, (op, plan) in enumerate(zip(group.ops, group.plans, strict=True)):
         n = len(op.operands)
-        where = passed({pair: at[k] for k in at for pair in plan.per_dim[k]}, args)
+        where = passed({pair: windowed(plan, pair, at[k]) for k in at for pair in plan.per_dim[k]}, args)
         inputs = []
         for i, v in enumerate(op.operands[: n - 1]):
             chained = j > 0 and v == group.ops[j - 1].results[0]

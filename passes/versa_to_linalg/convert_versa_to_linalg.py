@@ -41,7 +41,7 @@ from ..common.base import Pass, PassError
 from ..common.matching import result_of, versa_attrs
 from ..common.rewrite import Pattern, apply_greedily
 from ..common.scalar_emitters import SCALAR, batch_norm_scalar
-from .lowering import lower_data_movement, lower_indexing, lower_qcontract, lower_quant
+from .lowering import lower_data_movement, lower_indexing, lower_qcontract, lower_quant, pool_regions
 from .lowering.decompose_norms import lower_layer_norm, lower_softmax
 from .lowering.lower_fused import lower_fused, reduce_generic
 from .lowering.pool_regions import pool2d
@@ -161,17 +161,13 @@ def lower_pool2d(op: ir.OpView, rewriter: Any, views: bool = False) -> bool:
     attrs, (types, element), is_max = versa_attrs(op), result_of(op), _name(op) == "max_pool2d"
     x = op.operands[0]
     _, h, w = shapes.spatial_dims(attrs["layout"])
-    if extents.DYNAMIC in (build.shape_of(x)[h], build.shape_of(x)[w]):
-        raise extents.Unsupported("dynamic dim H or W of a pool: not supported")
     init = build.lowest(element) if is_max else build.scalar(element, 0.0)
-    y = pool2d(
-        x,
-        windows.output_extents(x, types, attrs, attrs["kernel"]),
-        attrs,
-        "max" if is_max else "sum",
-        init,
-        views,
-    )
+    out = windows.output_extents(x, types, attrs, attrs["kernel"])
+    if extents.DYNAMIC in (build.shape_of(x)[h], build.shape_of(x)[w]):  # one op over x padded
+        y = pool_regions.dynamic_pool2d(x, out, attrs, "max" if is_max else "sum", init)
+        rewriter.replace_op(op, [y if is_max else pool_regions.dynamic_average(y, x, attrs)])
+        return True
+    y = pool2d(x, out, attrs, "max" if is_max else "sum", init, views)
     if not is_max:
         counts = build.dense(windows.window_counts(build.shape_of(x), types, attrs))
         y = build.elementwise(

@@ -2,9 +2,10 @@
 // reports an op's errors: `'versa.X' op ... dynamic dim ... not supported`.
 // RUN: versa-opt %s --split-input-file --convert-versa-to-linalg --verify-diagnostics
 
-// A pool's windows are cut into blocks by H and W: a dynamic H or W is refused at the op.
-func.func @pool_dynamic_h(%x: tensor<1x4x?x8xf32>) -> tensor<1x4x?x4xf32> {
-  // expected-error @+1 {{'versa.max_pool2d' op dynamic dim H or W of a pool: not supported}}
-  %y = "versa.max_pool2d"(%x) {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, layout = "NCHW"} : (tensor<1x4x?x8xf32>) -> tensor<1x4x?x4xf32>
-  return %y : tensor<1x4x?x4xf32>
+// A conv_transpose2d's phases are cut at static rows and columns: a dynamic H or W is
+// refused at the op (a dynamic batch is lowered).
+func.func @conv_transpose_dynamic_h(%x: tensor<1x8x?x5xf32>, %w: tensor<8x4x2x2xf32>) -> tensor<1x4x?x10xf32> {
+  // expected-error @+1 {{'versa.conv_transpose2d' op dynamic dim H or W of a conv_transpose2d: not supported}}
+  %y = "versa.conv_transpose2d"(%x, %w) {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x?x5xf32>, tensor<8x4x2x2xf32>) -> tensor<1x4x?x10xf32>
+  return %y : tensor<1x4x?x10xf32>
 }

@@ -27,7 +27,10 @@ def epilogue_consumer(op: ir.Operation) -> ir.Operation | None:
         return None
     index = uses[0].operand_number
     maps = user.attributes["indexing_maps"]
-    if index >= len(maps) or ir.AffineMapAttr(maps[index]).value != ir.AffineMap.get_identity(len(shape)):
+    # Point by point: the consumer reads the result as it writes its own (the identity, or the
+    # same permutation: a pre-packed B's [M, panels, nr] result over (panel, m, lane) loops).
+    written = ir.AffineMapAttr(maps[len(maps) - 1]).value  # (an ArrayAttr takes no index -1)
+    if index >= len(maps) or ir.AffineMapAttr(maps[index]).value != written or not written.is_permutation:
         return None
     init = user.regions[0].blocks[0].arguments[len(user.operands) - 1]
     if list(init.uses) and user.operands[len(user.operands) - 1] != op.results[0]:

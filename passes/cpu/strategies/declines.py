@@ -45,7 +45,7 @@ def _matmul(
     elif mm.threads > 1 and not mm.thread_tile:
         reason = "one thread: no dim splits into whole register tiles per thread"
         found.append(("threads", reason, {"threads": mm.threads, "m": mm.m, "n": mm.n, "mr": mr, "nr": nr}))
-    if mm.pack_b or mm.dot_width or mm.rows_outer:
+    if mm.pack_b or mm.dot_width or mm.rows_outer or mm.panels:  # panels: packed at compile time
         return found
     _, nc, kc = mm.cache_tile
     block = (kc or mm.k) * (nc or mm.n) * 4

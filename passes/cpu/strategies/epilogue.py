@@ -71,7 +71,7 @@ class EpilogueStrategy(Strategy):
             s.fuse_into(fill, scope)
             extents[mm.thread_dim] = mm.thread_tile
         mc, nc, kc = mm.cache_tile
-        tiles = needed([*lead, mc, nc], extents)
+        tiles = needed([*mm.cache_lead(), mc, nc], extents)
         epilogue, loops = s.fuse(epilogue, tiles, [*range(b), b + 1, b])  # b, n1, m1
         scope = loops.get(b + 1, loops.get(b, loops.get(0, scope)))
         s.patterns(function, ["canonicalization"])  # drops the unfused originals
@@ -82,8 +82,9 @@ class EpilogueStrategy(Strategy):
         extents = [t or e for t, e in zip(tiles, extents, strict=True)] + [mm.k]
         tile, k_block = s.tile(tile, needed([*lead, 0, 0, kc], extents))
         mr, nr, kr = mm.register_tile
-        extents[b + 2] = kc if k_block else mm.k
-        tile, reg = s.tile(tile, needed([*lead, mr, nr, kr], extents), [*range(b), b + 1, b, b + 2])
+        extents[b + 2] = kc if b + 2 in k_block else mm.k
+        inner = [*lead, *extents[b:]]  # a block of pre-packed panels is cut to one panel here
+        tile, reg = s.tile(tile, needed([*lead, mr, nr, kr], inner), [*range(b), b + 1, b, b + 2])
         if mm.pack_b:  # B's kc x nc block packed into register panels at each k1 step (hoisting
             # it above k1 and m1, as matmul.py does above m1, fails: here k1 is inside m1)
             tile = mm._pack_b(s, tile, None, len(reg))
@@ -94,8 +95,8 @@ class EpilogueStrategy(Strategy):
         tiles = s.match_tag(*tag, scope)
         k_loops = s.parent(tiles, "scf.for")
         s.vectorize(tiles, [*lead, mr, nr, kr])
-        filled, _ = s.tile(fill, needed([*lead, mr, nr], extents[: b + 2]))
-        s.vectorize(filled, [*lead, min(mr, mm.m), min(nr, mm.n)])
+        filled, _ = s.tile(fill, mm.c_dims(needed([*lead, mr, nr], extents[: b + 2])))
+        s.vectorize(filled, mm.c_dims([*lead, min(mr, mm.m), min(nr, mm.n)]))
         s.patterns(function, MASKS)
         self._vectorize_epilogue(s, epilogue, function, extents[: b + 2])
         s.patterns(function, PREPARE)

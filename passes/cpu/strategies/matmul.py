@@ -33,6 +33,11 @@ A dynamic K (a `versa-static-tiles` tile of attention's `probs @ V`: static rows
 K the sequence) runs as the k register loop itself, one step at a time (a step of 1 never
 leaves a partial tile), in cache blocks of static kc: the accumulators stay in registers across
 the whole K, filled once and stored once, as in a static compile. B is then not packed.
+
+A constant B is packed once at compile time instead (`prepack`, versa-pack-weights): the op is
+then a contraction over (panel, m, lane, k) on panels [N/nr][K][nr] (packed_matmul.py), which
+this strategy runs as a batch matmul over panels (`panels` of them per cache block), B read in
+place.
 """
 
 from dataclasses import dataclass, replace
@@ -40,8 +45,9 @@ from dataclasses import dataclass, replace
 from versa.mlir import ir
 from versa.targets import Target
 
-from .consumers import epilogue_consumer
+from .matmul_tiles import alone, divisor_or_max, thread_split, tiled_producers, uncut, work, zero
 from .matvec import dot_shape, emit_dot
+from .packed_matmul import has_constant_b, packed_form, prepacks
 from .script import Script
 from .strategy import (
     LOWER_CONTRACT,
@@ -59,47 +65,8 @@ from .strategy import (
 OPS = ("linalg.matmul", "linalg.batch_matmul")
 # Register row tiles that must read a packed B block before packing it pays for the copy.
 PACK_REUSE = 4
-# Extra load on the slowest thread that a split may carry to keep an earlier (outer) dim.
-BALANCE = 0.1
 # What the sizes that weigh K (threads, the cache blocks of N and M) take a dynamic K to be.
 DYNAMIC_K = 64
-
-
-def _divisor_or_max(most: int, extent: int) -> int:
-    """The largest size in [most/2, most] that divides `extent` (no remainder), else `most`."""
-    return next((t for t in range(most, most // 2, -1) if extent % t == 0), most)
-
-
-def thread_split(candidates: list[tuple[int, int, int]], threads: int) -> tuple[int, int]:
-    """(dim, extent per thread) of the first candidate (dim, extent, register tile) whose
-    slowest thread has at most BALANCE more work than the best split's slowest: M = 33 in
-    8-row tiles splits 24 + 9 (the slow thread does 1.45x its share), N = 513 splits 288 + 225
-    (1.12x). (0, 0) when no candidate splits (one thread)."""
-    splits = []
-    for dim, extent, multiple in candidates:
-        per_thread = round_up(-(-extent // threads), multiple)
-        # The last thread's chunk must hold a whole register tile: a shorter one (M = 9 split
-        # 8 + 1 with 8-row tiles) is a dynamic tile that vectorization refuses.
-        rest = extent % per_thread
-        if threads > 1 and per_thread < extent and (rest == 0 or rest >= multiple):
-            splits.append((per_thread * threads / extent, dim, per_thread))
-    if not splits:
-        return 0, 0
-    best = min(load for load, _, _ in splits)
-    return next((dim, tile) for load, dim, tile in splits if load <= best + BALANCE)
-
-
-def work(op: ir.Operation, batch: int, m: int, n: int, k: int) -> tuple[int, int]:
-    """The flops and operand bytes of the matmul `op` (what `threads_worth` weighs)."""
-    width = ir.ShapedType(op.operands[0].type).element_type.width // 8
-    return 2 * max(batch, 1) * m * n * k, max(batch, 1) * (m * k + k * n + m * n) * width
-
-
-def uncut(cache: tuple[int, ...], register: tuple[int, ...]) -> tuple[int, ...]:
-    """Cache tiles with 0 (no cache loop) where the register tile is as large: the register
-    level then owns that dim's loop, and peels it where ragged (a ragged cache loop around an
-    untiled register dim is a dynamic tile that vectorization refuses)."""
-    return tuple(0 if c == r else c for c, r in zip(cache, register, strict=True))
 
 
 @dataclass(frozen=True)
@@ -118,18 +85,25 @@ class MatmulStrategy(Strategy):
     rows_outer: bool = False  # register tiles row by row (m, n, k), not column by column
     dot_width: int = 0  # N = 1: rows as dot products V = dot_width wide (matvec.py); 0 = not
     fused_fill: bool = False  # rows_outer and whole tiles: each tile starts from zero registers
+    constant_b: bool = False  # B is a constant f32 weight (versa-pack-weights may pack it)
+    prepack: bool = False  # B packed at compile time instead of per call (versa-pack-weights)
+    panels: int = 0  # a pre-packed B's contraction (batch = panels): panels per cache block
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "MatmulStrategy | None":
-        if op.name not in OPS:
+        packed = packed_form(op)  # (panels, M, panel width, K) of versa-pack-weights' contraction
+        if op.name not in OPS and packed is None:
             return None
-        shape = ir.RankedTensorType(op.operands[0].type).shape
-        n = ir.RankedTensorType(op.operands[1].type).shape[-1]
-        batch, (m, k) = (shape[0] if op.name == "linalg.batch_matmul" else 0), shape[-2:]
+        if packed:
+            batch, m, n, k = packed
+        else:
+            shape = ir.RankedTensorType(op.operands[0].type).shape
+            n = ir.RankedTensorType(op.operands[1].type).shape[-1]
+            batch, (m, k) = (shape[0] if op.name == "linalg.batch_matmul" else 0), shape[-2:]
         dynamic = ir.ShapedType.is_dynamic_size(k)
         size_k = DYNAMIC_K if dynamic else k
         lanes = target.lanes(32)
-        mr = _divisor_or_max(min(max(1, target.vector_registers // 4), m), m)
+        mr = divisor_or_max(min(max(1, target.vector_registers // 4), m), m)
         # Half the vector registers hold accumulators: 2 vectors of N per row for full row
         # tiles, wider rows when M is small (a GEMV's one row would otherwise have 2
         # accumulators: a chain of dependent fmas, bound by their latency).
@@ -151,8 +125,8 @@ class MatmulStrategy(Strategy):
         nc = fit(target.l2 // 2 // ((kc or size_k) * 4), n, nr)
         mc = fit(target.l2 // 16 // ((kc or size_k) * 4), m, mr)
         b = 1 if batch else 0
-        alone = n == 1 and not dynamic and _alone(op)
-        dot = dot_shape(lanes, target.vector_registers, m, k) if alone else None
+        single = n == 1 and not dynamic and alone(op)
+        dot = dot_shape(lanes, target.vector_registers, m, k) if single else None
         if dot:
             mr, nr, kr = dot[0], 1, dot[1]
             mc, nc, kc = 0, 0, 0
@@ -167,7 +141,7 @@ class MatmulStrategy(Strategy):
         candidates = candidates[:-1] if dot else candidates
         thread_dim, thread_tile = thread_split(candidates, threads)
         cache = uncut((mc, nc, kc), (mr, nr, kr))
-        zeros = tuple(_zero(ir.ShapedType(v.type).element_type) for v in op.operands)
+        zeros = tuple(zero(ir.ShapedType(v.type).element_type) for v in op.operands)
         plain = MatmulStrategy(batch, m, n, k, threads, thread_dim, thread_tile, cache, (mr, nr, kr))
         # A k loop shorter than a vector (K = 3: a rank-3 update) makes the kernel store-bound:
         # C tiles then go row by row, each row of tiles one contiguous stream (column by column,
@@ -176,8 +150,14 @@ class MatmulStrategy(Strategy):
             return replace(plain, dot_width=kr, zeros=zeros)
         if not dynamic and k <= lanes and m > mr and n > nr:
             rows = replace(plain, rows_outer=True, zeros=zeros)
-            return replace(rows, fused_fill=rows.whole_tiles() and not _tiled_producers(op))
-        return replace(plain, pack_b=plain.packs(target.l1), zeros=zeros)
+            return replace(rows, fused_fill=rows.whole_tiles() and not tiled_producers(op))
+        if packed:  # B's panels are the batch: cache blocks of them as wide as nc would be
+            panels = fit(target.l2 // 2 // ((kc or size_k) * 4), batch * n, n) // n
+            return replace(plain, panels=panels, zeros=zeros)
+        constant = has_constant_b(op)
+        prepack = constant and prepacks(plain, target)
+        packs = plain.packs(target.l1)
+        return replace(plain, pack_b=packs, constant_b=constant, prepack=prepack, zeros=zeros)
 
     def whole_tiles(self) -> bool:
         """Whether each thread's share is whole register tiles with no cache loop around them."""
@@ -196,7 +176,8 @@ class MatmulStrategy(Strategy):
         rows = self.thread_tile if self.thread_tile and self.thread_dim == b else self.m
         _, nc, kc = self.cache_tile
         block = (kc or self.k) * (nc or self.n) * 4
-        return self.can_pack() and rows >= PACK_REUSE * self.register_tile[0] and block > l1
+        reuse = rows >= PACK_REUSE * self.register_tile[0]
+        return self.can_pack() and not self.panels and reuse and block > l1
 
     @property
     def dynamic_k(self) -> bool:
@@ -231,7 +212,7 @@ class MatmulStrategy(Strategy):
         if self.fused_fill:
             self._emit_fused_fill(s, op, function, lead, extents)
             return
-        cache = needed([*lead, *self.cache_tile], extents)
+        cache = needed([*self.cache_lead(), *self.cache_tile], extents)
         op, cache_loops = s.tile(op, cache, [*range(b), b + 1, b + 2, b])  # n, k, m
         extents = [c or e for c, e in zip(cache, extents, strict=True)]
         register = needed([*lead, *self.register_tile], extents)
@@ -261,6 +242,14 @@ class MatmulStrategy(Strategy):
         if k_loops:
             s.hoist(k_loops)
         s.patterns(function, LOWER_CONTRACT)
+
+    def cache_lead(self) -> list[int]:
+        """The cache tile of the batch dim: one batch, or a pre-packed B's cache block of panels."""
+        return [self.panels or 1] if self.batch else []
+
+    def c_dims(self, sizes: list[int]) -> list[int]:
+        """Sizes over the op's (batch, m, n) as C's dims: a pre-packed B's C is [M, panels, nr]."""
+        return [sizes[1], sizes[0], sizes[2]] if self.panels else sizes
 
     def extent(self, dim: int) -> int:
         return [*([self.batch] if self.batch else []), self.m, self.n, self.k][dim]
@@ -309,21 +298,5 @@ class MatmulStrategy(Strategy):
         mr, nr, _ = self.register_tile
         lead = [1] if self.batch else []
         shape = [*([self.batch] if self.batch else []), self.m, self.n]
-        tiled, _ = s.tile(fill, needed([*lead, mr, nr], shape))
-        s.vectorize(tiled, [*lead, min(mr, self.m), min(nr, self.n)])
-
-
-def _tiled_producers(op: ir.Operation) -> bool:
-    """Whether A or B comes from an op that `structured.fuse` would fuse into the tiles (and
-    recompute per tile): a linalg op or a pad."""
-    owners = [getattr(getattr(v.owner, "operation", None), "name", "") for v in op.operands[:2]]
-    return any(name.startswith(("linalg.", "tensor.pad")) for name in owners)
-
-
-def _alone(op: ir.Operation) -> bool:
-    """Whether no epilogue strategy takes `op` (that one tiles it with the matmul kernel)."""
-    return epilogue_consumer(op) is None
-
-
-def _zero(element: ir.Type) -> str:
-    return f"0.0 : {element}" if isinstance(element, ir.FloatType) else f"0 : {element}"
+        tiled, _ = s.tile(fill, self.c_dims(needed([*lead, mr, nr], shape)))
+        s.vectorize(tiled, self.c_dims([*lead, min(mr, self.m), min(nr, self.n)]))

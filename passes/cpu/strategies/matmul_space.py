@@ -7,6 +7,7 @@ whether B is packed.
     mc nc kc               cache tiles (Goto's blocking), fitted to multiples of the register tile
     split     m, n, batch or none: the dim split across threads
     pack_b    B's cache block copied into contiguous register panels first
+    prepack   a constant B packed into register panels once, at compile time (versa-pack-weights)
 
 A point is invalid when its accumulators, a vector of B and a broadcast of A do not fit in the
 vector registers (they would spill on every k step), when the chosen thread split leaves a
@@ -20,6 +21,7 @@ from versa.targets import Target
 
 from .epilogue import EpilogueStrategy
 from .matmul import MatmulStrategy, thread_split, uncut
+from .packed_matmul import can_prepack
 from .space import InvalidPoint, Knob, Point, Space, candidates
 from .strategy import fit, round_up
 
@@ -74,8 +76,10 @@ def matmul_space(mm: MatmulStrategy, target: Target) -> Space:
     default = _split_name(mm)
     others = (n for n in _splits(mm) if n != default)
     knobs.append(Knob("split", (default, *others), "dim split across threads"))
-    if not mm.rows_outer:
+    if not mm.rows_outer and not mm.panels:  # a pre-packed B is never copied per call
         knobs.append(Knob("pack_b", (mm.pack_b, not mm.pack_b), "pack B's register panels"))
+    if mm.constant_b:
+        knobs.append(Knob("prepack", (mm.prepack, not mm.prepack), "pack the constant B at compile time"))
     return Space(tuple(knobs))
 
 
@@ -115,6 +119,7 @@ def matmul_at(mm: MatmulStrategy, point: Point, target: Target) -> MatmulStrateg
         cache_tile=cache,
         register_tile=register,
         pack_b=False,
+        prepack=False,
     )
     if new.rows_outer:
         return replace(new, fused_fill=mm.fused_fill and new.whole_tiles())
@@ -122,6 +127,10 @@ def matmul_at(mm: MatmulStrategy, point: Point, target: Target) -> MatmulStrateg
         if not new.can_pack():
             raise InvalidPoint("B's panels are ragged at this point: packing needs whole register tiles")
         new = replace(new, pack_b=True)
+    if p.get("prepack"):
+        if not can_prepack(new):
+            raise InvalidPoint("only the plain matmul kernel reads a pre-packed B (not rows_outer, dots)")
+        new = replace(new, prepack=True)
     return new
 
 

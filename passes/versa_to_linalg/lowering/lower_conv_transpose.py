@@ -33,6 +33,7 @@ from versa.dialects import versa as dialect
 from versa.dialects.attributes import elements_to_numpy
 from versa.mlir import ir, tensor
 
+from ...common import extents
 from ...common import linalg_builders as build
 from ...common.matching import numpy_dtype_of
 
@@ -78,9 +79,12 @@ def lower_conv_transpose2d(op: ir.OpView, rewriter: Any) -> bool:
     attrs, (x, w) = dialect.ConvTranspose2dOp.attrs(op), op.operands
     shape = tuple(ir.RankedTensorType(op.results[0].type).shape)
     element = build.element_of(x)
-    (_, c, *size), (_, fg, *kernel), (n, f, *out) = build.shape_of(x), build.shape_of(w), shape
+    (_, c, *size), (_, fg, *kernel), (_, f, *out) = build.shape_of(x), build.shape_of(w), shape
+    if extents.DYNAMIC in (*size, *out):  # the phases' rows and counts are cut at static indices
+        raise extents.Unsupported("dynamic dim H or W of a conv_transpose2d: not supported")
+    n = extents.dim(x, 0)  # the batch: the input's (static or dynamic)
     if 0 in shape or 0 in build.shape_of(x):  # nothing to compute, or nothing to read: zeros
-        rewriter.replace_op(op, [build.filled(shape, element, 0.0)])
+        rewriter.replace_op(op, [build.filled((n, *shape[1:]), element, 0.0)])
         return True
     strides, dilations, low = attrs["strides"], attrs["dilations"], attrs["padding"]
     rows, cols = (phases(size[i], kernel[i], strides[i], dilations[i], low[i], out[i]) for i in range(2))
@@ -97,7 +101,9 @@ def lower_conv_transpose2d(op: ir.OpView, rewriter: Any) -> bool:
         result = (build.empty if complete else _zeros)((n, *out, f), element)
         for ph, pw, y in convs:
             offsets, sizes = [0, ph.offset, pw.offset, 0], [n, ph.count, pw.count, f]
-            result = tensor.insert_slice(y, result, [], [], [], offsets, sizes, [1, *strides, 1])
+            dynamic = [e for e in sizes if isinstance(e, ir.Value)]
+            static = extents.type_shape(sizes)
+            result = tensor.insert_slice(y, result, [], dynamic, [], offsets, static, [1, *strides, 1])
     rewriter.replace_op(op, [vb.transpose(result, perm=TO_NCHW)])
     return True
 
@@ -131,11 +137,12 @@ def _padded(x: ir.Value, rows: list[Phase], cols: list[Phase]) -> _Padded:
 
 def _phase_conv(x: _Padded, w: ir.Value, ph: Phase, pw: Phase, cg: int, fg: int, groups: int) -> ir.Value:
     """The stride-1 conv of one phase: its rows and columns of the padded input, its taps."""
-    n, *_, c = build.shape_of(x.value)
+    c, n = build.shape_of(x.value)[3], extents.dim(x.value, 0)
     rh, rw = ph.reads, pw.reads
     offsets = [0, rh.start + x.low[0], rw.start + x.low[1], 0]
     sizes = [n, len(rh), len(rw), c]
-    window = x.value if sizes == build.shape_of(x.value) else build.extract(x.value, offsets, sizes)
+    whole = sizes[1:] == list(build.shape_of(x.value)[1:])
+    window = x.value if whole else build.extract(x.value, offsets, sizes)
     sub = _sub_filter(w, ph.taps, pw.taps, cg, fg, groups)
     return vb.conv2d(window, sub, dilations=[ph.dilation, pw.dilation], groups=groups, layout="NHWC")
 

@@ -27,6 +27,7 @@ from versa.mlir import arith, ir, linalg
 
 from ...common import extents
 from ...common import linalg_builders as build
+from ...common.window_builders import pad_spatial
 
 # A max that returns NaN when either operand is (as PyTorch's pools do) but may order -0 and +0
 # either way: 3 instructions on x86 rather than 6 (sign tests and blends), as in pool_kernels.
@@ -154,3 +155,60 @@ def _window_views(
         return [combine(total, args[-1])]
 
     return build.generic(views, [acc], maps, iterators, body)[0]
+
+
+# ----------------------------------------------------------------------------- dynamic H or W
+
+
+def dynamic_pool2d(
+    x: ir.Value, shape: build.Extents, attrs: dict[str, Any], kind: str, init: ir.Value
+) -> ir.Value:
+    """The pool of `x` with a dynamic H or W: one named pooling op over x padded with `init`
+    (the blocks above are cut at static indices). versa-static-tiles cuts it into static
+    tiles of output rows and columns (`tile_slicing`'s windows), the reads padded in place."""
+    element = build.element_of(x)
+    named = getattr(linalg, f"pooling_{attrs['layout'].lower()}_{kind}")
+    padded = pad_spatial(x, attrs["padding"], attrs["layout"], init)
+    window = build.empty(tuple(attrs["kernel"]), element)
+    y = build.filled(tuple(shape), element, init)
+    return named(padded, window, outs=[y], strides=attrs["strides"], dilations=[1, 1])
+
+
+def dynamic_average(y: ir.Value, x: ir.Value, attrs: dict[str, Any]) -> ir.Value:
+    """`y` (window sums) divided by each window's count of input elements, H and W read off
+    `x` at run time: count = (min(o*s - top + K, H) - max(o*s - top, 0)) per axis (the static
+    lowering's `window_counts`), one 1-D tensor per axis, their product per output."""
+    _, h, w = spatial_dims(attrs["layout"])
+    element, out = build.element_of(y), extents.of(y)
+    counts = []
+    for d, i in ((h, 0), (w, 1)):
+        size = extents.index(extents.dim(x, d))
+        kernel, stride, low = attrs["kernel"][i], attrs["strides"][i], attrs["padding"][i]
+
+        def count(_: ir.Value, size=size, kernel=kernel, stride=stride, low=low) -> list[ir.Value]:
+            index = ir.IndexType.get()
+            start = arith.subi(
+                arith.muli(linalg.IndexOp(0).result, arith.constant(index, stride)),
+                arith.constant(index, low),
+            )
+            end = arith.minsi(arith.addi(start, arith.constant(index, kernel)), size)
+            inside = arith.subi(end, arith.maxsi(start, arith.constant(index, 0)))
+            return [build.convert(arith.index_cast(ir.IntegerType.get_signless(64), inside), element)]
+
+        ones = ir.AffineMap.get_identity(1)
+        counts.append(
+            build.generic([], [build.empty((out[d],), element)], [ones], [build.PARALLEL], count)[0]
+        )
+    maps = [
+        ir.AffineMap.get_identity(4),
+        build.dims_map(4, [h]),
+        build.dims_map(4, [w]),
+        ir.AffineMap.get_identity(4),
+    ]
+
+    def divide(total: ir.Value, rows: ir.Value, cols: ir.Value, _: ir.Value) -> list[ir.Value]:
+        return [arith.divf(total, arith.mulf(rows, cols))]
+
+    return build.generic(
+        [y, *counts], [build.empty(tuple(out), element)], maps, [build.PARALLEL] * 4, divide
+    )[0]

@@ -79,7 +79,7 @@ def distinct_kernels(text: str, options: CompileOptions) -> list[TuneKernel]:
         roots = {op.operation for op, _, _ in signed}
         found: dict[str, TuneKernel] = {}
         for op, strategy, signature in signed:
-            space = search_space(strategy, options.target)
+            space = _measurable(search_space(strategy, options.target))
             if signature.key in found or not space.knobs or op.parent.name != "func.func":
                 continue
             elements = sum(math.prod(v.type.shape) for v in (*op.operands, *op.results))
@@ -94,6 +94,16 @@ def distinct_kernels(text: str, options: CompileOptions) -> list[TuneKernel]:
                 signature, type(strategy).__name__, space, body, elements, counts[signature.key], strategy
             )
     return list(found.values())
+
+
+# Knobs a kernel module cannot show: its weights are arguments, so `prepack` (a constant B laid
+# out at compile time, versa-pack-weights) would compile the same code either way, and a tuned
+# point would record noise. Left out, a point takes the knob's analytic default.
+UNMEASURABLE = frozenset({"prepack"})
+
+
+def _measurable(space: Space) -> Space:
+    return Space(tuple(k for k in space.knobs if k.name not in UNMEASURABLE))
 
 
 def _keys(text: str, options: CompileOptions) -> set[str]:

@@ -22,11 +22,19 @@ class SymbolicInt:
         dim: int | None = None,
         source: ir.Value | None = None,
         tensor: ir.Value | None = None,
+        shifted: "tuple[SymbolicInt, int] | None" = None,
     ):
         self.text, self.dim, self.source, self.tensor = text, dim, source, tensor
+        self.shifted = shifted  # computed: (a plain size, c) when this is that size + c
 
     def __repr__(self) -> str:
         return self.text
+
+    def affine(self) -> "tuple[SymbolicInt, int] | None":
+        """(a plain size of a converted tensor, c) when this is that size + c, else None."""
+        if self.dim is not None and self.tensor is not None:
+            return self, 0
+        return self.shifted
 
 
 def _size(op: ir.OpView, env: dict) -> int | SymbolicInt:
@@ -49,10 +57,22 @@ def _arithmetic(symbol: str, compute):
         args = [env[v] for v in op.operands]
         if not all(isinstance(a, int) for a in args):  # a size, or a number no op here gave
             text = f"{symbol}{args[0]!r}" if len(args) == 1 else f"{args[0]!r} {symbol} {args[1]!r}"
-            return SymbolicInt(f"({text})")
+            return SymbolicInt(f"({text})", shifted=_shifted(symbol, args))
         return compute(*args)
 
     return value
+
+
+def _shifted(symbol: str, args: list) -> tuple[SymbolicInt, int] | None:
+    """size + c, c + size, size - c (a plain size shifted by a number): (the size, c)."""
+    if len(args) != 2 or symbol not in "+-":
+        return None
+    a, b = args
+    if isinstance(a, SymbolicInt) and isinstance(b, int) and (form := a.affine()):
+        return form[0], form[1] + (b if symbol == "+" else -b)
+    if symbol == "+" and isinstance(b, SymbolicInt) and isinstance(a, int) and (form := b.affine()):
+        return form[0], form[1] + a
+    return None
 
 
 _SIZE_OPS = {

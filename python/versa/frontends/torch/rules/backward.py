@@ -51,10 +51,17 @@ def max_pool2d_indices(node: Node, x, kernel, stride, pads, out_hw):
     return indices if shape(indices) == shape(which) else vb.broadcast_to(indices, list(shape(which)))
 
 
-@rule("torch.aten.max_pool2d_with_indices")
+@rule("torch.aten.max_pool2d_with_indices", dynamic=True)
 def max_pool2d_with_indices(node: Node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
-    kernel, stride, pads = pool._pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
-    values = vb.max_pool2d(x, kernel=kernel, strides=stride, padding=pads)
+    """The values as max_pool2d's; the indices (backward's) of static shapes without ceil_mode's
+    overhang only: inference graphs of torch.compile pool this way and never read them."""
+    kernel, stride, pads, extra = pool._pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
+    if any(extra) and None not in shape(x):  # the indices read windows inside torch's padding only
+        raise Unsupported("ceil_mode pooling that changes the output shape")  # torch-mlir's, whole
+    high = [pads[2] + extra[0], pads[3] + extra[1]]
+    values = vb.max_pool2d(x, kernel=kernel, strides=stride, padding=[*pads[:2], *high])
+    if None in shape(x):
+        return [values, Refused("max pooling indices over dynamic dims")]
     return [values, max_pool2d_indices(node, x, kernel, stride, pads, node.out.shape[2:])]
 
 

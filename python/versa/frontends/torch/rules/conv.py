@@ -80,10 +80,12 @@ def conv1d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, gr
     return vb.reshape(out, list(node.out.shape)) if tuple(node.out.shape) != shape(out) else out
 
 
-@rule("torch.aten.conv_transpose2d.input")
+@rule("torch.aten.conv_transpose2d.input", dynamic=True)
 def conv_transpose2d(
     node: Node, x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
+    if None in shape(x)[1:]:  # its phases are cut at static rows: a dynamic batch only
+        raise Unsupported("conv_transpose2d with a dynamic channel, height or width")
     p = pairs(padding)
     out = vb.conv_transpose2d(
         x,
@@ -112,8 +114,8 @@ def conv_transpose1d(
 def convolution(
     node: Node, x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *_
 ):
-    if None in shape(x) and (transposed or rank(x) == 5):
-        raise Unsupported("a transposed or 3-d convolution with dynamic dims")
+    if None in shape(x) and (rank(x) == 5 or transposed and (rank(x) != 4 or None in shape(x)[1:])):
+        raise Unsupported("a 3-d, 1-d transposed or spatially dynamic transposed convolution")
     if rank(x) == 3:
         if transposed:
             return conv_transpose1d(node, x, weight, bias, stride, padding, output_padding, groups, dilation)

@@ -92,7 +92,7 @@ def arange(node: Node, *args):
     start = args[0] if name.endswith((".start", ".start_step")) else 0
     end = args[1] if name.endswith((".start", ".start_step")) else args[0]
     step = args[2] if name.endswith(".start_step") else 1
-    if node.out.dynamic:
+    if node.out.dynamic or not isinstance(start, int):  # a run-time length, or start (s - 3)
         return runtime_sizes.arange(node, start, end, step)
     return node.constant(start + step * np.arange(node.out.shape[0]))
 

@@ -12,33 +12,45 @@ import numpy as np
 from versa.dialects import builders as vb
 
 from ..convert import Node, Unsupported, rule
+from . import adaptive_sizes
 from .common import element, pairs, rank, shape
 
 
-def _pool_shape(size: int, k: int, s: int, lo: int, hi: int, dilation: int = 1) -> int:
-    return (size + lo + hi - dilation * (k - 1) - 1) // s + 1
-
-
 def _pool_attrs(node: Node, x, kernel, stride, padding, ceil_mode, dilation=1):
+    """(kernel, strides, padding, extra): `extra` [bottom, right] is the padding ceil_mode adds
+    past torch's own (the excluded area a last, partial window overhangs)."""
     kernel = pairs(kernel)
     stride = pairs(stride)[:2] if stride else kernel  # the ONNX path may append dilations
     p = pairs(padding)
     pads = p if len(p) == 4 else [p[0], p[1], p[0], p[1]]  # ONNX's [top, left, bottom, right]
     if pairs(dilation) != [1, 1]:
         raise Unsupported("dilated pooling")
-    if None in shape(x)[2:]:  # the dialect's rule gives floor's extents, dynamic as the input's
-        if ceil_mode:
-            raise Unsupported("ceil_mode pooling over dynamic spatial dims")
-        return kernel, stride, pads
-    floor = tuple(_pool_shape(shape(x)[2 + i], kernel[i], stride[i], pads[i], pads[i + 2]) for i in range(2))
-    if floor != node.out.shape[2:]:
-        raise Unsupported("ceil_mode pooling that changes the output shape")
-    return kernel, stride, pads
+    extra = [_ceil_extra(node, x, i, kernel[i], stride[i], pads) for i in range(2)] if ceil_mode else [0, 0]
+    return kernel, stride, pads, extra
+
+
+def _ceil_extra(node: Node, x, i: int, k: int, s: int, pads) -> int:
+    """The high padding that makes the dialect's floor extent torch's ceil_mode one along
+    spatial dim i. Static: what the last window overhangs. Dynamic: s - 1, which turns
+    floor((size + p - k) / s) into its ceiling, exact when no last window can start in the
+    padding (torch drops such a window: when s - 1 + bottom padding < k it never starts there,
+    and the dialect's `padding < kernel` holds)."""
+    size = shape(x)[2 + i]
+    if size is not None:
+        out = node.out.shape[2 + i]
+        return max(0, (out - 1) * s + k - (size + pads[i] + pads[i + 2]))
+    if s - 1 + pads[i + 2] >= k:
+        raise Unsupported(
+            f"ceil_mode pooling over a dynamic dim with stride {s} > kernel {k} - padding "
+            f"{pads[i + 2]} (whether the last window is dropped depends on the size)"
+        )
+    return s - 1
 
 
 @rule("torch.aten.max_pool2d", dynamic=True)
 def max_pool2d(node: Node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
-    kernel, stride, pads = _pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
+    kernel, stride, pads, extra = _pool_attrs(node, x, kernel, stride, padding, ceil_mode, dilation)
+    pads = [pads[0], pads[1], pads[2] + extra[0], pads[3] + extra[1]]
     return vb.max_pool2d(x, kernel=kernel, strides=stride, padding=pads)
 
 
@@ -55,10 +67,12 @@ def avg_pool2d(
 ):
     if divisor_override is not None:
         raise Unsupported("avg_pool2d with divisor_override")
-    kernel, stride, pads = _pool_attrs(node, x, kernel, stride, padding, ceil_mode)
+    kernel, stride, pads, extra = _pool_attrs(node, x, kernel, stride, padding, ceil_mode)
     if count_include_pad and any(pads):  # versa averages over the window inside the input: pad first
         x = vb.pad(x, low=[0, 0, pads[0], pads[1]], high=[0, 0, pads[2], pads[3]], value=0.0)
         pads = [0, 0, 0, 0]
+    # ceil_mode's overhang is never counted (torch clips a window to the padded input)
+    pads = [pads[0], pads[1], pads[2] + extra[0], pads[3] + extra[1]]
     return vb.avg_pool2d(x, kernel=kernel, strides=stride, padding=pads)
 
 
@@ -97,8 +111,10 @@ def adaptive_avg_pool2d(node: Node, x, output_size):
     (h, w), (oh, ow) = shape(x)[-2:], node.out.shape[-2:]
     if (oh, ow) == (1, 1):
         return vb.reduce_mean(x, axes=[rank(x) - 2, rank(x) - 1], keepdims=True)
-    if h is None or w is None:
-        raise Unsupported("adaptive pooling of dynamic spatial dims to a size other than 1")
+    if h is None or w is None:  # averaging matrices built per call for the dynamic dims
+        rows = _adaptive_matrix(oh, h) if h is not None else None
+        cols = _adaptive_matrix(ow, w) if w is not None else None
+        return adaptive_sizes.adaptive_avg_pool(node, x, rows, cols)
     if h % oh or w % ow or rank(x) != 4:  # uneven windows: P_h · x · P_wᵀ, constant averaging rows
         return separable(node, x, _adaptive_matrix(oh, h), _adaptive_matrix(ow, w))
     kernel = [h // oh, w // ow]

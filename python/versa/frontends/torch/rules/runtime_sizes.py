@@ -5,11 +5,18 @@ Under dynamic shapes transformers builds its position ids and attention masks th
 `SymbolicInt` that is a plain `x.size(d)` carries x as converted (`tensor`), so each of these
 is built from ops whose result dims are x's: `versa.iota` with x as its `like` operand gives
 [x.size(d)]; a dim to grow to x.size(d) comes from broadcasting against an all-true i1 mask of
-that size (an iota compared with 0: a select of x on both sides, exact for every type). A size
-computed from several (`s + 1`) is no tensor's dim and is refused, as before.
+that size (an iota compared with 0: a select of x on both sides, exact for every type).
+
+A size shifted by a number (`s + 1`, `s - 4`: `SymbolicInt.affine`) is no tensor's dim, but
+arange(s + c) is arange(s) followed by s + arange(c) (a concat sizes its result as a sum), and
+a slice from s - c, or from the end, is a gather of positions c apart from the size read off
+the tensor (`size_tensor`: an iota's maximum + 1) when the slice's length is static. Sizes
+from several tensors or from values (`cache[:, pos:pos + n]`) stay refused.
 """
 
 from collections.abc import Sequence
+
+import numpy as np
 
 from versa.dialects import builders as vb
 from versa.dialects import shapes
@@ -31,12 +38,60 @@ def source(size) -> tuple[ir.Value, int]:
 
 
 def arange(node: Node, start, end, step) -> ir.Value:
-    """arange(0, x.size(d), 1): an iota sized by x's dim d (other starts or steps give a length
-    that is no tensor's dim)."""
-    if start != 0 or step != 1:
+    """arange(0, x.size(d), 1): an iota sized by x's dim d; arange(0, s + c) for c > 0: that
+    iota, then s + arange(c); arange(s + a, s + b): s + arange(a, b) (a static length)."""
+    element = types.element_type(node.out.element)
+    begin, stop = _shift(start), _shift(end)
+    if step == 1 and begin and stop and begin[0].source == stop[0].source and begin[0].dim == stop[0].dim:
+        offsets = np.arange(begin[1], stop[1])
+        return vb.cast(vb.add(size_tensor(node, begin[0]), node.constant(offsets, I64)), element)
+    if start != 0 or step != 1 or not stop or stop[1] < 0:
         raise Unsupported(f"arange({start}, {end}, {step}) of a run-time length")
-    like, d = source(end)
-    return vb.iota_like(like, [d], types.element_type(node.out.element), axis=0)
+    size, extra = stop
+    ramp = vb.iota_like(size.tensor, [size.dim], element, axis=0)
+    if not extra:
+        return ramp
+    rest = vb.add(size_tensor(node, size), node.constant(np.arange(extra), I64))
+    return vb.concat([ramp, vb.cast(rest, element) if element != rest.type.element_type else rest], axis=0)
+
+
+def _shift(value) -> tuple[SymbolicInt, int] | None:
+    return value.affine() if isinstance(value, SymbolicInt) else None
+
+
+def size_tensor(node: Node, size: SymbolicInt) -> ir.Value:
+    """[1] i64 holding a plain run-time size: its tensor's iota along the dim, max + 1."""
+    ramp = vb.iota_like(size.tensor, [size.dim], types.element_type(I64), axis=0)
+    return vb.add(vb.reduce_max(ramp, axes=[0], keepdims=True), node.constant(1, I64))
+
+
+WHOLE = 2**62  # an end at least this large: to the end (torch's `x[a:]` is end = 2**63 - 1)
+
+
+def dynamic_slice(node: Node, x: ir.Value, d: int, start, end, step, torch_x: ir.Value) -> ir.Value:
+    """x[..., start:end:step, ...] along a dynamic dim d: the whole dim; else, when the slice's
+    length is static (torch proved the dim long enough), a gather of its positions, each
+    `start` + i·step, a start from the end (-c, or size - c) counted from the size of the dim
+    it names (a gather clamps: no read out of bounds)."""
+    start, step = 0 if start is None else start, 1 if step is None else step
+    to_end = end is None or isinstance(end, int) and end >= WHOLE
+    if start == 0 and to_end and step == 1:
+        return x
+    length = node.out.shape[d]
+    if length is None or not isinstance(step, int) or step < 1:
+        raise Unsupported(f"a slice ({start}:{end}:{step}) of a dynamic dim to a run-time length")
+    if isinstance(start, int) and start < 0:  # from the end of x's own dim
+        start = SymbolicInt(
+            f"size({torch_x.get_name()}, {d}) - {-start}", shifted=(sizes_of(x, torch_x)[d], start)
+        )
+    positions = node.constant(np.arange(length, dtype=np.int64) * step, I64)
+    if isinstance(start, int):
+        return vb.gather(x, vb.add(positions, node.constant(start, I64)), axis=d)
+    shift = _shift(start)
+    if shift is None:
+        raise Unsupported(f"a slice ({start}:{end}:{step}) from a run-time start that is no size + a number")
+    first = vb.add(size_tensor(node, shift[0]), node.constant(shift[1], I64))
+    return vb.gather(x, vb.add(positions, first), axis=d)
 
 
 def slice_to(node: Node, x: ir.Value, d: int, start, end, step) -> ir.Value:

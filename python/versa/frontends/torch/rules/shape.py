@@ -160,20 +160,17 @@ def slice_(node: Node, x, dim=0, start=None, end=None, step=1):
 
 
 def _dynamic_slice(node: Node, x, d: int, start, end, step):
-    """A slice of a tensor with dynamic dims: the whole of a dynamic dim (`x[:, :]`), or a
-    gather of the positions along a static one."""
+    """A slice of a tensor with dynamic dims: a gather of the positions along a static dim;
+    along a dynamic one `runtime_sizes.dynamic_slice`."""
     if isinstance(end, SymbolicInt) and shape(x)[d] is not None:
         return runtime_sizes.slice_to(node, x, d, start, end, step)
+    if shape(x)[d] is None:
+        return runtime_sizes.dynamic_slice(node, x, d, start, end, step, node.op.operands[0])
     if any(isinstance(v, SymbolicInt) for v in (start, end, step)):
         raise Unsupported(f"a slice with run-time bounds ({start}:{end}:{step})")
-    if shape(x)[d] is not None and step is not None and step > 0:
-        return _take(node, x, d, range(*_bounds(start, end, shape(x)[d]), step))
-    if start in (None, 0) and (end is None or end >= _WHOLE) and step in (None, 1):
-        return x
-    raise Unsupported("a slice of a dynamic dim")
-
-
-_WHOLE = 2**62  # an end at least this large: to the end (torch's `x[a:]` is end = 2**63 - 1)
+    if step is None or step > 0:
+        return _take(node, x, d, range(*_bounds(start, end, shape(x)[d]), step or 1))
+    raise Unsupported("a slice of a dynamic tensor with a negative step")
 
 
 @rule("torch.aten.narrow", dynamic=True)
