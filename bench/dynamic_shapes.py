@@ -40,6 +40,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seqs", default="16,128,512", help="sequence lengths (default 16,128,512)")
     parser.add_argument("--repeat", type=int, default=5, help="timed rounds R (default 5)")
     parser.add_argument("--threads", type=int, default=None, help="threads per system (default: all cores)")
+    parser.add_argument(
+        "--peers",
+        default="",
+        metavar="REGEX",
+        help="peers whose name matches (default: all of torch eager, Inductor dynamic, ONNX Runtime; "
+        "'^$' for none: Versa dynamic against Versa static only, where the peers would not fit in memory)",
+    )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown file to update")
     args = parser.parse_args(argv)
     args.batches = [int(b) for b in args.batches.split(",")]
@@ -71,7 +78,7 @@ def main(argv: list[str]) -> int:
     measured = []
     for model in models:  # the section is rewritten after each model: a killed run keeps those done
         print(f"{model.name} ...", flush=True)
-        measured.append(dynamic_systems.measure(model, shapes, args.repeat, threads, print))
+        measured.append(dynamic_systems.measure(model, shapes, args.repeat, threads, print, args.peers))
         elapsed = time.perf_counter() - started
         section = dynamic_report.section(measured, command, machine.cpu_name(), threads, args.repeat, elapsed)
         dynamic_report.write(args.output, section)

@@ -10,6 +10,7 @@ float64 eager reference first, then the systems interleaved, R rounds, medians.
 import copy
 import gc
 import io
+import re
 import resource
 import statistics
 import time
@@ -127,8 +128,13 @@ def _prepared(name: str, make: Callable[[], Call], log) -> Call | str:
         return f"n/a ({reason(err)})"
 
 
-def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: int, log) -> Measured:
-    """Every system of SYSTEMS at every shape of `model`."""
+PEERS = ("torch eager", "Inductor dynamic", "ONNX Runtime")  # the systems that are not Versa
+
+
+def measure(
+    model: Model, shapes: list[tuple[int, int]], repeat: int, threads: int, log, peers: str = ""
+) -> Measured:
+    """Every system of SYSTEMS at every shape of `model`; of PEERS, those `peers` matches (re.search)."""
     import versa
 
     measured = Measured(model.name)
@@ -139,15 +145,22 @@ def measure(model: Model, shapes: list[tuple[int, int]], repeat: int, threads: i
     rng = np.random.default_rng(0)
     example = (torch.from_numpy(rng.integers(0, vocab, (2, 16))), torch.ones(2, 16, dtype=torch.int64))
     systems: dict[str, Call | str] = {"torch eager": lambda ids, mask: _numpy(module(ids, mask))}
+    wanted = {p for p in PEERS if re.search(peers, p)}
     held = []  # the dynamic compile, for its hot shapes (bench/dynamic_hot.py)
     systems["Versa dynamic"] = _prepared(
         "Versa dynamic", lambda: _versa_dynamic(module, example, max_seq, measured, repeat, held), log
     )
-    systems["Inductor dynamic"] = _prepared("Inductor dynamic", lambda: _inductor_dynamic(module), log)
+    if "Inductor dynamic" in wanted:
+        systems["Inductor dynamic"] = _prepared("Inductor dynamic", lambda: _inductor_dynamic(module), log)
     graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     for name, seconds in measured.compiles.items():
         log(f"  {name}: compiled in {sum(seconds):.1f} s")
-    systems["ONNX Runtime"] = _prepared("ONNX Runtime", lambda: _onnx_runtime(module, example, threads), log)
+    if "ONNX Runtime" in wanted:
+        systems["ONNX Runtime"] = _prepared(
+            "ONNX Runtime", lambda: _onnx_runtime(module, example, threads), log
+        )
+    if "torch eager" not in wanted:
+        del systems["torch eager"]
     for batch, seq in shapes:
         ids = torch.from_numpy(rng.integers(0, vocab, (batch, seq)))
         mask = torch.ones(batch, seq, dtype=torch.int64)

@@ -34,8 +34,10 @@ from ..common.base import Pass, collect, target_option
 from ..common.kernel_text import define
 from .kernels import int8_depthwise as depthwise
 from .kernels import int8_epilogue
-from .kernels.int8_dot import ISAS, ConvShape, Isa, kernel_text
+from .kernels.int8_blocks import plan, unblocked
+from .kernels.int8_dot import kernel_text
 from .kernels.int8_dot_aarch64 import aarch64_isa
+from .kernels.int8_isa import ISAS, ConvShape, Isa
 from .kernels.int8_pack import pack, round_up
 from .kernels.int8_unflip import unflipped
 from .strategies.consumers import epilogue_consumer
@@ -113,7 +115,10 @@ def _ints(op: ir.Operation, name: str) -> tuple[int, int]:
 class VersaInt8Kernels(Pass):
     name = "versa-int8-kernels"
     summary = "i8 matmuls and NHWC convs with constant weights as dot-product micro-kernels (x86, AArch64)"
-    threads: int = 1  # panels and output rows as an scf.forall when above 1
+    threads: int = 1  # row blocks and panels as an scf.forall when above 1
+    # Output rows per cache block (int8_blocks.py): 0 sized from the target's L2, -1 the
+    # unblocked nest (every row once per panel, as before; kept for A/B timing).
+    row_block: int = 0
     target: targets.Target = target_option()
 
     def run(self, module: ir.Operation) -> None:
@@ -192,9 +197,15 @@ class VersaInt8Kernels(Pass):
             epilogue,
             source is not None,
         )
-        define(
-            module, isa.declaration() + "\n" + kernel_text(name, shape, isa, nv, mr, unsigned, self.threads)
-        )
+        if self.row_block < 0:
+            blocks = unblocked(out4[2])
+        else:
+            size = 2 if isa.element == "i16" else 1
+            blocks = plan(
+                shape, size, shape.filters // panel, mr, self.target.l2, self.threads, self.row_block
+            )
+        text = kernel_text(name, shape, isa, nv, mr, unsigned, self.threads, blocks)
+        define(module, isa.declaration() + "\n" + text)
         xs = (lambda: build.expand(x, x_shape, [[0, 1, 2], [3]])) if matmul else (lambda: x)
         fold = (lambda y: build.collapse(y, out, [[0, 1, 2], [3]])) if matmul else (lambda y: y)
         _call(

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.kernel_text import Text
-from .int8_dot import Isa, store_tile
+from .int8_dot import store_tile
 from .int8_epilogue import Epilogue
+from .int8_isa import Isa
 from .int8_pack import round_up
 
 

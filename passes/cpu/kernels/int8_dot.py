@@ -9,12 +9,13 @@ The filter is packed at compile time (`int8_pack.py`) into panels of NR = NV·L 
 [P, KH, KW, C/G, NR·G], so one k step reads NV contiguous vectors; the activations' G channels
 are one i32 broadcast to every lane (`vpbroadcastd` from memory):
 
-    for p (panel), n, oh                       (an scf.forall over (p, n, oh) with threads)
-      for ow0 in steps of MR                   (+ one static tile for the MR ∤ OW rest)
-        acc[i][j] = init[p·NR + j·L]           MR·NV accumulators, in registers
-        for kh, kw, cg:
-          acc[i][j] = dot(acc[i][j], A[n, oh·sh + kh·dh, (ow0+i)·sw + kw·dw, cg·G], B[p, kh, kw, cg, j])
-        out[n, oh, ow0 + i, p·NR + j·L] = acc[i][j]
+    for n, ob, wb, p                           (cache blocks of rows, then panels: int8_blocks.py;
+      for oh in the block's RB rows             an scf.forall over (n, ob, wb, p) with threads)
+        for ow0 in steps of MR in its WB pixels (+ one static tile for the MR ∤ WB rest)
+          acc[i][j] = init[p·NR + j·L]         MR·NV accumulators, in registers
+          for kh, kw, cg:
+            acc[i][j] = dot(acc[i][j], A[n, oh·sh + kh·dh, (ow0+i)·sw + kw·dw, cg·G], B[p, kh, kw, cg, j])
+          out[n, oh, ow0 + i, p·NR + j·L] = acc[i][j]
 
 The instructions are LLVM's intrinsics, called as functions declared under their names
 (`@llvm.x86.avx512.vpdpbusd.512`): an `llvm.call_intrinsic` has unknown memory effects, which
@@ -22,83 +23,21 @@ one-shot-bufferize refuses, while a call of a declaration with vector operands b
 LLVM reads a declaration named `llvm.*` as the intrinsic (docs/facts.md).
 """
 
-from dataclasses import dataclass
-
 from ...common.kernel_text import Text
-from .int8_epilogue import Epilogue
+from .int8_blocks import Blocks, open_nest, unblocked
+from .int8_isa import ConvShape, Isa
 
 
-@dataclass(frozen=True)
-class Isa:
-    """One way to multiply-accumulate bytes: `group` K elements of `element` per i32 lane."""
-
-    intrinsic: str
-    lanes: int  # i32 lanes per vector
-    element: str  # i8 (vpdpbusd, sdot/udot) or i16 (vpmaddwd on widened operands)
-    group: int  # K elements summed into one lane
-    # Same-sign byte dot products (AArch64 sdot/udot): `intrinsic` is s8 x s8, this one u8 x u8,
-    # so neither operand changes range. Empty: a mixed u8 x s8 one (vpdpbusd) or vpmaddwd.
-    unsigned_intrinsic: str = ""
-
-    @property
-    def accumulates(self) -> bool:
-        """vpdpbusd and sdot/udot add into their accumulator operand; vpmaddwd's products are
-        added after."""
-        return self.element == "i8"
-
-    @property
-    def flips(self) -> bool:
-        """vpdpbusd multiplies u8 by s8: x's top bit flips, the packing's start values take the
-        shift (int8_pack.py); sdot/udot read both operands in the range the op reads them."""
-        return self.accumulates and not self.unsigned_intrinsic
-
-    def intrinsics(self) -> tuple[str, ...]:
-        return (self.intrinsic, self.unsigned_intrinsic) if self.unsigned_intrinsic else (self.intrinsic,)
-
-    def call(self, unsigned: bool) -> str:
-        """The intrinsic for operands read unsigned (u8) or signed."""
-        return self.unsigned_intrinsic if unsigned and self.unsigned_intrinsic else self.intrinsic
-
-    def declaration(self) -> str:
-        v, w = f"vector<{self.lanes}xi32>", f"vector<{self.lanes * self.group}x{self.element}>"
-        inputs = f"{v}, {w}, {w}" if self.accumulates else f"{w}, {w}"
-        return "\n".join(f"func.func private @{name}({inputs}) -> {v}" for name in self.intrinsics())
-
-
-ISAS = {
-    "vnni512": Isa("llvm.x86.avx512.vpdpbusd.512", 16, "i8", 4),
-    "vnni256": Isa("llvm.x86.avx512.vpdpbusd.256", 8, "i8", 4),
-    "pmaddwd512": Isa("llvm.x86.avx512.pmaddw.d.512", 16, "i16", 2),
-    "pmaddwd256": Isa("llvm.x86.avx2.pmadd.wd", 8, "i16", 2),
-}
-
-
-@dataclass(frozen=True)
-class ConvShape:
-    """What the kernel computes: x [n, h, w, c] (i8) → [n, oh, ow, fp] (i32), padded C and F."""
-
-    x: tuple[int, int, int, int]
-    window: tuple[int, int]
-    out: tuple[int, int, int]  # n, oh, ow
-    filters: int  # F padded to whole panels
-    strides: tuple[int, int]
-    dilations: tuple[int, int]
-    channels: int  # C padded to a multiple of the group
-    epilogue: Epilogue | None = None  # the consumer computed on each accumulator (int8_epilogue.py)
-    shifted: bool = False  # x holds the signed values + 128 (u8: `int8_unflip.py`)
-
-    @property
-    def element(self) -> str:
-        """The output's element type: the epilogue's, else the i32 sums."""
-        return self.epilogue.element if self.epilogue else "i32"
-
-    def packed(self, isa: Isa, panel: int) -> str:
-        kh, kw = self.window
-        groups, width = self.channels // isa.group, panel * isa.group
-        return f"tensor<{self.filters // panel}x{kh}x{kw}x{groups}x{width}x{isa.element}>"
-
-
-def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: bool, threads: int) -> str:
+def kernel_text(
+    name: str,
+    s: ConvShape,
+    isa: Isa,
+    nv: int,
+    mr: int,
+    unsigned: bool,
+    threads: int,
+    blocks: Blocks | None = None,
+) -> str:
     """`@name(x, packed filters, init [F] i32) -> [n, oh, ow, F] i32`. `unsigned`: x holds u8
     (read as such by the matmul lowering); else i8. For vpdpbusd x's top bit is flipped (the
     u8 operand becomes s8 or back: the packing's init takes the 128 shift), for vpmaddwd x is
@@ -144,25 +83,15 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
         t(f"}} -> {xp_type}")
         xp = "%xp"
     t(f"%out0 = tensor.empty() : {out_type}")
-    tile_type = f"tensor<1x1x{ow}x{nr}x{s.element}>"
-    window = f"[%n, %oh, 0, %col] [1, 1, {ow}, {nr}] [1, 1, 1, 1]"
-    panels = f // nr
-    if threads > 1:
-        t(
-            f"%res = scf.forall (%p, %n, %oh) in ({panels}, {on}, {oh}) shared_outs(%o = %out0)"
-            f" -> ({out_type}) {{"
-        )
-        out = "%o"
-    else:
-        t(
-            f"%res = scf.for %p = {t.c(0)} to {t.c(panels)} step {t.c(1)} iter_args(%o0 = %out0)"
-            f" -> ({out_type}) {{"
-        )
-        t(f"%rn = scf.for %n = {t.c(0)} to {t.c(on)} step {t.c(1)} iter_args(%o1 = %o0) -> ({out_type}) {{")
-        t(f"%rh = scf.for %oh = {t.c(0)} to {t.c(oh)} step {t.c(1)} iter_args(%o = %o1) -> ({out_type}) {{")
-        out = "%o"
+    b = blocks or unblocked(ow)
+    rb, wb = b.rows, b.pixels
+    outer = open_nest(t, b, on, oh, ow, f // nr, out_type, threads)
+    block_type = f"tensor<1x{rb}x{wb}x{nr}x{s.element}>"
+    tile_type = f"tensor<1x1x{wb}x{nr}x{s.element}>"
     t(f"%col = arith.muli %p, {t.c(nr)} : index")
-    t(f"%tile0 = tensor.extract_slice {out}{window} : {out_type} to {tile_type}")
+    t(f"%{'oh0' if rb > 1 else 'oh'} = arith.muli %ob, {t.c(rb)} : index")
+    t(f"%wp0 = arith.muli %wb, {t.c(wb)} : index")
+    window = f"[%n, %{'oh0' if rb > 1 else 'oh'}, %wp0, %col] [1, {rb}, {wb}, {nr}] [1, 1, 1, 1]"
     inits = []
     for j in range(nv):
         cj = t.fresh("cj")
@@ -173,20 +102,37 @@ def kernel_text(name: str, s: ConvShape, isa: Isa, nv: int, mr: int, unsigned: b
             f" : tensor<{f}xi32>, vector<{L}xi32>"
         )
         inits.append(v)
-    full = ow // mr * mr
-    tile = "%tile0"
+    t(f"%blk0 = tensor.extract_slice %o{window} : {out_type} to {block_type}")
+    tile = "%blk0"
+    if rb > 1:  # the block's rows, one output row's tile each
+        t(
+            f"%blk = scf.for %r = {t.c(0)} to {t.c(rb)} step {t.c(1)} iter_args(%bt = %blk0)"
+            f" -> ({block_type}) {{"
+        )
+        t("%oh = arith.addi %oh0, %r : index")
+        row = f"[0, %r, 0, 0] [1, 1, {wb}, {nr}] [1, 1, 1, 1]"
+        t(f"%tile0 = tensor.extract_slice %bt{row} : {block_type} to {tile_type}")
+        tile = "%tile0"
+    full = wb // mr * mr
     if full:
         t(
-            f"%tile1 = scf.for %w0 = {t.c(0)} to {t.c(full)} step {t.c(mr)} iter_args(%tl = %tile0)"
+            f"%tile1 = scf.for %w0 = {t.c(0)} to {t.c(full)} step {t.c(mr)} iter_args(%tl = {tile})"
             f" -> ({tile_type}) {{"
         )
-        rows = _rows(t, s, isa, nv, mr, "%w0", "%tl", inits, tile_type, unsigned, xp)
+        t("%wa = arith.addi %wp0, %w0 : index")
+        rows = _rows(t, s, isa, nv, mr, ("%wa", "%w0"), "%tl", inits, tile_type, unsigned, xp)
         t(f"  scf.yield {rows} : {tile_type}")
         t("}")
         tile = "%tile1"
-    if ow - full:
-        tile = _rows(t, s, isa, nv, ow - full, t.c(full), tile, inits, tile_type, unsigned, xp)
-    store_tile(t, tile, window, tile_type, out_type, threads, ["%rh", "%rn"])
+    if wb - full:
+        t(f"%wr = arith.addi %wp0, {t.c(full)} : index")
+        tile = _rows(t, s, isa, nv, wb - full, ("%wr", t.c(full)), tile, inits, tile_type, unsigned, xp)
+    if rb > 1:
+        t(f"%bt1 = tensor.insert_slice {tile} into %bt{row} : {tile_type} into {block_type}")
+        t(f"scf.yield %bt1 : {block_type}")
+        t("}")
+        tile = "%blk"
+    store_tile(t, tile, window, block_type, out_type, threads, outer)
     t(f"return %res : {out_type}")
     return t.function(header)
 
@@ -217,15 +163,17 @@ def _rows(
     isa: Isa,
     nv: int,
     rows: int,
-    w0: str,
+    w0: tuple[str, str],
     tile: str,
     inits,
     tile_type,
     unsigned: bool,
     xp: str,
 ) -> str:
-    """`rows` output pixels from `w0` on, NV vectors of filters each, reading activations `xp`:
-    the k loops around the MR·NV accumulators, then their stores into `tile`; the new tile's name."""
+    """`rows` output pixels from `w0` on (the pixel, and its place in `tile`), NV vectors of
+    filters each, reading activations `xp`: the k loops around the MR·NV accumulators, then
+    their stores into `tile`; the new tile's name."""
+    w0, at = w0
     L, G, et = isa.lanes, isa.group, isa.element
     vec, wide = f"vector<{L}xi32>", f"vector<{L * G}x{et}>"
     kh, kw = s.window
@@ -295,15 +243,16 @@ def _rows(
     for j, name in enumerate(filters):
         t(f"{name} = arith.addi %col, {t.c(j * L)} : index")
     for i in range(rows):
-        col = t.fresh("w")
+        col, place = t.fresh("w"), t.fresh("w")
         t(f"{col} = arith.addi {w0}, {t.c(i)} : index")
+        t(f"{place} = arith.addi {at}, {t.c(i)} : index")
         for j in range(nv):
             new, value = t.fresh("tile"), outs[i * nv + j]
             if s.epilogue:
                 value = s.epilogue.store(t, value, col, filters[j], L, reads)
             t(
                 f"{new} = vector.transfer_write {value}, {tile}"
-                f"[{t.c(0)}, {t.c(0)}, {col}, {t.c(j * L)}] {{in_bounds = [true]}}"
+                f"[{t.c(0)}, {t.c(0)}, {place}, {t.c(j * L)}] {{in_bounds = [true]}}"
                 f" : vector<{L}x{s.element}>, {tile_type}"
             )
             tile = new

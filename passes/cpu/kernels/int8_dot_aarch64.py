@@ -20,7 +20,7 @@ which packing at compile time cannot know.
 
 from versa import targets
 
-from .int8_dot import Isa
+from .int8_isa import Isa
 
 NEON_DOT = Isa(
     "llvm.aarch64.neon.sdot.v4i32.v16i8", 4, "i8", 4, unsigned_intrinsic="llvm.aarch64.neon.udot.v4i32.v16i8"

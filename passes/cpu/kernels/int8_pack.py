@@ -27,7 +27,7 @@ per channel) do not.
 
 import numpy as np
 
-from .int8_dot import Isa
+from .int8_isa import Isa
 
 
 def round_up(value: int, multiple: int) -> int:
