@@ -186,7 +186,7 @@ def measure(
                 measured.compiles.setdefault("Versa hot", []).append(hot.pop("compile"))
             times.update(hot)
         measured.times[(batch, seq)] = times
-        log(f"  batch {batch} seq {seq}: " + ", ".join(f"{k} {_show(v)}" for k, v in times.items()))
+        log(f"  batch {batch} seq {seq}: " + ", ".join(f"{k} {_show(k, v)}" for k, v in times.items()))
         del systems["Versa static"], static
         gc.collect()  # the static compile's module and engine (cycles through MLIR objects)
         log(f"  peak resident after batch {batch} seq {seq}: {_resident_gb():.1f} GB")
@@ -230,5 +230,10 @@ def _resident_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20)
 
 
-def _show(value: float | str) -> str:
-    return f"{value * 1e3:.1f} ms" if isinstance(value, float) else value
+RATIOS = ("hot / static", "stall")  # dynamic_hot's entries that are ratios, not seconds
+
+
+def _show(name: str, value: float | str) -> str:
+    if not isinstance(value, float):
+        return value
+    return f"{value:.2f}x" if name in RATIOS else f"{value * 1e3:.1f} ms"

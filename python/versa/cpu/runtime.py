@@ -233,6 +233,7 @@ class JitFunction:
         before its `code` (engine or library, kept alive until then) is unloaded."""
         if address:
             self.release_buffers = weakref.finalize(self, _release, ctypes.CFUNCTYPE(None)(address), code)
+            self.release_buffers.atexit = False  # the process frees everything at exit anyway
 
     def _ready(self, address: int) -> None:
         """Callable: `address` is the entry's `_mlir_ciface_` wrapper. With dynamic dims, each

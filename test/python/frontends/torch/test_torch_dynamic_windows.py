@@ -9,6 +9,7 @@ ran eagerly (a partition) fails the test."""
 import pytest
 import torch
 import versa
+from module_helpers import One
 from torch import nn
 from torch.export import Dim
 from torch.nn import functional as F
@@ -20,15 +21,6 @@ pytestmark = pytest.mark.filterwarnings("error")
 ATOL, RTOL = 1e-4, 1e-4
 H, W = Dim("h", min=8, max=96), Dim("w", min=8, max=96)
 SIZES = ((16, 16), (9, 13), (33, 20), (8, 8), (20, 70))  # odd, square, one tile, several
-
-
-class One(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x):
-        return self.fn(x)
 
 
 def _check(model: nn.Module, channels: int, sizes=SIZES, dims=None, batch: int = 2) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 import versa
+from module_helpers import One
 from torch import nn
 from torch.export import Dim
 from versa.dialects import semantics
@@ -16,17 +17,6 @@ from versa.dialects.versa import OPS
 BATCH, SEQ = Dim("batch", min=1, max=4), Dim("seq", min=2, max=32)
 SHAPES = ((1, 2), (3, 5), (4, 17), (2, 32))
 ATOL, RTOL = 1e-5, 1e-4
-
-
-class One(nn.Module):
-    """`fn` of one tensor as a module (dynamic_shapes name its one argument's dims)."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x):
-        return self.fn(x)
 
 
 class Buffers(nn.Module):

@@ -6,7 +6,7 @@ here), and matches eager at several shapes."""
 import pytest
 import torch
 import versa
-from torch import nn
+from module_helpers import One
 from torch.export import Dim
 from versa.diagnostics import CompileError
 
@@ -15,15 +15,6 @@ pytestmark = pytest.mark.filterwarnings("error")
 BATCH, SEQ = Dim("batch", min=1, max=4), Dim("seq", min=5, max=64)
 SHAPES = ((2, 9), (1, 5), (3, 6), (4, 64), (2, 33))
 ATOL, RTOL = 1e-5, 1e-4
-
-
-class One(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x):
-        return self.fn(x)
 
 
 CASES = {
