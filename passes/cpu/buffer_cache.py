@@ -10,8 +10,9 @@ they would change how the user's whole process (PyTorch's tensors included) hold
 
 So the module holds its own large free blocks. `finalize-memref-to-llvm{use-generic-functions}`
 makes every `memref.alloc` / `memref.dealloc` a call of `_mlir_memref_to_llvm_alloc(bytes)` /
-`_mlir_memref_to_llvm_free(pointer)`; this pass defines the two in the module (internal linkage:
-each compiled module has its own cache, and nothing outside it calls them):
+`_mlir_memref_to_llvm_free(pointer)`; this pass defines the two in the module, hidden (each
+compiled module, or library built from it, has its own cache; another library's cannot take its
+calls):
 
 - `free` of a block of at least `MIN_BYTES` (its size: `malloc_usable_size`) puts it in one of
   `SLOTS` slots: an empty one, or the smallest held if that is smaller (which is then freed);
@@ -24,6 +25,10 @@ Blocks stay plain `malloc` blocks: a buffer that leaves the module (a returned m
 freed by anyone. A spin lock (`cmpxchg`) guards the slots: OpenMP threads allocate too. The
 slots hold at most `SLOTS` blocks between calls, about what one call held live at once; the
 module's `__versa_release_buffers()` frees them (the runtime calls it when the code is unloaded).
+
+Hidden, not internal: the ExecutionEngine gives every function a packed wrapper `_mlir_<name>`
+and cannot materialise an internal one's, so `dump_to_object_file` (the compile cache, `versa
+optimize`'s library) failed with "Symbols not found: _mlir__mlir_memref_to_llvm_alloc".
 
 Written by hand because no library offers a per-module cache that LLVM code can call and that
 leaves the process's allocator settings alone. Runs right after `finalize-memref-to-llvm`.
@@ -101,7 +106,7 @@ def _alloc() -> str:
         "  %ok{i} = llvm.and %both{i}, %less{i} : i1"
     )
     body = [
-        f"llvm.func internal @{ALLOC}(%n: i64) -> {_PTR} {{",
+        f"llvm.func hidden @{ALLOC}(%n: i64) -> {_PTR} {{",
         f"  %min = llvm.mlir.constant({MIN_BYTES} : i64) : i64",
         '  %large = llvm.icmp "uge" %n, %min : i64',
         "  llvm.cond_br %large, ^cache, ^fresh",
@@ -138,7 +143,7 @@ def _free() -> str:
     """Hold the block in an empty slot or in place of a smaller one, or free it."""
     pick = '  %ok{i} = llvm.icmp "ult" %s{i}, %{prev} : i64'
     body = [
-        f"llvm.func internal @{FREE}(%p: {_PTR}) {{",
+        f"llvm.func hidden @{FREE}(%p: {_PTR}) {{",
         f"  %null = llvm.mlir.zero : {_PTR}",
         '  %given = llvm.icmp "ne" %p, %null : !llvm.ptr',
         "  llvm.cond_br %given, ^sized, ^done",

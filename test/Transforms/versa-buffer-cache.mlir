@@ -1,8 +1,8 @@
 // RUN: versa-opt %s --split-input-file --versa-buffer-cache | FileCheck %s
 
 // finalize-memref-to-llvm{use-generic-functions=true} leaves the module's allocs and deallocs
-// as calls of two declared functions; the pass defines them as a cache of large blocks, with
-// internal linkage (each module has its own), and an exported function that frees what it holds.
+// as calls of two declared functions; the pass defines them as a cache of large blocks, hidden
+// (each module or library has its own), and an exported function that frees what it holds.
 // CHECK-DAG: llvm.func @malloc(i64) -> !llvm.ptr
 // CHECK-DAG: llvm.func @free(!llvm.ptr)
 // CHECK-DAG: llvm.func @malloc_usable_size(!llvm.ptr) -> i64
@@ -11,7 +11,7 @@
 // CHECK-DAG: llvm.mlir.global internal @__versa_buffers_size() {{.*}} : !llvm.array<32 x i64>
 
 // Small requests go straight to malloc; large ones take a held block under the lock.
-// CHECK-LABEL: llvm.func internal @_mlir_memref_to_llvm_alloc(
+// CHECK-LABEL: llvm.func hidden @_mlir_memref_to_llvm_alloc(
 //       CHECK:   llvm.mlir.constant(65536 : i64)
 //       CHECK:   llvm.cond_br %{{.*}}, ^[[CACHE:.+]], ^[[FRESH:.+]]
 //       CHECK: ^[[CACHE]]:
@@ -21,7 +21,7 @@
 //       CHECK:   llvm.call @malloc
 
 // A large freed block is held in place of a smaller one, which is freed; a small one is freed.
-// CHECK-LABEL: llvm.func internal @_mlir_memref_to_llvm_free(
+// CHECK-LABEL: llvm.func hidden @_mlir_memref_to_llvm_free(
 //       CHECK:   llvm.call @malloc_usable_size
 //       CHECK:   llvm.cmpxchg
 //       CHECK:   llvm.call @free
