@@ -97,10 +97,13 @@ def _ciface(module: ir.Module, symbol: str) -> ir.Operation:
 
 def _internalize(module: ir.Module, keep: str) -> None:
     internal = ir.Attribute.parse("#llvm.linkage<internal>", module.context)
+    default = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, module.context), 0)
     for op in module.body.operations:
         if op.operation.name == "llvm.func" and op.operation.regions[0].blocks:
             if op.attributes["sym_name"].value != keep:
                 op.attributes["linkage"] = internal
+                # local linkage must have default visibility (versa-buffer-cache's are hidden)
+                op.attributes["visibility_"] = default
 
 
 def check_symbols(module: ir.Module) -> None:
