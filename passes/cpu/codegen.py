@@ -38,17 +38,6 @@ _TAG = "versa.codegen"
 _log = log.get("codegen")
 
 
-def tuning_database(pass_name: str, path: str) -> TuningDb | None:
-    """The tuning database a pass's `tuning-db` option names (none: analytic choices); a file
-    that does not load is the pass's error."""
-    if not path:
-        return None
-    try:
-        return TuningDb.load(path)
-    except ValueError as err:
-        raise PassError(f"'{pass_name}' {err}") from None
-
-
 @dataclass(frozen=True)
 class VersaCodegen(Pass):
     name = "versa-codegen"
@@ -67,7 +56,7 @@ class VersaCodegen(Pass):
         tagged: list[tuple[ir.Operation, bool]] = []
         scripts: dict[str, Script] = {}
         where: dict[str, ir.Location] = {}  # each tagged op's location: its remarks go there
-        db = tuning_database(self.name, self.tuning_db)
+        db = self._database()
         listening = remarks.enabled()
 
         def visit(op: ir.Operation) -> ir.WalkResult:
@@ -110,6 +99,14 @@ class VersaCodegen(Pass):
         untag(module, _TAG)
         for kernel in outlined:
             kernel.close()  # inlined back, or a shared function whose calls stay
+
+    def _database(self) -> TuningDb | None:
+        if not self.tuning_db:
+            return None
+        try:
+            return TuningDb.load(self.tuning_db)
+        except ValueError as err:
+            raise PassError(f"'{self.name}' {err}") from None
 
     def _tuned(self, op: ir.Operation, strategy, db: TuningDb, threads: int):
         """`strategy` at the database's point for `op`, if it holds one this strategy takes."""

@@ -34,8 +34,7 @@ from versa.mlir import ir, linalg
 from versa.tuning.db import TuningDb
 
 from ..common import linalg_builders as build
-from ..common.base import Pass, target_option
-from .codegen import tuning_database
+from ..common.base import Pass, PassError, target_option
 from .strategies import select, strategy_at
 from .strategies.consumers import epilogue_consumer
 from .strategies.epilogue import EpilogueStrategy
@@ -55,7 +54,7 @@ class VersaPackWeights(Pass):
 
     def run(self, module: ir.Operation) -> None:
         threads = self.threads or targets.default_threads()
-        db = tuning_database(self.name, self.tuning_db)
+        db = self._database()
         found: list[tuple[ir.Operation, int, bool]] = []
 
         def visit(op: ir.Operation) -> ir.WalkResult:
@@ -69,6 +68,14 @@ class VersaPackWeights(Pass):
         module.walk(visit)
         for op, nr, fused in found:
             _rewrite(op, nr, fused)
+
+    def _database(self) -> TuningDb | None:
+        if not self.tuning_db:
+            return None
+        try:
+            return TuningDb.load(self.tuning_db)
+        except ValueError as err:
+            raise PassError(f"'{self.name}' {err}") from None
 
     def _strategy(self, op: ir.Operation, db: TuningDb | None, threads: int):
         """The strategy versa-codegen would give `op`: the analytic one, or the database's point."""
