@@ -23,16 +23,13 @@ from dataclasses import dataclass, field
 
 from versa import environment, log, targets
 from versa.mlir import ir
-from versa.tuning.db import TuningDb
 
 from ..common import remarks
-from ..common.base import Pass, PassError, target_option
+from ..common.base import Pass, target_option
 from ..common.reductions import has_reduction_loop
-from .strategies import has_points, kernels, select, strategy_at
+from .strategies import has_points, kernels, load_database, select, tuned
 from .strategies.declines import declined
 from .strategies.script import Script, apply_script, untag
-from .strategies.signature import Signature
-from .strategies.space import InvalidPoint, from_json
 
 _TAG = "versa.codegen"
 _log = log.get("codegen")
@@ -56,7 +53,7 @@ class VersaCodegen(Pass):
         tagged: list[tuple[ir.Operation, bool]] = []
         scripts: dict[str, Script] = {}
         where: dict[str, ir.Location] = {}  # each tagged op's location: its remarks go there
-        db = self._database()
+        db = load_database(self.name, self.tuning_db)
         listening = remarks.enabled()
 
         def visit(op: ir.Operation) -> ir.WalkResult:
@@ -100,28 +97,12 @@ class VersaCodegen(Pass):
         for kernel in outlined:
             kernel.close()  # inlined back, or a shared function whose calls stay
 
-    def _database(self) -> TuningDb | None:
-        if not self.tuning_db:
-            return None
-        try:
-            return TuningDb.load(self.tuning_db)
-        except ValueError as err:
-            raise PassError(f"'{self.name}' {err}") from None
-
-    def _tuned(self, op: ir.Operation, strategy, db: TuningDb, threads: int):
+    def _tuned(self, op: ir.Operation, strategy, db, threads: int):
         """`strategy` at the database's point for `op`, if it holds one this strategy takes."""
-        entry = db.lookup(self.target, threads, Signature.of(op, strategy).key)
-        if entry is None:
-            return strategy
-        try:
-            tuned = strategy_at(strategy, from_json(entry.point), self.target)
-        except InvalidPoint as err:  # written for other code: the analytic choice stands
-            if self.print_script:
-                print(f"// versa-codegen: tuned point for {entry.op} not taken: {err}")
-            return strategy
-        if self.print_script:
-            print(f"// versa-codegen: tuned {entry.op}: {entry.point}")
-        return tuned
+        chosen, note = tuned(op, strategy, self.target, db, threads)
+        if note and self.print_script:
+            print(f"// versa-codegen: {note}")
+        return chosen
 
     def _apply(self, payload: ir.Operation, script: Script, restore, location, retry=()) -> None:
         """Run `script` on `payload`. Where it fails (a strategy's transform does not apply to

@@ -20,9 +20,14 @@ dropped when nothing else reads it (weights are not kept twice).
 
 Whether to pre-pack is the matmul strategy's choice (`MatmulStrategy.prepack`, a knob of its
 search space, the analytic default `packed_matmul.prepacks`; a tuning database's point for the
-op overrides it), so this pass asks the codegen dispatcher exactly as versa-codegen will. Batch
-matmuls, dynamic shapes (`versa-static-tiles` passes weights to its tile functions as
-arguments) and dense_resource weights keep today's path. Runs right before versa-codegen.
+op overrides it), so this pass asks the codegen dispatcher exactly as versa-codegen will. Runs
+right before versa-codegen, and once more (`dynamic_rows`) before versa-static-tiles for
+matmuls whose M is dynamic: those are packed as the strategy of the full tile (`dynamic_rows`
+rows) would pack them, and static-tiles then cuts the packed contraction along m, so every tile
+of the cascade reads the one packed weight (passed to the tile functions as an argument, as
+weights are, so identical layers still share their tile functions; packing inside each tile
+function would have needed a constant per function). Batch matmuls and dense_resource weights
+keep today's path.
 """
 
 from dataclasses import dataclass, field
@@ -31,17 +36,15 @@ import numpy as np
 from versa import environment, targets
 from versa.dialects.attributes import elements_to_numpy
 from versa.mlir import ir, linalg
-from versa.tuning.db import TuningDb
 
+from ..common import extents
 from ..common import linalg_builders as build
-from ..common.base import Pass, PassError, target_option
-from .strategies import select, strategy_at
+from ..common.base import Pass, collect, target_option
+from .strategies import load_database, select, tuned
 from .strategies.consumers import epilogue_consumer
 from .strategies.epilogue import EpilogueStrategy
 from .strategies.matmul import MatmulStrategy
 from .strategies.packed_matmul import MARK, constant_weight, pack
-from .strategies.signature import Signature
-from .strategies.space import InvalidPoint, from_json
 
 
 @dataclass(frozen=True)
@@ -51,44 +54,59 @@ class VersaPackWeights(Pass):
     threads: int = 0  # as versa-codegen's: the strategy's choice depends on it
     target: targets.Target = target_option()  # the panel width comes from it
     tuning_db: str = field(default_factory=environment.tuning_db)
+    # 0: static matmuls (right before versa-codegen); N: matmuls whose M is dynamic, before
+    # versa-static-tiles, packed as the strategy of its full tile (N rows) would pack them
+    dynamic_rows: int = 0
 
     def run(self, module: ir.Operation) -> None:
         threads = self.threads or targets.default_threads()
-        db = self._database()
+        db = load_database(self.name, self.tuning_db)
         found: list[tuple[ir.Operation, int, bool]] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == "linalg.matmul":
+        wanted = lambda o: o.name == "linalg.matmul" and _dynamic_m(o) == bool(self.dynamic_rows)  # noqa: E731
+        for op in collect(module, wanted):  # the probes add ops: not while walking
+            if self.dynamic_rows:
+                mm = self._probe(op, db, threads)
+                fused = mm is not None and epilogue_consumer(op) is not None
+            else:
                 chosen = self._strategy(op, db, threads)
-                mm = getattr(chosen, "matmul", chosen)
-                if isinstance(mm, MatmulStrategy) and mm.prepack:
-                    found.append((op, mm.register_tile[1], isinstance(chosen, EpilogueStrategy)))
-            return ir.WalkResult.ADVANCE
-
-        module.walk(visit)
+                mm, fused = getattr(chosen, "matmul", chosen), isinstance(chosen, EpilogueStrategy)
+            if isinstance(mm, MatmulStrategy) and mm.prepack:
+                found.append((op, mm.register_tile[1], fused))
         for op, nr, fused in found:
             _rewrite(op, nr, fused)
 
-    def _database(self) -> TuningDb | None:
-        if not self.tuning_db:
+    def _probe(self, op: ir.Operation, db, threads: int) -> MatmulStrategy | None:
+        """The matmul strategy of `op` (M dynamic) at `dynamic_rows` rows: the full tile
+        versa-static-tiles will run it in, whose choice (pre-pack, and the panel width) every
+        tile of the dynamic op then shares, as it shares the one packed weight. Asked of a
+        static copy of the matmul, erased after, so that the choice is the dispatcher's own."""
+        a, w, _ = op.operands
+        if constant_weight(w) is None or not ir.RankedTensorType(w.type).has_static_shape:
             return None
-        try:
-            return TuningDb.load(self.tuning_db)
-        except ValueError as err:
-            raise PassError(f"'{self.name}' {err}") from None
+        k, n = ir.RankedTensorType(w.type).shape
+        element = build.element_of(a)
+        with ir.InsertionPoint(op), op.location:
+            rows = build.empty((self.dynamic_rows, k), element)
+            zero = build.filled((self.dynamic_rows, n), element, 0.0)
+            probe = linalg.matmul(rows, w, outs=[zero]).owner
+        chosen = self._strategy(probe, db, threads)
+        fill = zero.owner
+        for dead in (probe, fill, fill.operands[0].owner, fill.operands[1].owner, rows.owner):
+            dead.erase()
+        return chosen if isinstance(chosen, MatmulStrategy) else None
 
-    def _strategy(self, op: ir.Operation, db: TuningDb | None, threads: int):
+    def _strategy(self, op: ir.Operation, db, threads: int):
         """The strategy versa-codegen would give `op`: the analytic one, or the database's point."""
         strategy = select(op, self.target, threads)
         if strategy is None or db is None:
             return strategy
-        entry = db.lookup(self.target, threads, Signature.of(op, strategy).key)
-        if entry is None:
-            return strategy
-        try:
-            return strategy_at(strategy, from_json(entry.point), self.target)
-        except InvalidPoint:
-            return strategy
+        return tuned(op, strategy, self.target, db, threads)[0]
+
+
+def _dynamic_m(op: ir.Operation) -> bool:
+    """Whether `op`'s M (A's rows) is its one dynamic dim."""
+    (m, k), (_, n) = (ir.RankedTensorType(v.type).shape for v in op.operands[:2])
+    return ir.ShapedType.is_dynamic_size(m) and not any(map(ir.ShapedType.is_dynamic_size, (k, n)))
 
 
 def _zero_fill(value: ir.Value) -> ir.Operation | None:
@@ -109,6 +127,7 @@ def _rewrite(op: ir.Operation, nr: int, fused: bool) -> None:
     panels = -(-n // nr)  # the last one padded with zero columns where nr does not divide N
     consumer = epilogue_consumer(op) if fused and n % nr == 0 else None
     with ir.InsertionPoint(op), op.location:
+        m = extents.dim(a, 0)  # an index value where M is dynamic (versa-static-tiles cuts it)
         weights = elements_to_numpy(constant.attributes["value"]).astype(np.float32)  # a splat: f64
         packed = build.dense(pack(weights, nr))
         zero = build.filled((m, panels, nr), build.element_of(init), fill.operands[0])
@@ -151,11 +170,12 @@ def _expanded(consumer: ir.Operation, op: ir.Operation, c3: ir.Value, nr: int) -
                 groups.append([start, start + 1])
             else:
                 exprs.append(row if position == 0 else expr)
-                shape.append(sizes[d])
+                shape.append(-1 - d)  # dim d's extent, read only where the operand is expanded
                 groups.append([start])
         if value == op.results[0]:
             value = c3
         elif len(shape) != len(sizes):
+            shape = [extents.dim(value, -1 - s) if s < 0 else s for s in shape]
             value = build.expand(value, shape, groups)
         inputs.append(value)
         maps.append(ir.AffineMap.get(3, 0, exprs))

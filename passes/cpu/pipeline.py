@@ -107,6 +107,10 @@ class LowerToLLVM(Pipeline):
         if self.opt_level >= 2:
             # i8 contractions with constant weights: vpdpbusd / vpmaddwd kernels where the target has them
             yield VersaInt8Kernels(threads=threads, target=self.target)
+            # constant weights of matmuls with a dynamic M: packed as their full tile's strategy would
+            yield VersaPackWeights(
+                threads=threads, target=self.target, tuning_db=self.tuning_db, dynamic_rows=self.dynamic_tile
+            )
             # dynamic dims: static tiles for the strategies
             yield VersaStaticTiles(tile=self.dynamic_tile, rows=self.dynamic_rows)
             yield VersaOutlineDynamic()  # the other dynamic ops: functions that layers share

@@ -50,6 +50,7 @@ from ..common.tile_functions import (
     tile_cascade,
 )
 from ..common.tile_slicing import Slicing, extract, insert, slicing, spatial_windows, window, windowed
+from .strategies.packed_matmul import MARK as PACKED_B
 
 _CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul")
 ROW_TILE = 32  # rows per full tile of a reduction
@@ -81,10 +82,12 @@ class VersaStaticTiles(Pass):
 def _tile_size(op: ir.Operation, tile: int) -> int:
     """Rows per full tile: `tile` for contractions (a larger M reuses more of B); one image for
     convolutions and pools (their kernels are large, and one image is what they parallelise
-    anyway); `ROW_TILE` for reductions (rows are independent: more per tile buys nothing)."""
+    anyway); `ROW_TILE` for reductions (rows are independent: more per tile buys nothing). A
+    contraction on a pre-packed B (versa-pack-weights, a generic) is a contraction."""
     if op.name.startswith(("linalg.conv", "linalg.depthwise", "linalg.pooling")):
         return 1
-    return min(tile, ROW_TILE) if op.name == "linalg.generic" else tile
+    reduction = op.name == "linalg.generic" and PACKED_B not in op.attributes
+    return min(tile, ROW_TILE) if reduction else tile
 
 
 def _steps(op: ir.Operation, tile: int, rows: int) -> list[int]:

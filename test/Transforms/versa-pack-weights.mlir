@@ -1,5 +1,7 @@
 // RUN: versa-opt %s --split-input-file --versa-pack-weights="threads=2 target=x86-64-v3" | FileCheck %s
 // RUN: versa-opt %s --split-input-file --versa-pack-weights="threads=2 target=x86-64-v4" | FileCheck %s --check-prefix=V4
+// RUN: versa-opt %s --split-input-file --versa-pack-weights="threads=2 target=x86-64-v4 dynamic-rows=256" | FileCheck %s --check-prefix=DYN
+// RUN: versa-opt %s --split-input-file --versa-pack-weights="threads=2 target=x86-64-v4 dynamic-rows=256" --versa-static-tiles --versa-codegen="threads=2 target=x86-64-v4" | FileCheck %s --check-prefix=TILES
 // RUN: versa-opt %s --split-input-file --versa-pack-weights="threads=2 target=x86-64-v3" --versa-codegen="threads=2 target=x86-64-v3" | FileCheck %s --check-prefix=CODEGEN
 
 // A matmul of a constant B (128x96 floats: more than L1) becomes a contraction over
@@ -105,4 +107,48 @@ func.func @argument(%a: tensor<16x256xf32>, %w: tensor<256x96xf32>) -> tensor<16
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x96xf32>) -> tensor<16x96xf32>
   %0 = linalg.matmul ins(%a, %w : tensor<16x256xf32>, tensor<256x96xf32>) outs(%f : tensor<16x96xf32>) -> tensor<16x96xf32>
   return %0 : tensor<16x96xf32>
+}
+
+// -----
+
+// M dynamic (a batch times a sequence): left alone before static tiles are cut (the static
+// mode), packed by the dynamic mode (dynamic-rows=N, before versa-static-tiles) as the strategy
+// of its full tile of N rows would pack it (AVX-512: panels of 32), the bias + relu epilogue
+// rebuilt on the [M, N/nr, nr] view with M read at run time. Every tile of the cascade then
+// reads the one packed weight: versa-static-tiles cuts the packed contraction in tiles of 256
+// rows (a contraction's, not a reduction's 32), each a batch matmul over the panels with its
+// epilogue fused (no generic left, no per-call copy of B).
+// CHECK-LABEL: func.func @dynamic_rows
+//       CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<?x256xf32>, tensor<256x96xf32>)
+// DYN-LABEL: func.func @dynamic_rows
+//   DYN-NOT: tensor<256x96xf32>
+//       DYN: arith.constant dense<1.000000e+00> : tensor<3x256x32xf32>
+//       DYN: tensor.empty(%{{.+}}) : tensor<?x3x32xf32>
+//       DYN: linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<?x256xf32>, tensor<3x256x32xf32>) outs(%{{.+}} : tensor<?x3x32xf32>) attrs = {versa.packed_b}
+//       DYN: tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [3, 32] : tensor<96xf32> into tensor<3x32xf32>
+//       DYN: arith.maximumf
+//       DYN: tensor.collapse_shape %{{.+}} {{\[\[}}0], [1, 2]] : tensor<?x3x32xf32> into tensor<?x96xf32>
+//   DYN-NOT: linalg.matmul
+// TILES-LABEL: func.func private @dynamic_rows__group0__tile1
+//       TILES: tensor.extract_slice %{{.+}} [256, 256] [1, 1] : tensor<?x256xf32> to tensor<256x256xf32>
+//   TILES-NOT: tensor.pad
+//       TILES: vector.fma {{.*}} : vector<32xf32>
+//       TILES: arith.maximumf {{.*}} : vector<
+//   TILES-NOT: linalg.generic
+//       TILES: tensor.insert_slice {{.*}} into %{{.+}}[%{{.+}}, 0, 0] [256, 3, 32] [1, 1, 1] : tensor<256x3x32xf32> into tensor<?x3x32xf32>
+func.func @dynamic_rows(%a: tensor<?x256xf32>, %bias: tensor<96xf32>) -> tensor<?x96xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x256xf32>
+  %w = arith.constant dense<1.0> : tensor<256x96xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x96xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %0 = linalg.matmul ins(%a, %w : tensor<?x256xf32>, tensor<256x96xf32>) outs(%f : tensor<?x96xf32>) -> tensor<?x96xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0, %bias : tensor<?x96xf32>, tensor<96xf32>) outs(%e : tensor<?x96xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    %r = arith.maximumf %s, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<?x96xf32>
+  return %1 : tensor<?x96xf32>
 }

@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 from versa.mlir import ir
 from versa.targets import Target
+from versa.tuning.db import TuningDb
 
+from ...common.base import PassError
 from .conv import ConvStrategy
 from .conv_epilogue import ConvEpilogueStrategy
 from .conv_space import WRAPPERS, conv_at, conv_space, wrapped_at, wrapped_space
@@ -22,7 +24,8 @@ from .outer_reduction import OuterReductionStrategy
 from .pool import PoolStrategy
 from .reduction import ReductionStrategy
 from .reduction_space import reduction_at, reduction_space
-from .space import Point, Space
+from .signature import Signature
+from .space import InvalidPoint, Point, Space, from_json
 from .strategy import Strategy
 from .transpose import TransposeStrategy
 from .window import WindowStrategy
@@ -110,3 +113,26 @@ def strategy_at(strategy: Strategy, point: Point, target: Target) -> Strategy:
         Space().check(point)
         return strategy
     return family[1](strategy, point, target)
+
+
+def load_database(pass_name: str, path: str) -> TuningDb | None:
+    """The tuning database at `path` (None for no path); a malformed one is the pass's error."""
+    if not path:
+        return None
+    try:
+        return TuningDb.load(path)
+    except ValueError as err:
+        raise PassError(f"'{pass_name}' {err}") from None
+
+
+def tuned(op: ir.Operation, strategy: Strategy, target: Target, db: TuningDb, threads: int):
+    """(`strategy` at the database's point for `op`, a note on what was taken). versa-codegen and
+    versa-pack-weights both ask here, so pre-packing decides exactly as the code it packs for. A
+    point written for other code (`InvalidPoint`) leaves the analytic choice; the note says why."""
+    entry = db.lookup(target, threads, Signature.of(op, strategy).key)
+    if entry is None:
+        return strategy, ""
+    try:
+        return strategy_at(strategy, from_json(entry.point), target), f"tuned {entry.op}: {entry.point}"
+    except InvalidPoint as err:
+        return strategy, f"tuned point for {entry.op} not taken: {err}"

@@ -37,7 +37,7 @@ def _steps(target: targets.Target, threads: int) -> list:
 def _packed_shapes(module, target: targets.Target, threads: int) -> list[str]:
     """The packed constants' types after versa-pack-weights (the pipeline up to it)."""
     steps = _steps(target, threads)
-    cut = next(i for i, s in enumerate(steps) if isinstance(s, VersaPackWeights)) + 1
+    cut = max(i for i, s in enumerate(steps) if isinstance(s, VersaPackWeights)) + 1  # the static one
     with module.context:
         compiler.run_passes(module, steps[:cut])
     text = str(module)
@@ -99,7 +99,7 @@ def test_small_weights_keep_the_plain_matmul() -> None:
     weights = RNG.uniform(-1, 1, (64, 64)).astype(np.float32)
     module = _parse(_weights_text(16, 64, 64, weights))
     steps = _steps(TARGETS["v3"], 1)
-    cut = next(i for i, s in enumerate(steps) if isinstance(s, VersaPackWeights)) + 1
+    cut = max(i for i, s in enumerate(steps) if isinstance(s, VersaPackWeights)) + 1  # the static one
     with module.context:
         compiler.run_passes(module, steps[:cut])
     assert MARK not in str(module) and "linalg.matmul" in str(module)
@@ -166,16 +166,29 @@ def test_tuning_space_has_the_prepack_knob() -> None:
         assert not strategy_at(strategy, {"prepack": False}, TARGETS["v3"]).prepack
 
 
-def test_dynamic_rows_keep_per_call_packing() -> None:
-    """A linear over dynamic rows: versa-static-tiles runs it as static tiles that take the
-    weights as an argument, so nothing is pre-packed there; every size is still right."""
+@pytest.mark.parametrize("n,gelu", [(768, True), (1000, False)])  # N ragged: a slice of the panels
+def test_dynamic_rows_share_one_packed_weight(n: int, gelu: bool) -> None:
+    """A linear over dynamic rows: versa-pack-weights (dynamic-rows, before versa-static-tiles)
+    packs its constant weight once, as the strategy of the full 256-row tile would, and every
+    tile of the cascade (256 rows down to 1, and the padded rest) reads those panels: the packed
+    contraction is in the module after static tiles are cut, the unpacked weight is gone, and
+    sizes on both sides of each tile boundary are right."""
     from torch.export import Dim
     from versa import compile as versa_compile
 
-    torch.manual_seed(7)
-    model = _Linear(384, 768, True).eval()
-    compiled = versa_compile(model, (torch.rand(1, 64, 384),), dynamic_shapes=({1: Dim("m", max=256)},))
-    for rows in (1, 197):
+    torch.manual_seed(n)
+    model = _Linear(384, n, gelu).eval()
+    example, dims = (torch.rand(1, 64, 384),), ({1: Dim("m", max=512)},)
+    module = import_torch(model, example, dynamic_shapes=dims)
+    steps = _steps(TARGETS["v4"], 2)
+    cut = next(i for i, s in enumerate(steps) if type(s).__name__ == "VersaStaticTiles") + 1
+    with module.context:
+        compiler.run_passes(module, steps[:cut])
+    text = str(module)
+    assert MARK in text and "linalg.matmul" not in text, "the dynamic-M matmul was not pre-packed"
+    assert "tensor<384x" not in text, "the unpacked weight is kept beside the packed one"
+    compiled = versa_compile(model, example, dynamic_shapes=dims)
+    for rows in (1, 7, 8, 9, 197, 256, 300):
         x = torch.rand(1, rows, 384) * 2 - 1
         with torch.no_grad():
             want = model(x).numpy()
