@@ -311,10 +311,19 @@ def concat(inputs: Sequence[ir.Value], *, axis: int, loc: Loc = None, ip: Ip = N
 
 
 def slice(
-    x: ir.Value, *, starts: Ints, limits: Ints, strides: Ints | None = None, loc: Loc = None, ip: Ip = None
+    x: ir.Value,
+    *,
+    starts: Ints,
+    limits: Ints,
+    strides: Ints | None = None,
+    from_end: Ints | None = None,
+    loc: Loc = None,
+    ip: Ip = None,
 ) -> ir.Value:
-    """`versa.slice`: x[starts:limits:strides] per dim."""
-    attrs = _attrs(starts=_ints(starts), limits=_ints(limits), strides=_ints(strides))
+    """`versa.slice`: x[starts:limits:strides] per dim (`from_end`: SliceOp's flags)."""
+    attrs = _attrs(
+        starts=_ints(starts), limits=_ints(limits), strides=_ints(strides), from_end=_ints(from_end)
+    )
     return v.SliceOp.build([x], attrs, loc=loc, ip=ip)
 
 

@@ -354,10 +354,14 @@ def _slice(
     starts: Sequence[int] | None = None,
     limits: Sequence[int] | None = None,
     strides: Sequence[int] | None = None,
+    from_end: Sequence[int] | None = None,
 ) -> np.ndarray:
     starts = starts or (0,) * x.ndim
     limits = limits or x.shape
     strides = strides or (1,) * x.ndim
+    flags = from_end or (0,) * x.ndim  # bounds counted back from the dim's end (versa.slice)
+    starts = [n - s if f & 1 else s for n, s, f in zip(x.shape, starts, flags, strict=True)]
+    limits = [n - s if f & 2 else s for n, s, f in zip(x.shape, limits, flags, strict=True)]
     return x[tuple(slice(*bounds) for bounds in zip(starts, limits, strides, strict=True))]
 
 

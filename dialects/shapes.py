@@ -242,10 +242,31 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
     return tuple(length if i == ax else d for i, d in enumerate(shapes[0]))
 
 
-def slice_(x: Shape, starts: Sequence[int], limits: Sequence[int], strides: Sequence[int]) -> Shape:
+def slice_(
+    x: Shape,
+    starts: Sequence[int],
+    limits: Sequence[int],
+    strides: Sequence[int],
+    from_end: Sequence[int] | None = None,
+) -> Shape:
+    """x[start:limit:stride] per dim; `from_end` flags count the start (1) or limit (2) back
+    from the dim's end. A dynamic dim with one bound from its end has a dynamic length
+    (size - a - b: checked per call, where the size is known); with both, a static one."""
     out = []
     for i, (d, lo, hi, st) in enumerate(zip(x, starts, limits, strides, strict=True)):
+        flags = from_end[i] if from_end else 0
         require(st > 0, f"stride {st} of dim {i} must be positive")
+        require(flags in (0, 1, 2, 3), f"from_end {flags} of dim {i} must be 0, 1, 2 or 3")
+        if flags and d is None:
+            require(lo >= 0 and hi >= 0, f"dim {i}: bounds from the end ({lo}, {hi}) must be non-negative")
+            if flags == 3:  # [size - lo, size - hi): a static length
+                require(hi <= lo, f"dim {i}: need the start ({lo} from the end) before the limit ({hi})")
+                out.append((lo - hi + st - 1) // st)
+            else:
+                out.append(None)
+            continue
+        if flags and d is not None:
+            lo, hi = (d - lo if flags & 1 else lo), (d - hi if flags & 2 else hi)
         require(
             0 <= lo <= hi <= (hi if d is None else d),
             f"dim {i}: need 0 <= start ({lo}) <= limit ({hi}) <= size ({d})",

@@ -402,10 +402,16 @@ class ConcatOp(VersaOp, name="concat", traits=[ext.Pure]):
 
 
 class SliceOp(VersaOp, name="slice", traits=[ext.Pure]):
+    """x[starts:limits:strides] per dim. `from_end` (per dim, default 0) counts a bound back
+    from the dim's end: 1 the start (size - start), 2 the limit (size - limit), 3 both; so
+    `x[:, 1:]` of a dynamic dim is starts [0, 1], limits [0, 0], from_end [0, 2], a result
+    dim of size - 1 that the rule computes per call (`shapes.slice_`)."""
+
     ATTRS = {
         "starts": Ints("rank"),
         "limits": Ints("rank"),
         "strides": Ints("rank", default=lambda rank: [1] * rank),
+        "from_end": Ints("rank", default=lambda rank: [0] * rank, minimum=0),
     }
     input: ext.Operand[Tensor]
     starts: Any
@@ -414,7 +420,9 @@ class SliceOp(VersaOp, name="slice", traits=[ext.Pure]):
 
     @classmethod
     def result_shape(cls, operands, attrs, declared=None):
-        return shapes.slice_(operands[0], attrs["starts"], attrs["limits"], attrs["strides"])
+        return shapes.slice_(
+            operands[0], attrs["starts"], attrs["limits"], attrs["strides"], attrs["from_end"]
+        )
 
 
 class PadOp(VersaOp, name="pad", traits=[ext.Pure]):

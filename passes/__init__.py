@@ -34,6 +34,7 @@ from .cpu.codegen import VersaCodegen
 from .cpu.collapse_elementwise import VersaCollapseElementwise
 from .cpu.collapse_epilogues import VersaCollapseEpilogues
 from .cpu.collapse_reductions import VersaCollapseReductions
+from .cpu.dynamic_pool_kernels import VersaDynamicPoolKernels
 from .cpu.fast_math import VersaFastMath
 from .cpu.flat_globals import VersaFlatGlobals
 from .cpu.flatten_transfers import VersaFlattenTransfers
@@ -76,6 +77,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaSpecializeShapes,
         VersaRowKernels,
         VersaPoolKernels,
+        VersaDynamicPoolKernels,
         VersaShareFunctions,
         ConvertVersaToLinalg,
         VersaInt8Kernels,

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from versa.mlir import arith, ir, tensor
 
+from . import window_marks
+
 Pair = tuple[int, int]  # (operand index, dim)
 _BATCH_FIRST = ("linalg.conv_2d", "linalg.pooling_", "linalg.depthwise_conv_2d")  # image dim 0
 _CONTRACTION_K = {"linalg.matmul": [(0, 1), (1, 0)], "linalg.batch_matmul": [(0, 2), (1, 1)]}
@@ -46,7 +48,10 @@ _WINDOWED = {
 
 def spatial_windows(op: ir.Operation) -> dict[int, tuple[int, int]]:
     """A named conv's or pool's spatial dims (the same in its input and result): dim -> (stride,
-    span = dilation·(K - 1) + 1); empty for any other op."""
+    span = dilation·(K - 1) + 1); empty for any other op. A generic marked as a window op
+    (`window_marks`: a grouped conv) has them too."""
+    if op.name == "linalg.generic":
+        return window_marks.spatial(op)
     if op.name not in _WINDOWED or len(op.operands) != 3:
         return {}
     spatial, taps = _WINDOWED[op.name]
@@ -121,11 +126,13 @@ def _reads_loop_index(op: ir.Operation) -> bool:
 
 def _along(op: ir.Operation, r: int) -> list[Pair] | None:
     """The operand dims that run along result dim `r`."""
-    maps = _maps(op)
+    n, maps = len(op.operands), _maps(op)
+    if r in spatial_windows(op):  # the input's rows read by the tile's windows (`windowed`)
+        return [(0, r), (n - 1, r)]
     if maps is not None:
         expr = maps[-1].results[r]
         return _reading(maps, expr.position) if isinstance(expr, ir.AffineDimExpr) else None
-    n, name = len(op.operands), op.name
+    name = op.name
     if name == "linalg.matmul":
         return [(0, 0), (n - 1, 0)] if r == 0 else [(1, 1), (n - 1, 1)]
     if name == "linalg.batch_matmul":
@@ -134,8 +141,6 @@ def _along(op: ir.Operation, r: int) -> list[Pair] | None:
         return [(n - 1, r)]
     if name.startswith(_BATCH_FIRST) and r == 0:
         return [(0, 0), (n - 1, 0)]
-    if r in spatial_windows(op):  # the input's rows read by the tile's windows (`windowed`)
-        return [(0, r), (n - 1, r)]
     return None
 
 

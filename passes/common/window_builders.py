@@ -9,7 +9,7 @@ import numpy as np
 from versa.dialects.shapes import spatial_dims
 from versa.mlir import arith, ir, linalg, scf, tensor
 
-from . import extents
+from . import extents, window_marks
 from .linalg_builders import (
     PARALLEL,
     REDUCTION,
@@ -309,7 +309,10 @@ def grouped_conv(x: ir.Value, w: ir.Value, init: ir.Value, attrs: dict[str, Any]
         exprs = [[n, h, v, channel], [kh, kw, c, f], [n, oh, ow, f]]
     maps = [ir.AffineMap.get(7, 0, e) for e in exprs]
     iterators = [PARALLEL] * 4 + [REDUCTION] * 3
-    return generic([x, w], [init], maps, iterators, multiply_add)[0]
+    y = generic([x, w], [init], maps, iterators, multiply_add)[0]
+    kernel = shape_of(w)[2:] if nchw else shape_of(w)[:2]
+    window_marks.mark(y.owner, attrs, kernel)  # versa-static-tiles cuts a dynamic one
+    return y
 
 
 def window_counts(size: Shape, out: Shape, attrs: dict[str, Any]) -> np.ndarray:

@@ -15,13 +15,15 @@ micro-kernel (`kernels/int8_dot.py`) on filters packed at compile time (`kernels
     anything else (x86-64, v8.0)    nothing: the strategies' portable path
 
 Depthwise NHWC convs (x86) take a kernel of their own (`kernels/int8_depthwise.py`): the same
-instructions summing G input rows' bytes of one channel, interleaved at run time.
+instructions summing G input rows' bytes of one channel, interleaved at run time; they read the
+input unpadded, the zero-point padding's borders in the kernel (`kernels/int8_borders.py`).
 
 The choice is the target's features (`Target.has`), never the host's. The kernel's result is
 the same i32 sum the op computed, so the zero-point terms around it stay as they are. Runs on
 tensors before versa-codegen (which then sees only the kernel's elementwise prologue).
 """
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,8 +35,9 @@ from ..common import linalg_builders as build
 from ..common.base import Pass, collect, target_option
 from ..common.kernel_text import define
 from .kernels import int8_depthwise as depthwise
-from .kernels import int8_epilogue
+from .kernels import int8_epilogue, int8_tiles
 from .kernels.int8_blocks import plan, unblocked
+from .kernels.int8_borders import unpadded
 from .kernels.int8_dot import kernel_text
 from .kernels.int8_dot_aarch64 import aarch64_isa
 from .kernels.int8_isa import ISAS, ConvShape, Isa
@@ -107,6 +110,22 @@ def _candidate(op: ir.Operation) -> bool:
     )
 
 
+def _takes(op: ir.Operation) -> bool:
+    """An i8 x i8 -> i32 op on constant weights into a zero init (shapes aside)."""
+    x, w, init = op.operands
+    i32 = str(ir.RankedTensorType(init.type).element_type) == "i32"
+    return _i8(x) and _i8(w) and i32 and _constant(w) is not None and _zero_init(init)
+
+
+def _fresh_names(module: ir.Operation):
+    """Kernel names no function of `module` has (the pass runs again after static-tiles)."""
+    body = module.regions[0].blocks[0]
+    taken = {
+        ir.StringAttr(o.attributes["sym_name"]).value for o in body.operations if "sym_name" in o.attributes
+    }
+    return (f"versa_int8_dot_{i}" for i in itertools.count() if f"versa_int8_dot_{i}" not in taken)
+
+
 def _ints(op: ir.Operation, name: str) -> tuple[int, int]:
     return tuple(ir.DenseIntElementsAttr(op.attributes[name])) if name in op.attributes else (1, 1)
 
@@ -125,20 +144,49 @@ class VersaInt8Kernels(Pass):
         isa = isa_of(self.target)
         if isa is None:
             return
+        # dynamic convs: packed filters now, before static-tiles cuts them; their static tiles
+        # (a second run after static-tiles) are kernels like any static conv (kernels/int8_tiles.py)
+        for op in collect(module, lambda o: int8_tiles.dynamic(o) and _takes(o)):
+            weights = _constant(op.operands[1]).astype(np.int8).astype(np.int64)
+            nv, _ = register_tile(self.target, isa, weights.shape[3])
+            int8_tiles.packed_conv(op, weights, isa, nv * isa.lanes)
+        names = _fresh_names(module)
+        for op in collect(module, int8_tiles.is_tile):
+            define_declaration(module, isa)
+            self._tile(module, op, isa, next(names))
         ops = collect(module, _candidate)
         if not _x86(isa):  # depthwise: x86 only
             ops = [op for op in ops if op.name != _DEPTHWISE]
         if not ops:
             return
         define_declaration(module, isa)
-        for count, op in enumerate(ops):
+        for op in ops:
             replace = self._depthwise if op.name == _DEPTHWISE else self._replace
-            replace(module, op, isa, f"versa_int8_dot_{count}")
+            replace(module, op, isa, next(names))
+
+    def _tile(self, module: ir.Operation, op: ir.Operation, isa: Isa, name: str) -> None:
+        """A static tile of a dynamic conv (`int8_tiles.packed_conv`) as the kernel a static
+        conv of its shape gets, on the filters packed before the conv was cut."""
+        t = int8_tiles.tile_parts(op, isa)
+        x_shape, out = (tuple(ir.RankedTensorType(v.type).shape) for v in (t.x, op.results[0]))
+        nv, mr = t.panel // isa.lanes, register_tile(self.target, isa, t.filters)[1]
+        epilogue = _epilogue(op, ("%n", "%oh", "PIXEL", "FILTER"), t.filters % t.panel != 0)
+        channels, filters = round_up(x_shape[3], isa.group), round_up(t.filters, t.panel)
+        shape = ConvShape(x_shape, t.window, out[:3], filters, t.strides, t.dilations, channels, epilogue)
+        size, threads = 2 if isa.element == "i16" else 1, 1  # a tile: too small to fork threads for
+        blocks = plan(shape, size, filters // t.panel, mr, self.target.l2, threads, self.row_block)
+        blocks = unblocked(out[2]) if self.row_block < 0 else blocks
+        define(
+            module, isa.declaration() + "\n" + kernel_text(name, shape, isa, nv, mr, False, threads, blocks)
+        )
+        _call(op, epilogue, name, lambda: [t.x, t.packed, t.start], out[:3], (filters, t.filters))
 
     def _depthwise(self, module: ir.Operation, op: ir.Operation, isa: Isa, name: str) -> None:
         """A depthwise conv as `int8_depthwise`'s kernel, its consumer computed inside."""
         x, w, _ = op.operands
-        source = unflipped(x, op)  # the u8 bytes before the lowering's flip, read as they are
+        border = unpadded(x)  # read x unpadded, the borders in the kernel (kernels/int8_borders.py)
+        source = unflipped(x if border is None else border.source, op)  # the u8 bytes before the flip
+        x = x if border is None else border.source
         x = x if source is None else source
         weights = _constant(w).astype(np.int8).astype(np.int64)
         x_shape, out = (
@@ -149,10 +197,12 @@ class VersaInt8Kernels(Pass):
         regs, c = self.target.vector_registers, x_shape[3]
         p = depthwise.plan(isa, weights.shape[:2], strides, dilations, out[1], regs)
         packed, start = depthwise.pack(weights, isa, p, dilations[0], strides[0], source is not None)
-        epilogue = _epilogue(op, ("%n", "ROW", "PIXEL", "FILTER"), c % isa.lanes != 0)
-        cp = round_up(c, isa.lanes)
+        cp = depthwise.channels(c, isa.lanes)  # C, overlapping blocks: no channel-padded copy
+        epilogue = _epilogue(op, ("%n", "ROW", "PIXEL", "FILTER"), cp != c)
+        pad = (0, 0) if border is None else (border.top, border.left)
+        fill = None if border is None else border.fill ^ (-128 if source is not None else 0)
         shape = depthwise.DepthwiseShape(
-            x_shape, weights.shape[:2], out[:3], cp, strides, dilations, epilogue
+            x_shape, weights.shape[:2], out[:3], cp, strides, dilations, epilogue, pad, fill
         )
         mr = depthwise.pixels(p, shape.window, regs, out[2])
         define(

@@ -19,6 +19,7 @@ from .codegen import VersaCodegen
 from .collapse_elementwise import VersaCollapseElementwise
 from .collapse_epilogues import VersaCollapseEpilogues
 from .collapse_reductions import VersaCollapseReductions
+from .dynamic_pool_kernels import VersaDynamicPoolKernels
 from .fast_math import VersaFastMath
 from .flat_globals import VersaFlatGlobals
 from .flatten_transfers import VersaFlattenTransfers
@@ -93,6 +94,7 @@ class LowerToLLVM(Pipeline):
         if self.opt_level > 0:
             yield VersaRowKernels(threads=threads, target=self.target)
             yield VersaPoolKernels(threads=threads, target=self.target)
+            yield VersaDynamicPoolKernels(threads=threads, target=self.target)  # pools over `?` images
             yield VersaShareFunctions()  # identical kernels (a model's layers): one function, calls kept
             yield "inline"
             yield "symbol-dce"
@@ -113,6 +115,8 @@ class LowerToLLVM(Pipeline):
             )
             # dynamic dims: static tiles for the strategies
             yield VersaStaticTiles(tile=self.dynamic_tile, rows=self.dynamic_rows)
+            # the static tiles of dynamic i8 convs, their filters packed by the run above
+            yield VersaInt8Kernels(threads=threads, target=self.target)
             yield VersaOutlineDynamic()  # the other dynamic ops: functions that layers share
             yield VersaCollapseEpilogues()  # a linear layer's bias and activation in its matmul's shape
             yield VersaCollapseReductions(rows=max(8, threads))  # one reduced loop; full ones in 2 stages

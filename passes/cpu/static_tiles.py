@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from versa.mlir import func, ir, linalg, tensor
 
+from ..common import window_marks
 from ..common.base import Pass, collect
 from ..common.group_functions import WRITABLE, outline, outline_tail, unfilled
 from ..common.outlining import captured, clone_with
@@ -50,6 +51,7 @@ from ..common.tile_functions import (
     tile_cascade,
 )
 from ..common.tile_slicing import Slicing, extract, insert, slicing, spatial_windows, window, windowed
+from ..common.window_builders import conv_per_group
 from .strategies.packed_matmul import MARK as PACKED_B
 
 _CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul")
@@ -84,8 +86,8 @@ def _tile_size(op: ir.Operation, tile: int) -> int:
     convolutions and pools (their kernels are large, and one image is what they parallelise
     anyway); `ROW_TILE` for reductions (rows are independent: more per tile buys nothing). A
     contraction on a pre-packed B (versa-pack-weights, a generic) is a contraction."""
-    if op.name.startswith(("linalg.conv", "linalg.depthwise", "linalg.pooling")):
-        return 1
+    if op.name.startswith(("linalg.conv", "linalg.depthwise", "linalg.pooling")) or spatial_windows(op):
+        return 1  # (a window op written as a generic too: `window_marks`)
     reduction = op.name == "linalg.generic" and PACKED_B not in op.attributes
     return min(tile, ROW_TILE) if reduction else tile
 
@@ -261,10 +263,18 @@ def _call(group: _Group, args: list[ir.Value], steps: list) -> ir.Value:
             else:
                 out = tensor.EmptyOp(out, ir.RankedTensorType(op.results[0].type).element_type).result
             out = linalg.fill(inside(fill), outs=[out]) if fill is not None else out
-            value = clone_with(op, [*operands, out], inside)
+            # a grouped conv's tile as the static lowering builds it (named convs per group)
+            value = _grouped(op, [*operands, out]) or clone_with(op, [*operands, out], inside)
         n = len(group.last.operands)
         valid = {p: (0, rows) for p, (_, _, rows) in where.items() if rows is not None}
         if valid:  # a partial tile: only its valid rows go in
             value = extract(value, n - 1, valid)
         func.ReturnOp([insert(value, values[0], n - 1, exact(where))])
     return func.CallOp(group.functions.keep(function), args).result
+
+
+def _grouped(op: ir.Operation, operands: list[ir.Value]) -> ir.Value | None:
+    """A static tile of a marked grouped conv (`window_marks`) as the static lowering builds
+    one: a named conv per group in one loop, which the grouped conv strategy takes."""
+    attrs = window_marks.grouped(op)
+    return None if attrs is None else conv_per_group(*operands, attrs)

@@ -19,6 +19,9 @@ vpdpbusd: R = 2, one group, 3 pixels: 6 instructions per 4 loads and 3 shuffles)
 shuffles cost less than the `vpmulld` per tap of the portable path. `plan` picks R from a count
 of instructions per output row. Rows past the last block's taps (weight 0) read a clamped row;
 the last row block and pixel tile start early (overlap) instead of having shapes of their own.
+x is the conv's input unpadded where its padding is the lowering's zero-point copy
+(`int8_borders.py`): taps outside x read the fill byte, border blocks and tiles written apart
+(`int8_depthwise_tile.py`), so no padded copy of the input is made.
 
 Signedness as `int8_pack.py` has it: the op reads x signed; vpdpbusd takes u8 x s8, so x's top
 bit flips (on the interleaved vector, or already flipped where `shifted`: x holds the op's value
@@ -31,10 +34,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.kernel_text import Text
+from .int8_depthwise_tile import Block, fill_vector
 from .int8_dot import store_tile
 from .int8_epilogue import Epilogue
 from .int8_isa import Isa
-from .int8_pack import round_up
 
 
 @dataclass(frozen=True)
@@ -79,21 +82,34 @@ def pixels(p: Plan, window, registers: int, out_cols: int) -> int:
     return max(1, min(8, out_cols, free // p.rows))
 
 
+def channels(c: int, lanes: int) -> int:
+    """The channels the kernel computes and writes: C, or one vector where C is fewer. Its
+    channel blocks start at min(b·L, C - L): the last one overlaps the one before where L does
+    not divide C (those channels computed twice, alike) instead of reading a padded copy."""
+    return max(c, lanes)
+
+
+def channel_starts(c: int, lanes: int) -> list[int]:
+    width = channels(c, lanes)
+    return [min(b * lanes, width - lanes) for b in range(-(-width // lanes))]
+
+
 def pack(weights: np.ndarray, isa: Isa, p: Plan, dilation: int, stride: int, shifted: bool):
-    """(packed filters [Cp/L, R, Q, KW, L·G] in the kernel's element type, start values [Cp]
-    i32) of `weights` [KH, KW, C] (int64, the op's signed values)."""
+    """(packed filters [blocks, R, Q, KW, L·G] in the kernel's element type, start values
+    [channels] i32) of `weights` [KH, KW, C] (int64, the op's signed values)."""
     kh, kw, c = weights.shape
     lanes, g = isa.lanes, isa.group
-    cp = round_up(c, lanes)
+    cp = channels(c, lanes)
     padded = np.zeros((kh, kw, cp), np.int64)
     padded[:, :, :c] = weights
-    packed = np.zeros((cp // lanes, p.rows, p.groups, kw, lanes, g), np.int64)
+    columns = np.array(channel_starts(c, lanes))[:, None] + np.arange(lanes)  # [blocks, L]
+    packed = np.zeros((len(columns), p.rows, p.groups, kw, lanes, g), np.int64)
     for r, q in p.pairs:
         for slot in range(g):
             tap, rest = divmod(q * g + slot - r * stride, dilation)
             if not rest and 0 <= tap < kh:
-                packed[:, r, q, :, :, slot] = padded[tap].reshape(kw, cp // lanes, lanes).transpose(1, 0, 2)
-    packed = packed.reshape(cp // lanes, p.rows, p.groups, kw, lanes * g)
+                packed[:, r, q, :, :, slot] = padded[tap][:, columns].transpose(1, 0, 2)
+    packed = packed.reshape(len(columns), p.rows, p.groups, kw, lanes * g)
     start = -128 * padded.sum(axis=(0, 1)) if shifted or isa.flips else np.zeros(cp, np.int64)
     element = (
         (packed & 0xFF).astype(np.uint8).view(np.int8) if isa.element == "i8" else packed.astype(np.int16)
@@ -103,7 +119,9 @@ def pack(weights: np.ndarray, isa: Isa, p: Plan, dilation: int, stride: int, shi
 
 @dataclass(frozen=True)
 class DepthwiseShape:
-    """x [n, h, w, c] (i8, already padded spatially) → [n, oh, ow, cp], C padded to lanes."""
+    """x [n, h, w, c] (i8) → [n, oh, ow, cp], cp = `channels(c, lanes)`. `pad`: where x sits in the
+    conv's padded input (top, left), every other element of which is the byte `fill`
+    (`int8_borders.py`; None: x is that padded input itself)."""
 
     x: tuple[int, int, int, int]
     window: tuple[int, int]
@@ -112,20 +130,30 @@ class DepthwiseShape:
     strides: tuple[int, int]
     dilations: tuple[int, int]
     epilogue: Epilogue | None = None
+    pad: tuple[int, int] = (0, 0)
+    fill: int | None = None
 
     @property
     def element(self) -> str:
         return self.epilogue.element if self.epilogue else "i32"
+
+    def border_blocks(self, rows: int) -> list[bool]:
+        """Per row block of `rows` output rows: whether a tap of it lies outside x."""
+        (kh, sh, dh), oh, h = (self.window[0], self.strides[0], self.dilations[0]), self.out[1], self.x[1]
+        taps = [r * sh + k * dh - self.pad[0] for r in range(rows) for k in range(kh)]
+        row0s = [min(b * rows, oh - rows) for b in range(-(-oh // rows))]
+        return [min(taps) + r0 * sh < 0 or max(taps) + r0 * sh >= h for r0 in row0s]
 
 
 def kernel_text(name: str, s: DepthwiseShape, isa: Isa, p: Plan, mr: int, shifted: bool, threads: int) -> str:
     """`@name(x, packed filters, init [Cp] i32[, epilogue inputs]) -> [n, oh, ow, Cp]`."""
     t, L, G = Text(), isa.lanes, isa.group
     n, h, w, c = s.x
-    (on, oh, ow), cp, kw, sh = s.out, s.channels, s.window[1], s.strides[0]
+    (on, oh, ow), cp, kw = s.out, s.channels, s.window[1]
     x_type, xp_type = f"tensor<{n}x{h}x{w}x{c}xi8>", f"tensor<{n}x{h}x{w}x{cp}xi8>"
     out_type = f"tensor<{on}x{oh}x{ow}x{cp}x{s.element}>"
-    b_type = f"tensor<{cp // L}x{p.rows}x{p.groups}x{kw}x{L * G}x{isa.element}>"
+    blocks_c = -(-cp // L)
+    b_type = f"tensor<{blocks_c}x{p.rows}x{p.groups}x{kw}x{L * G}x{isa.element}>"
     arguments = f"%x: {x_type}, %b: {b_type}, %init: tensor<{cp}xi32>"
     arguments += s.epilogue.arguments() if s.epilogue else ""
     t("%z8 = arith.constant 0 : i8")
@@ -133,6 +161,9 @@ def kernel_text(name: str, s: DepthwiseShape, isa: Isa, p: Plan, mr: int, shifte
     t("%z32 = arith.constant 0 : i32")
     if isa.flips and not shifted:
         t(f"%flip = arith.constant dense<-128> : vector<{L * G}xi8>")
+    if s.fill is not None:  # what a tap outside x reads: a row's bytes, an interleaved column
+        t(f"%fillv = arith.constant dense<{s.fill}> : vector<{L}xi8>")
+        t(f"%fillx = {fill_vector(isa, s.fill, shifted)}")
     xs = "%x"
     if cp != c:
         t(f"%xs = tensor.pad %x low[0, 0, 0, 0] high[0, 0, 0, {cp - c}] {{")
@@ -144,30 +175,24 @@ def kernel_text(name: str, s: DepthwiseShape, isa: Isa, p: Plan, mr: int, shifte
     blocks, tile_type = -(-oh // p.rows), f"tensor<1x{p.rows}x{ow}x{L}x{s.element}>"
     if threads > 1:
         t(
-            f"%res = scf.forall (%cb, %n, %rb) in ({cp // L}, {on}, {blocks}) shared_outs(%o = %out0)"
+            f"%res = scf.forall (%cb, %n, %rb) in ({blocks_c}, {on}, {blocks}) shared_outs(%o = %out0)"
             f" -> ({out_type}) {{"
         )
     else:
-        for depth, (iv, extent) in enumerate((("%cb", cp // L), ("%n", on), ("%rb", blocks))):
+        for depth, (iv, extent) in enumerate((("%cb", blocks_c), ("%n", on), ("%rb", blocks))):
             into = "%o" if depth == 2 else f"%o{depth}"
             t(
                 f"%l{depth} = scf.for {iv} = {t.c(0)} to {t.c(extent)} step {t.c(1)} "
                 f"iter_args({into} = {'%out0' if depth == 0 else f'%o{depth - 1}'}) -> ({out_type}) {{"
             )
     t(f"%row0 = affine.min affine_map<(d) -> (d * {p.rows}, {oh - p.rows})>(%rb)")
-    t(f"%col = arith.muli %cb, {t.c(L)} : index")
+    t(f"%col = affine.min affine_map<(d) -> (d * {L}, {cp - L})>(%cb)")  # the last block overlaps
     window = f"[%n, %row0, 0, %col] [1, {p.rows}, {ow}, {L}] [1, 1, 1, 1]"
     t(f"%tile0 = tensor.extract_slice %o{window} : {out_type} to {tile_type}")
     t(
         f"%start = vector.transfer_read %init[%col], %z32 {{in_bounds = [true]}}"
         f" : tensor<{cp}xi32>, vector<{L}xi32>"
     )
-    rows = []
-    for k in range(p.groups * G):  # the input rows the block reads, clamped where no tap is
-        row = t.fresh("row")
-        clamp = f", {h - 1}" if (oh - p.rows) * sh + k >= h else ""
-        t(f"{row} = affine.min affine_map<(d) -> (d * {sh} + {k}{clamp})>(%row0)")
-        rows.append(row)
     filters = {}
     for r, q in p.pairs:
         for j in range(kw):
@@ -176,117 +201,44 @@ def kernel_text(name: str, s: DepthwiseShape, isa: Isa, p: Plan, mr: int, shifte
                 f"{v} = vector.transfer_read %b[%cb, {t.c(r)}, {t.c(q)}, {t.c(j)}, {t.c(0)}], %zt"
                 f" {{in_bounds = [true]}} : {b_type}, vector<{L * G}x{isa.element}>"
             )
-    k = _Kernel(t, s, isa, p, xs, xp_type, rows, filters, tile_type, shifted)
-    full, tile = ow // mr * mr, "%tile0"
-    t(
-        f"%tile1 = scf.for %w0 = {t.c(0)} to {t.c(full)} step {t.c(mr)} iter_args(%tl = %tile0)"
-        f" -> ({tile_type}) {{"
-    )
-    t(f"  scf.yield {k.tile(mr, '%w0', '%tl')} : {tile_type}")
-    t("}")
-    tile = "%tile1" if full == ow else k.tile(mr, t.c(ow - mr), "%tile1")  # the rest: an overlapping tile
+    block = Block(t, s, isa, p, xs, xp_type, filters, tile_type, shifted)
+    row0s = [min(b * p.rows, oh - p.rows) for b in range(blocks)]
+    border = s.border_blocks(p.rows)
+    inner = [b for b in range(blocks) if not border[b]]  # a run: the border blocks are the ends
+
+    def body(chosen: list[int]) -> str:
+        block.input_rows([row0s[b] for b in chosen])
+        return block.pixels(mr, "%tile0")
+
+    if inner and len(inner) < blocks:
+        interior = _within(t, "%rb", inner[0], inner[-1], blocks)
+        tile = t.fresh("tile")
+        t(f"{tile} = scf.if {interior} -> ({tile_type}) {{")
+        t(f"  scf.yield {body(inner)} : {tile_type}")
+        t("} else {")
+        t(f"  scf.yield {body([b for b in range(blocks) if border[b]])} : {tile_type}")
+        t("}")
+    else:
+        tile = body(list(range(blocks)))
     store_tile(t, tile, window, tile_type, out_type, threads, ["%l2", "%l1"])
     t(f"return {'%res' if threads > 1 else '%l0'} : {out_type}")
     return t.function(f"func.func private @{name}({arguments}) -> {out_type} {{")
 
 
-@dataclass
-class _Kernel:
-    """One tile of R rows x MR pixels x L channels: its text, written into `t`."""
-
-    t: Text
-    s: DepthwiseShape
-    isa: Isa
-    p: Plan
-    xs: str
-    xp_type: str
-    rows: list
-    filters: dict
-    tile_type: str
-    shifted: bool
-
-    def tile(self, mr: int, w0: str, tile: str) -> str:
-        """The accumulators of the pixels from `w0` on, their epilogue and stores into `tile`."""
-        t, s, L = self.t, self.s, self.isa.lanes
-        sw, dw, kw = s.strides[1], s.dilations[1], s.window[1]
-        vec = f"vector<{L}xi32>"
-        acc = {(r, i): "%start" for r in range(self.p.rows) for i in range(mr)}
-        for offset in range((mr - 1) * sw + (kw - 1) * dw + 1):
-            users = [(i, j) for i in range(mr) for j in range(kw) if i * sw + j * dw == offset]
-            if not users:
-                continue
-            col = t.fresh("x")
-            t(f"{col} = affine.apply affine_map<(d) -> (d * {sw} + {offset})>({w0})")
-            for q in range(self.p.groups):
-                value = self._interleaved(col, q)
-                for i, j in users:
-                    for r in (r for r, g in self.p.pairs if g == q):
-                        acc[r, i] = self._dot(acc[r, i], value, self.filters[r, q, j], vec)
-        reads: dict = {}
-        for (r, i), value in acc.items():
-            pixel, row = t.fresh("px"), t.fresh("oh")
-            t(f"{pixel} = arith.addi {w0}, {t.c(i)} : index")
-            t(f"{row} = arith.addi %row0, {t.c(r)} : index")
-            if s.epilogue:
-                value = s.epilogue.store(t, value, pixel, "%col", L, reads, row)
-            new = t.fresh("tile")
-            t(
-                f"{new} = vector.transfer_write {value}, {tile}[{t.c(0)}, {t.c(r)}, {pixel}, {t.c(0)}]"
-                f" {{in_bounds = [true]}} : vector<{L}x{s.element}>, {self.tile_type}"
-            )
-            tile = new
-        return tile
-
-    def _interleaved(self, col: str, q: int) -> str:
-        """Lane l of the result: channel l's bytes of the group's G rows at column `col`, as
-        the dot instruction's x operand (flipped to u8 or widened to i16)."""
-        t, L, G = self.t, self.isa.lanes, self.isa.group
-        parts = []
-        for g in range(G):
-            v = t.fresh("xr")
-            t(
-                f"{v} = vector.transfer_read {self.xs}[%n, {self.rows[q * G + g]}, {col}, %col], %z8"
-                f" {{in_bounds = [true]}} : {self.xp_type}, vector<{L}xi8>"
-            )
-            parts.append(v)
-        while len(parts) > 1:  # pairs of vectors of `width` elements, interleaved by `run`
-            width, run = L * G // len(parts), G // len(parts)
-            merged = []
-            for a, b in zip(parts[::2], parts[1::2], strict=True):
-                mask = [
-                    k
-                    for m in range(0, width, run)
-                    for k in (*range(m, m + run), *range(width + m, width + m + run))
-                ]
-                v = t.fresh("il")
-                t(
-                    f"{v} = vector.shuffle {a}, {b} [{', '.join(map(str, mask))}]"
-                    f" : vector<{width}xi8>, vector<{width}xi8>"
-                )
-                merged.append(v)
-            parts = merged
-        (value,) = parts
-        wide = f"vector<{L * G}x{self.isa.element}>"
-        result = t.fresh("xi")
-        if self.isa.flips and not self.shifted:
-            t(f"{result} = arith.xori {value}, %flip : {wide}")
-        elif not self.isa.accumulates:
-            t(
-                f"{result} = arith.{'extui' if self.shifted else 'extsi'} {value}"
-                f" : vector<{L * G}xi8> to {wide}"
-            )
-        else:
-            return value
-        return result
-
-    def _dot(self, acc: str, x: str, w: str, vec: str) -> str:
-        t, isa = self.t, self.isa
-        wide = f"vector<{isa.lanes * isa.group}x{isa.element}>"
-        r = t.fresh("d")
-        if isa.accumulates:  # vpdpbusd: the u8 operand (x) first
-            t(f"{r} = func.call @{isa.intrinsic}({acc}, {x}, {w}) : ({vec}, {wide}, {wide}) -> {vec}")
-            return r
-        m = t.fresh("m")
-        t(f"{m} = func.call @{isa.intrinsic}({x}, {w}) : ({wide}, {wide}) -> {vec}")
-        t(f"{r} = arith.addi {acc}, {m} : {vec}")
-        return r
+def _within(t: Text, index: str, first: int, last: int, count: int) -> str:
+    """An i1: first <= index <= last, for an index in [0, count) (the bounds it cannot pass
+    left out)."""
+    checks = []
+    if first > 0:
+        checks.append(f"arith.cmpi sge, {index}, {t.c(first)} : index")
+    if last < count - 1:
+        checks.append(f"arith.cmpi sle, {index}, {t.c(last)} : index")
+    names = []
+    for check in checks:
+        names.append(t.fresh("in"))
+        t(f"{names[-1]} = {check}")
+    if len(names) == 2:
+        both = t.fresh("in")
+        t(f"{both} = arith.andi {names[0]}, {names[1]} : i1")
+        return both
+    return names[0]

@@ -131,11 +131,14 @@ def broadcast_of_broadcast(op: ir.OpView, rewriter: Rewriter) -> bool:
 
 
 def identity_slice(op: ir.OpView, rewriter: Rewriter) -> bool:
-    """slice(x) → x when it starts at 0 and steps by 1 (or over a size-1 dim) everywhere."""
+    """slice(x) → x when it starts at 0 and steps by 1 (or over a size-1 dim) everywhere, and
+    ends at each dim's size (a `?` dim's slice keeps x's type, not always its size)."""
     attrs = SliceOp.attrs(op)
     shape = op.operands[0].type.shape
     steps_in_place = all(s == 1 or d == 1 for s, d in zip(attrs["strides"], shape, strict=True))
-    return not any(attrs["starts"]) and steps_in_place and _forward(op, op.operands[0], rewriter)
+    whole = all(limit == d for limit, d in zip(attrs["limits"], shape, strict=True))  # `?`: unknown
+    plain = whole and not any(attrs["starts"]) and not any(attrs["from_end"])
+    return plain and steps_in_place and _forward(op, op.operands[0], rewriter)
 
 
 def identity_pad(op: ir.OpView, rewriter: Rewriter) -> bool:

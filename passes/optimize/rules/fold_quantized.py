@@ -22,7 +22,8 @@ rounding midpoint. Without a quantize after it, the float epilogue stays: the ex
 times f32(sx·sw), rounded once (and by the cast above 2^24).
 
 Refused (the float program stays): parameters that are not constants, a per-channel input,
-weight zero points that differ per channel (qconv2d/qmatmul take one), dynamic shapes, a
+weight zero points that differ per channel (qconv2d/qmatmul take one), a matmul with dynamic
+dims (a conv's dynamic batch, H and W fold: qconv2d lowers them as conv2d does), a
 weight that is not a rank-2 matrix (matmul) or a channel layout the scales do not follow,
 non-positive scales, and a bias that overflows i32. The torch frontend applies these patterns
 after conversion (`frontends/torch/convert.py`), before versa-layout moves convolutions to
@@ -108,8 +109,8 @@ def fold_contraction(op: ir.OpView, rewriter: Rewriter) -> bool:
     """conv2d / matmul of dequantized operands → qconv2d / qmatmul and the float epilogue."""
     y = op.results[0]
     x = _input(op.operands[0])
-    if x is None or not _static(*op.operands, y):
-        return False
+    if x is None or (op.operation.name == "versa.matmul" and not _static(*op.operands, y)):
+        return False  # qmatmul's lowering folds static rows only; qconv2d sizes dynamic dims
     i32 = ir.RankedTensorType.get(list(y.type.shape), ir.IntegerType.get_signless(32))
     if op.operation.name == "versa.conv2d":
         layout = Conv2dOp.attrs(op)["layout"]

@@ -42,7 +42,7 @@ from .transposes import compose_transposes, identity_transpose
 
 Perm = list[int]
 Build = Callable[[], ir.Value]  # builds an adapted operand once the whole rewrite is known to apply
-PER_DIM_ATTRIBUTES = {"starts", "limits", "strides", "low", "high"}
+PER_DIM_ATTRIBUTES = {"starts", "limits", "strides", "from_end", "low", "high"}
 
 
 def inverse(perm: Sequence[int]) -> Perm:
@@ -206,7 +206,8 @@ def sink_through_slice_or_pad(op: ir.OpView, rewriter: rewrite.PatternRewriter) 
     cls, back = OPS[op.operation.name], inverse(perm)
     attrs, parsed = attributes(op), cls.attrs(op)
     for name in PER_DIM_ATTRIBUTES.intersection(parsed):
-        attrs[name] = ir.DenseI64ArrayAttr.get([parsed[name][k] for k in back])
+        if name != "from_end" or any(parsed[name]):  # a slice's from_end: only where it counts
+            attrs[name] = ir.DenseI64ArrayAttr.get([parsed[name][k] for k in back])
     inner = cls.build([source], attrs, permuted_type(op.results[0].type, back))
     rewriter.replace_op(op, [transpose(inner, perm)])
     return True

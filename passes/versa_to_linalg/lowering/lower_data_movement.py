@@ -16,7 +16,7 @@ import functools
 from typing import Any
 
 from versa.dialects import versa as dialect
-from versa.mlir import ir, linalg, tensor
+from versa.mlir import arith, ir, linalg, tensor
 
 from ...common import extents
 from ...common import linalg_builders as build
@@ -108,19 +108,41 @@ def lower_slice(op: ir.OpView, rewriter: Any) -> bool:
     if 0 in types:
         rewriter.replace_op(op, [build.empty(types, element)])
         return True
-    known = {}  # a dynamic dim is kept whole
+    offsets, shape = [], []
     for d, size in enumerate(types):
-        if extents.unknown(size):
-            if attrs["starts"][d] != 0 or attrs["strides"][d] != 1:
-                raise extents.Unsupported(f"slice of dynamic dim {d} other than whole: not supported")
-            known[d] = extents.dim(x, d)
-    shape = extents.sized(types, known)
-    values = [v for v in shape if isinstance(v, ir.Value)]
+        start, length = _slice_bounds(x, d, attrs)
+        offsets.append(start)
+        shape.append(size if not extents.unknown(size) else extents.index(length))  # `?`: a value
     view = tensor.extract_slice(
-        op.results[0].type, x, [], values, [], attrs["starts"], list(types), attrs["strides"]
+        op.results[0].type,
+        x,
+        [v for v in offsets if isinstance(v, ir.Value)],
+        [v for v in shape if isinstance(v, ir.Value)],
+        [],
+        extents.type_shape(offsets),
+        list(types),
+        attrs["strides"],
     )
     rewriter.replace_op(op, [linalg.copy(view, outs=[build.empty(shape, element)])])
     return True
+
+
+def _slice_bounds(x: ir.Value, d: int, attrs: dict) -> tuple[extents.Extent, extents.Extent]:
+    """(offset, length) of a slice along dim d: a bound counted from the end (`from_end`) is
+    the dim's size minus it (the call's shape check keeps start <= limit <= size)."""
+    start, limit, step, flags = (attrs[k][d] for k in ("starts", "limits", "strides", "from_end"))
+    size = extents.dim(x, d) if flags else 0
+    start = _back(size, start) if flags & 1 else start
+    limit = _back(size, limit) if flags & 2 else limit
+    if isinstance(start, int) and isinstance(limit, int):
+        return start, (limit - start + step - 1) // step
+    span = arith.subi(extents.index(limit), extents.index(start))
+    return start, extents.floordiv(extents.add(span, step - 1), step)
+
+
+def _back(size: extents.Extent, distance: int) -> extents.Extent:
+    """size - distance, an index value when the size is dynamic."""
+    return size - distance if isinstance(size, int) else extents.add(size, -distance)
 
 
 def lower_pad(op: ir.OpView, rewriter: Any) -> bool:

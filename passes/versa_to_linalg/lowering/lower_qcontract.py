@@ -19,11 +19,14 @@ NHWC convs by `vpdpbusd` / `vpmaddwd` kernels on packed weights; the forms here 
 and the portable path. The input is padded with its zero point (a real 0, as torch and ONNX
 pad), so the padded taps add nothing.
 
-The fallback, for dynamic shapes and grouped convs (not depthwise), is linalg's quantized named
-ops (`quantized_matmul`, `conv_2d_*_q`, `conv_2d_ngchw_gfchw_q` / `nhwgc_gfhwc_q` with the group
-as a dim of its own), which subtract scalar i32 zero points and read their operands with
-`cast_signed`, so a `ui8` operand is first widened to i16 (`extui`); no strategy takes them:
-plain loops.
+A qconv2d with a dynamic batch, H or W takes the same path, its result sized from the input
+(`windows.output_extents`): versa-static-tiles then cuts the named conv into static tiles as it
+does a float conv's. The fallback, for grouped convs (not depthwise) and qmatmuls with dynamic
+dims (which `fold_quantized` does not make: their rows fold statically), is linalg's quantized
+named ops (`quantized_matmul`, `conv_2d_*_q`, `conv_2d_ngchw_gfchw_q` / `nhwgc_gfhwc_q` with
+the group as a dim of its own), which subtract scalar i32 zero points and read their operands
+with `cast_signed`, so a `ui8` operand is first widened to i16 (`extui`); no strategy takes
+them: plain loops.
 """
 
 from dataclasses import dataclass
@@ -33,6 +36,7 @@ import numpy as np
 from versa.dialects.versa import QConv2dOp, QMatmulOp
 from versa.mlir import arith, ir, linalg, tensor
 
+from ...common import extents
 from ...common import linalg_builders as build
 from ...common import window_builders as windows
 from ...common.matching import result_of, versa_attrs
@@ -143,21 +147,22 @@ def _unfolded(term: ir.Value, rank: int, shape, reshape) -> ir.Value:
 def qconv2d_parts(op: ir.OpView) -> Parts:
     """qconv2d → pad with the input's zero point, then linalg.conv_2d_nhwc_hwcf / nchw_fchw or
     a depthwise conv of i8 operands into i32, the zero points subtracted after (`zero_points`:
-    the padded taps read the zero point, so they add nothing); other grouped convs and dynamic
-    shapes → the quantized named ops."""
+    the padded taps read the zero point, so they add nothing); other grouped convs → the
+    quantized named ops. Dynamic dims (batch, H, W) are sized from the input."""
     attrs, (shape, _) = versa_attrs(op), result_of(op)
     x, w, x_zero, w_zero = op.operands
-    depthwise = windows.is_depthwise(build.shape_of(x), shape, attrs)
-    if not _static(op) or (attrs["groups"] > 1 and not depthwise):
-        return Parts(_quantized_conv(op, attrs, shape), [], tuple(shape), tuple(shape))
-    a, b = zp.read(x, x_zero, False), zp.read(w, w_zero, False)
     nchw, w_shape = attrs["layout"] == "NCHW", build.shape_of(w)
     window = w_shape[2:] if nchw else w_shape[:2]
+    sizes = windows.output_extents(x, shape, attrs, window)  # index values for dynamic dims
+    depthwise = windows.is_depthwise(build.shape_of(x), shape, attrs)
+    if attrs["groups"] > 1 and not depthwise:
+        return Parts(_quantized_conv(op, attrs, sizes), [], tuple(shape), tuple(shape))
+    a, b = zp.read(x, x_zero, False), zp.read(w, w_zero, False)
     pad = a.zero if isinstance(a.zero, int) else arith.trunci(ir.IntegerType.get_signless(8), a.zero)
     pad = build.scalar(ir.IntegerType.get_signless(8), pad) if isinstance(pad, int) else pad
     xp = windows.pad_spatial(a.value, attrs["padding"], attrs["layout"], pad)
     xp = windows.crop_spatial(xp, shape, attrs, window)
-    init = build.filled(shape, zp.i32(), 0)
+    init = build.filled(sizes, zp.i32(), 0)
     conv = dict(strides=attrs["strides"], dilations=attrs["dilations"])
     if depthwise:
         kernel = (w_shape[0], *w_shape[2:]) if nchw else (*w_shape[:2], w_shape[3])
@@ -169,13 +174,14 @@ def qconv2d_parts(op: ir.OpView) -> Parts:
         core = named(xp, b.value, outs=[init], **conv)
     f = shape[1] if nchw else shape[3]
     col = zp.column_term(a, b, (1, 2, 3) if nchw else (0, 1, 2), (f, 1, 1) if nchw else (f,), False)
-    terms = zp.row_term(b, lambda: _window_sums(xp, shape, window, attrs, depthwise))
+    terms = zp.row_term(b, lambda: _window_sums(xp, sizes, window, attrs, depthwise))
     return Parts(core, [*terms, *([col] if col else [])], tuple(shape), tuple(shape))
 
 
 def _window_sums(xp: ir.Value, shape, window, attrs: dict, depthwise: bool) -> ir.Value:
     """Σ of the padded input under each output's window, in i32: over the window per channel
-    (depthwise), else over the window and every channel (one value per output pixel)."""
+    (depthwise), else over the window and every channel (one value per output pixel). `shape`:
+    the result's extents."""
     channel = 1 if attrs["layout"] == "NCHW" else 3
     out = list(shape)
     if not depthwise:
@@ -219,13 +225,14 @@ def _quantized_matmul(op: ir.OpView, shape) -> ir.Value:
 
 
 def _quantized_conv(op: ir.OpView, attrs: dict, shape) -> ir.Value:
-    """Pad with the input's zero point, then a quantized named conv."""
+    """Pad with the input's zero point, then a quantized named conv (`shape`: the result's
+    extents)."""
     x, w, x_zero, w_zero = op.operands
     x_unsigned, w_unsigned = is_unsigned(x), is_unsigned(w)
     pad_value = tensor.extract(signless(x_zero), [])
     xp = windows.pad_spatial(signless(x), attrs["padding"], attrs["layout"], pad_value)
     window = build.shape_of(w)[2:] if attrs["layout"] == "NCHW" else build.shape_of(w)[:2]
-    xp = _readable(windows.crop_spatial(xp, shape, attrs, window), x_unsigned)
+    xp = _readable(windows.crop_spatial(xp, extents.type_shape(shape), attrs, window), x_unsigned)
     wr = _readable(signless(w), w_unsigned)
     zx, zw = _zero_point(x_zero, x_unsigned), _zero_point(w_zero, w_unsigned)
     conv = _grouped_conv if attrs["groups"] > 1 else _plain_conv
@@ -241,7 +248,7 @@ def _plain_conv(x, w, zx, zw, shape, attrs) -> ir.Value:
 def _grouped_conv(x, w, zx, zw, shape, attrs) -> ir.Value:
     """The group split out of the channel dims: NCHW x [N, G, C/G, H, W] with w [G, F/G, C/G,
     KH, KW]; NHWC x [N, H, W, G, C/G] with w [G, F/G, KH, KW, C/G] (a transposed copy)."""
-    g, xs, ws = attrs["groups"], build.shape_of(x), build.shape_of(w)
+    g, xs, ws = attrs["groups"], extents.of(x), build.shape_of(w)  # x's dynamic dims: values
     n = xs[0]
     if attrs["layout"] == "NCHW":
         f, cg, kh, kw = ws

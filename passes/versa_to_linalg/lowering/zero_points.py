@@ -23,6 +23,7 @@ import numpy as np
 from versa.dialects.attributes import elements_to_numpy
 from versa.mlir import arith, ir, tensor
 
+from ...common import extents
 from ...common import linalg_builders as build
 from .lower_quant import is_unsigned, signless, widen
 
@@ -84,7 +85,7 @@ def is_zero(value: Scalar) -> bool:
 def sums(x: ir.Value, axes: Sequence[int], unsigned: bool) -> ir.Value:
     """Σ of the i8 (or i32) tensor `x` over `axes` in i32, its bytes read `unsigned` or
     signed, the axes kept as size-1 dims."""
-    shape = build.shape_of(x)
+    shape = extents.of(x)  # index values for dynamic dims
     kept = tuple(s for d, s in enumerate(shape) if d not in axes)
 
     def add(v: ir.Value, acc: ir.Value) -> ir.Value:

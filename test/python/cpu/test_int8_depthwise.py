@@ -3,7 +3,9 @@
 input rows, bit-exact against the NumPy reference (`dialects/semantics_quant.py`).
 
 Cases: strides 1 and 2, padding (also uneven), dilation, a 5x5 window, C not a multiple of the
-lanes, widths no pixel tile divides, heights no row block divides, batch 2; u8 and i8
+lanes, widths no pixel tile divides, heights no row block divides, batch 2; the borders read in
+the kernel from the unpadded input (`int8_borders.py`: border and interior row blocks, border
+pixel tiles, overlapping channel blocks); u8 and i8
 activations with zero points; the fused requantize epilogue; two threads (rows 28 wide and
 more). Each target runs where this CPU can run its code."""
 
@@ -75,6 +77,13 @@ CASES = {  # x, window, (strides, dilations, padding: top, left, bottom, right)
     "dilated": ((1, 12, 9, 16), (3, 3), ((1, 1), (2, 1), (2, 1, 2, 1))),
     "5x5": ((1, 7, 19, 8), (5, 5), ((1, 1), (1, 1), (2, 2, 2, 2))),
     "narrow": ((1, 3, 2, 5), (3, 3), ((1, 1), (1, 1), PAD1)),
+    # Borders read in the kernel (no padded copy): border and interior row blocks, a pixel
+    # loop between border tiles, channel blocks overlapping where the lanes do not divide C.
+    "5x5-stride-2": ((1, 15, 13, 24), (5, 5), ((2, 2), (1, 1), (2, 2, 2, 2))),
+    "odd-channels": ((1, 9, 11, 21), (3, 3), ((1, 1), (1, 1), PAD1)),
+    "interior": ((1, 20, 37, 40), (3, 3), ((1, 1), (1, 1), PAD1)),
+    "stride-2-odd": ((1, 17, 15, 36), (3, 3), ((2, 2), (1, 1), PAD1)),
+    "uneven-borders": ((1, 10, 12, 16), (3, 3), ((1, 1), (1, 1), (2, 0, 0, 2))),
 }
 
 
@@ -115,6 +124,7 @@ THREADED = {  # rows wide enough for a pixel loop of several trips and a rest ti
     "28x28": ((1, 28, 28, 32), ((1, 1), (1, 1), PAD1)),
     "56x56-stride-2": ((1, 56, 56, 24), ((2, 2), (1, 1), (0, 0, 1, 1))),
     "batch-2": ((2, 30, 29, 40), ((1, 1), (1, 1), PAD1)),
+    "channels-36": ((1, 29, 31, 36), ((2, 2), (1, 1), PAD1)),
 }
 
 

@@ -118,3 +118,24 @@ def test_reference_names_the_op_whose_rule_a_call_breaks():
         x = np.zeros((2, 3, 5), np.float32)
         with pytest.raises(CompileError, match=r"'versa.matmul' op contraction dims differ: K = 5"):
             interpret(module.body.operations[0], [x, np.zeros((8, 4), np.float32), np.zeros(4, np.float32)])
+
+
+@pytest.mark.parametrize(
+    ("x", "starts", "limits", "flags", "out"),
+    [
+        ((None, 8), (1, 0), (0, 8), (2, 0), (None, 8)),  # x[1:]: size - 1, a dynamic length
+        ((None, 8), (4, 0), (0, 8), (3, 0), (4, 8)),  # x[-4:]: both from the end, static
+        ((9, 8), (1, 0), (1, 8), (2, 0), (7, 8)),  # x[1:-1] at a call's size
+        ((9, 8), (4, 0), (8, 8), (1, 0), (3, 8)),  # x[-4:8]: only the start from the end
+        ((None, 8), (4, 0), (8, 8), (1, 0), (None, 8)),
+    ],
+)
+def test_slice_bounds_from_the_end(x, starts, limits, flags, out):
+    assert shapes.slice_(x, starts, limits, (1, 1), flags) == out
+
+
+def test_slice_bounds_from_the_end_are_checked_at_the_call():
+    with pytest.raises(RuleError, match=r"need 0 <= start \(1\) <= limit \(0\) <= size \(1\)"):
+        shapes.slice_((1,), (1,), (1,), (1,), (2,))  # x[1:-1] of one element
+    with pytest.raises(RuleError, match="from_end 4 of dim 0 must be 0, 1, 2 or 3"):
+        shapes.slice_((None,), (1,), (0,), (1,), (4,))

@@ -22,19 +22,29 @@ class SymbolicInt:
         dim: int | None = None,
         source: ir.Value | None = None,
         tensor: ir.Value | None = None,
-        shifted: "tuple[SymbolicInt, int] | None" = None,
     ):
         self.text, self.dim, self.source, self.tensor = text, dim, source, tensor
-        self.shifted = shifted  # computed: (a plain size, c) when this is that size + c
+        self.form: Linear | None = None  # computed: Σ k·size + c over plain sizes, when it is one
 
     def __repr__(self) -> str:
         return self.text
 
+    def linear(self) -> "Linear | None":
+        """(((plain size, k), ...), c) when this is Σ k·size + c over plain sizes of converted
+        tensors (a plain size is itself, k = 1), else None."""
+        if self.dim is not None and self.tensor is not None:
+            return ((self, 1),), 0
+        return self.form
+
     def affine(self) -> "tuple[SymbolicInt, int] | None":
         """(a plain size of a converted tensor, c) when this is that size + c, else None."""
-        if self.dim is not None and self.tensor is not None:
-            return self, 0
-        return self.shifted
+        form = self.linear()
+        if form is None or len(form[0]) != 1 or form[0][0][1] != 1:
+            return None
+        return form[0][0][0], form[1]
+
+
+Linear = tuple[tuple[tuple[SymbolicInt, int], ...], int]
 
 
 def _size(op: ir.OpView, env: dict) -> int | SymbolicInt:
@@ -57,22 +67,50 @@ def _arithmetic(symbol: str, compute):
         args = [env[v] for v in op.operands]
         if not all(isinstance(a, int) for a in args):  # a size, or a number no op here gave
             text = f"{symbol}{args[0]!r}" if len(args) == 1 else f"{args[0]!r} {symbol} {args[1]!r}"
-            return SymbolicInt(f"({text})", shifted=_shifted(symbol, args))
+            result = SymbolicInt(f"({text})")
+            result.form = _combined(symbol, args)
+            return result
         return compute(*args)
 
     return value
 
 
-def _shifted(symbol: str, args: list) -> tuple[SymbolicInt, int] | None:
-    """size + c, c + size, size - c (a plain size shifted by a number): (the size, c)."""
-    if len(args) != 2 or symbol not in "+-":
+def _form(value) -> Linear | None:
+    if isinstance(value, int):
+        return (), value
+    return value.linear() if isinstance(value, SymbolicInt) else None
+
+
+def _combined(symbol: str, args: list) -> Linear | None:
+    """The linear form of size + size, size - c, k * size, -size, ... (None for the rest: a
+    floor division, a product of two sizes, a value no op here gave)."""
+    forms = [_form(a) for a in args]
+    if None in forms:
         return None
-    a, b = args
-    if isinstance(a, SymbolicInt) and isinstance(b, int) and (form := a.affine()):
-        return form[0], form[1] + (b if symbol == "+" else -b)
-    if symbol == "+" and isinstance(b, SymbolicInt) and isinstance(a, int) and (form := b.affine()):
-        return form[0], form[1] + a
+    if len(forms) == 1:
+        return scaled(forms[0], -1) if symbol == "-" else None
+    a, b = forms
+    if symbol == "+":
+        return linear_sum(a, b)
+    if symbol == "-":
+        return linear_sum(a, scaled(b, -1))
+    if symbol == "*" and (not a[0] or not b[0]):  # a number times a form
+        return scaled(b, a[1]) if not a[0] else scaled(a, b[1])
     return None
+
+
+def scaled(form: Linear, k: int) -> Linear:
+    """k · form."""
+    return tuple((size, n * k) for size, n in form[0]), form[1] * k
+
+
+def linear_sum(a: Linear, b: Linear) -> Linear:
+    """a + b, a size's terms merged (one key per tensor dim) and zero terms dropped."""
+    terms: dict[tuple, list] = {}
+    for size, k in (*a[0], *b[0]):
+        entry = terms.setdefault((size.source, size.dim), [size, 0])
+        entry[1] += k
+    return tuple((size, k) for size, k in terms.values() if k), a[1] + b[1]
 
 
 _SIZE_OPS = {

@@ -20,10 +20,14 @@ with warnings.catch_warnings():  # torch._inductor, which the quantizer imports,
 QD = torch.ops.quantized_decomposed
 
 
-def quantized(model: nn.Module, shape: tuple) -> tuple[torch.fx.GraphModule, torch.Tensor]:
-    """`model` exported, calibrated on four random batches of `shape` and converted; an input."""
+def quantized(
+    model: nn.Module, shape: tuple, dynamic_shapes=None
+) -> tuple[torch.fx.GraphModule, torch.Tensor]:
+    """`model` exported (with `dynamic_shapes`: a converted model keeps the export's guards),
+    calibrated on four random batches of `shape` and converted; an input."""
     g = torch.Generator().manual_seed(0)
-    exported = torch.export.export(model, (torch.randn(shape, generator=g),)).module()
+    exported = torch.export.export(model, (torch.randn(shape, generator=g),), dynamic_shapes=dynamic_shapes)
+    exported = exported.module()
     quantizer = X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config())
     prepared = prepare_pt2e(exported, quantizer)
     for _ in range(4):
@@ -45,14 +49,22 @@ def with_activations(converted: torch.fx.GraphModule) -> tuple[torch.fx.GraphMod
     return torch.fx.GraphModule(converted, graph), [n.args[1] for n in taps]
 
 
-def assert_within_one_step(converted: torch.fx.GraphModule, x: torch.Tensor, head: nn.Linear) -> None:
-    """Compiled whole (nothing eager); every quantized activation within one step of torch's,
-    at most 2% off; the output, read by `head` from the last tap, within its bound."""
+def assert_within_one_step(
+    converted: torch.fx.GraphModule, x: torch.Tensor, head: nn.Linear, dynamic_shapes=None, more=()
+) -> None:
+    """Compiled whole (nothing eager), once; at `x` and each input of `more` (other sizes of a
+    `dynamic_shapes` compile) every quantized activation within one step of torch's, at most 2%
+    off; the output, read by `head` from the last tap, within its bound."""
     probed, scales = with_activations(converted)
     with versa_warnings() as messages, torch.no_grad():
-        got = versa.compile(probed, (x,))(x)
-        want = probed(x)
+        compiled = versa.compile(probed, (x,), dynamic_shapes=dynamic_shapes)
+        for given in (x, *more):
+            _within_one_step(compiled(given), probed(given), scales, head)
     assert messages == []  # nothing ran eagerly
+    assert len(compiled._compiled) == 1
+
+
+def _within_one_step(got, want, scales: list[float], head: nn.Linear) -> None:
     steps = [((g - w) / s).round() for g, w, s in zip(got[1:], want[1:], scales, strict=True)]
     assert all(d.abs().max() <= 1 for d in steps)
     assert sum(int((d != 0).sum()) for d in steps) <= 0.02 * sum(d.numel() for d in steps)

@@ -122,12 +122,6 @@ def test_conv_transpose2d_with_a_dynamic_batch() -> None:
         assert len(compiled._compiled) == 1
 
 
-def test_conv_transpose2d_of_a_dynamic_image_is_refused() -> None:
-    model, x = nn.ConvTranspose2d(3, 4, 2, stride=2), torch.randn(1, 3, 16, 16)
-    with pytest.raises(CompileError, match="conv_transpose2d with a dynamic channel, height or width"):
-        versa.import_torch(model, (x,), dynamic_shapes=({2: H, 3: W},))
-
-
 class ConvNet(nn.Module):
     """torchvision's stem and head in small: conv, batch norm, ReLU, max pool (3, 2, 1), a
     strided block, adaptive average pooling to a fixed 4x4, a linear classifier."""

@@ -19,6 +19,7 @@ import torch
 import versa
 from torch import nn
 from torch_helpers import versa_warnings
+from versa.call_shapes import ShapeError
 from versa.frontends.torch import api
 
 pytest.importorskip("torchao")
@@ -123,6 +124,29 @@ def test_pt2e_model_compiles_whole_and_matches_torchao(name):
     converted, x, model = _quantized(name)
     head = model.fc if name == "convnet" else model[-1]  # it reads the last tap
     assert_within_one_step(converted, x, head)
+
+
+@pytest.mark.parametrize("dims", ["batch", "batch_h_w"])
+def test_pt2e_convnet_with_dynamic_dims_compiles_once_with_integer_convs(dims):
+    """Exported with a dynamic batch (and image size) before prepare_pt2e: every conv folds to
+    versa.qconv2d, one compile serves each size within one step of torch's, and a batch
+    past the export's range is refused per call."""
+    torch.manual_seed(0)
+    model = ConvNet().eval()
+    spec = {0: torch.export.Dim("batch", min=1, max=8)}
+    if dims == "batch_h_w":
+        spec |= {2: torch.export.Dim("h", min=4, max=64), 3: torch.export.Dim("w", min=4, max=64)}
+    converted, x = quantized(model, (2, 3, 16, 16), dynamic_shapes=(spec,))
+    g = torch.Generator().manual_seed(1)
+    sizes = [(1, 16, 16), (5, 16, 16)] + ([(3, 9, 21), (1, 32, 4)] if dims == "batch_h_w" else [])
+    more = [torch.randn(n, 3, h, w, generator=g) for n, h, w in sizes]
+    assert_within_one_step(converted, x, model.fc, dynamic_shapes=(spec,), more=more)
+    text = str(api.import_torch(converted, (x,), dynamic_shapes=(spec,)))
+    assert text.count('"versa.qconv2d"') == 3 and '"versa.conv2d"' not in text
+    assert ("tensor<?x3x?x?xf32>" if dims == "batch_h_w" else "tensor<?x3x16x16xf32>") in text
+    compiled = versa.compile(converted, (x,), dynamic_shapes=(spec,))
+    with pytest.raises(ShapeError, match="exceeds the maximum 8"):
+        compiled(torch.randn(9, 3, 16, 16))
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

@@ -84,8 +84,8 @@ def conv1d(node: Node, x, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv_transpose2d(
     node: Node, x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
-    if None in shape(x)[1:]:  # its phases are cut at static rows: a dynamic batch only
-        raise Unsupported("conv_transpose2d with a dynamic channel, height or width")
+    if shape(x)[1] is None:  # the filter's: phases and sub-filters are cut per channel
+        raise Unsupported("conv_transpose2d with a dynamic channel dim")
     p = pairs(padding)
     out = vb.conv_transpose2d(
         x,
@@ -114,8 +114,8 @@ def conv_transpose1d(
 def convolution(
     node: Node, x, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *_
 ):
-    if None in shape(x) and (rank(x) == 5 or transposed and (rank(x) != 4 or None in shape(x)[1:])):
-        raise Unsupported("a 3-d, 1-d transposed or spatially dynamic transposed convolution")
+    if None in shape(x) and (rank(x) == 5 or transposed and rank(x) != 4):
+        raise Unsupported("a 3-d or 1-d transposed convolution with dynamic dims")
     if rank(x) == 3:
         if transposed:
             return conv_transpose1d(node, x, weight, bias, stride, padding, output_padding, groups, dilation)

@@ -9,9 +9,11 @@ that size (an iota compared with 0: a select of x on both sides, exact for every
 
 A size shifted by a number (`s + 1`, `s - 4`: `SymbolicInt.affine`) is no tensor's dim, but
 arange(s + c) is arange(s) followed by s + arange(c) (a concat sizes its result as a sum), and
-a slice from s - c, or from the end, is a gather of positions c apart from the size read off
-the tensor (`size_tensor`: an iota's maximum + 1) when the slice's length is static. Sizes
-from several tensors or from values (`cache[:, pos:pos + n]`) stay refused.
+a slice from s - c is a gather of positions c apart from the size read off the tensor
+(`size_tensor`: an iota's maximum + 1) when the slice's length is static. A slice with number
+bounds (`x[:, 1:]`, `x[:, :-1]`, `x[:, -4:]`) is a `versa.slice` counting them from the dim's
+end (`from_end`), whose length the dialect's rule computes and checks per call. Sizes from
+values (`cache[:, pos:pos + n]`) stay refused.
 """
 
 from collections.abc import Sequence
@@ -22,7 +24,7 @@ from versa.dialects import builders as vb
 from versa.dialects import shapes
 from versa.mlir import ir
 
-from .. import types
+from .. import types, values
 from ..convert import Node, Unsupported
 from ..values import SymbolicInt
 from .common import rank, shape
@@ -38,21 +40,52 @@ def source(size) -> tuple[ir.Value, int]:
 
 
 def arange(node: Node, start, end, step) -> ir.Value:
-    """arange(0, x.size(d), 1): an iota sized by x's dim d; arange(0, s + c) for c > 0: that
-    iota, then s + arange(c); arange(s + a, s + b): s + arange(a, b) (a static length)."""
+    """arange(start, end) of sizes Σ k·s + c (`SymbolicInt.linear`): start + arange(end -
+    start). A length of k_i >= 0 times each size plus c is the concat of an iota per size (an
+    iota sized by its tensor's dim), each shifted by the sizes before it, then arange(|c|)
+    shifted by their sum (c > 0), or the whole cut |c| short of its end (c < 0, checked per
+    call: the slice's rule); a static length is start + arange(length)."""
     element = types.element_type(node.out.element)
-    begin, stop = _shift(start), _shift(end)
-    if step == 1 and begin and stop and begin[0].source == stop[0].source and begin[0].dim == stop[0].dim:
-        offsets = np.arange(begin[1], stop[1])
-        return vb.cast(vb.add(size_tensor(node, begin[0]), node.constant(offsets, I64)), element)
-    if start != 0 or step != 1 or not stop or stop[1] < 0:
+    begin, stop = _linear(start), _linear(end)
+    if step != 1 or begin is None or stop is None:
         raise Unsupported(f"arange({start}, {end}, {step}) of a run-time length")
-    size, extra = stop
-    ramp = vb.iota_like(size.tensor, [size.dim], element, axis=0)
-    if not extra:
-        return ramp
-    rest = vb.add(size_tensor(node, size), node.constant(np.arange(extra), I64))
-    return vb.concat([ramp, vb.cast(rest, element) if element != rest.type.element_type else rest], axis=0)
+    terms, extra = values.linear_sum(stop, values.scaled(begin, -1))
+    if any(k < 0 for _, k in terms) or not terms and extra < 0:
+        raise Unsupported(f"arange({start}, {end}, {step}) of a run-time length that may be negative")
+    sizes = [size for size, k in terms for _ in range(k)]
+    pieces, offset = [], None
+    for size in sizes:
+        ramp = vb.iota_like(size.tensor, [size.dim], types.element_type(I64), axis=0)
+        pieces.append(ramp if offset is None else vb.add(ramp, offset))
+        offset = _plus(offset, size_tensor(node, size))
+    if extra > 0 or not pieces:
+        tail = node.constant(np.arange(max(extra, 0)), I64)
+        pieces.append(tail if offset is None else vb.add(tail, offset))
+    y = pieces[0] if len(pieces) == 1 else vb.concat(pieces, axis=0)
+    if extra < 0 and sizes:
+        y = from_end(y, 0, (0, extra), 1)
+    if begin[0] or begin[1]:
+        y = vb.add(y, _value(node, begin))
+    return y if element == y.type.element_type else vb.cast(y, element)
+
+
+def _linear(value) -> "values.Linear | None":
+    if isinstance(value, int):
+        return (), value
+    return value.linear() if isinstance(value, SymbolicInt) else None
+
+
+def _plus(a: ir.Value | None, b: ir.Value) -> ir.Value:
+    return b if a is None else vb.add(a, b)
+
+
+def _value(node: Node, form) -> ir.Value:
+    """[1] i64 holding Σ k·s + c (each s read off its tensor, `size_tensor`)."""
+    total = node.constant(form[1], I64)
+    for size, k in form[0]:
+        term = size_tensor(node, size)
+        total = vb.add(total, term if k == 1 else vb.mul(term, node.constant(k, I64)))
+    return total
 
 
 def _shift(value) -> tuple[SymbolicInt, int] | None:
@@ -69,21 +102,23 @@ WHOLE = 2**62  # an end at least this large: to the end (torch's `x[a:]` is end 
 
 
 def dynamic_slice(node: Node, x: ir.Value, d: int, start, end, step, torch_x: ir.Value) -> ir.Value:
-    """x[..., start:end:step, ...] along a dynamic dim d: the whole dim; else, when the slice's
-    length is static (torch proved the dim long enough), a gather of its positions, each
-    `start` + i·step, a start from the end (-c, or size - c) counted from the size of the dim
-    it names (a gather clamps: no read out of bounds)."""
+    """x[..., start:end:step, ...] along a dynamic dim d: the whole dim; with number bounds a
+    `versa.slice` whose negative or open bounds count from the dim's end (`from_end`: `x[:, 1:]`
+    is size - 1 long, checked per call against the size); else, from a run-time start, when
+    the slice's length is static (torch proved the dim long enough), a gather of its positions,
+    each `start` + i·step off the size of the dim the start names (a gather clamps: no read out
+    of bounds)."""
     start, step = 0 if start is None else start, 1 if step is None else step
     to_end = end is None or isinstance(end, int) and end >= WHOLE
     if start == 0 and to_end and step == 1:
         return x
+    if not isinstance(step, int) or step < 1:
+        raise Unsupported(f"a slice ({start}:{end}:{step}) of a dynamic dim with a run-time or negative step")
+    if isinstance(start, int) and (to_end or isinstance(end, int)):
+        return from_end(x, d, (start, None if to_end else end), step)
     length = node.out.shape[d]
-    if length is None or not isinstance(step, int) or step < 1:
+    if length is None:
         raise Unsupported(f"a slice ({start}:{end}:{step}) of a dynamic dim to a run-time length")
-    if isinstance(start, int) and start < 0:  # from the end of x's own dim
-        start = SymbolicInt(
-            f"size({torch_x.get_name()}, {d}) - {-start}", shifted=(sizes_of(x, torch_x)[d], start)
-        )
     positions = node.constant(np.arange(length, dtype=np.int64) * step, I64)
     if isinstance(start, int):
         return vb.gather(x, vb.add(positions, node.constant(start, I64)), axis=d)
@@ -92,6 +127,21 @@ def dynamic_slice(node: Node, x: ir.Value, d: int, start, end, step, torch_x: ir
         raise Unsupported(f"a slice ({start}:{end}:{step}) from a run-time start that is no size + a number")
     first = vb.add(size_tensor(node, shift[0]), node.constant(shift[1], I64))
     return vb.gather(x, vb.add(positions, first), axis=d)
+
+
+def from_end(x: ir.Value, d: int, bounds: tuple[int, int | None], step: int) -> ir.Value:
+    """x[..., a:b:step, ...] along dim d, a negative bound (or no limit: the end) counted back
+    from the dim's end as Python does; every other dim whole (a dynamic one as 0 from its end).
+    The rule checks 0 <= start <= limit <= size per call, where torch would clamp."""
+    dims = shape(x)
+    starts, limits = [0] * len(dims), [0 if n is None else n for n in dims]
+    flags = [2 if n is None else 0 for n in dims]
+    strides = [1] * len(dims)
+    (a, b), strides[d] = bounds, step
+    back = b is None or b < 0  # the limit counts from the end (no limit: 0 from it)
+    starts[d], limits[d] = abs(a), 0 if b is None else abs(b)
+    flags[d] = (1 if a < 0 else 0) | (2 if back else 0)
+    return vb.slice(x, starts=starts, limits=limits, strides=strides, from_end=flags)
 
 
 def slice_to(node: Node, x: ir.Value, d: int, start, end, step) -> ir.Value:
