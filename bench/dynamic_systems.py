@@ -132,9 +132,16 @@ PEERS = ("torch eager", "Inductor dynamic", "ONNX Runtime")  # the systems that 
 
 
 def measure(
-    model: Model, shapes: list[tuple[int, int]], repeat: int, threads: int, log, peers: str = ""
+    model: Model, shapes: list[tuple[int, int]], repeat: int, threads: int, log, peers: str = "", done=None
 ) -> Measured:
-    """Every system of SYSTEMS at every shape of `model`; of PEERS, those `peers` matches (re.search)."""
+    """Every system of SYSTEMS at every shape of `model`; of PEERS, those `peers` matches (re.search).
+    `done`: called with the Measured so far after each shape (a process that dies keeps those).
+
+    A shape's static compile is freed once its row is measured; it stays resident only while the
+    executable cache (`versa.frontends.torch.executable_cache`) keeps it: a quarter of the
+    machine's memory by default, two or three compiles of these models, so bench/dynamic_shapes.py
+    runs each model in a process of its own with VERSA_MEMORY_CACHE_SIZE=0 (only what a live
+    object holds: the dynamic compile, the shape's static one, the newest hot version)."""
     import versa
 
     measured = Measured(model.name)
@@ -189,7 +196,11 @@ def measure(
         log(f"  batch {batch} seq {seq}: " + ", ".join(f"{k} {_show(k, v)}" for k, v in times.items()))
         del systems["Versa static"], static
         gc.collect()  # the static compile's module and engine (cycles through MLIR objects)
-        log(f"  peak resident after batch {batch} seq {seq}: {_resident_gb():.1f} GB")
+        now = _current_gb()
+        log(f"  peak resident after batch {batch} seq {seq}: {_resident_gb():.1f} GB (now {now:.1f} GB)")
+        if done is not None:
+            measured.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs
+            done(measured)
     measured.graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs
     return measured
 
@@ -228,6 +239,16 @@ def _measure_shape(systems, ids, mask, expected, reduction, repeat) -> tuple[dic
 def _resident_gb() -> float:
     """This process's peak resident memory so far (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20)
+
+
+def _current_gb() -> float:
+    """This process's resident memory now (VmRSS), 0.0 where /proc does not say."""
+    try:
+        with open("/proc/self/status") as status:
+            line = next((x for x in status if x.startswith("VmRSS:")), "VmRSS: 0 kB")
+    except OSError:
+        return 0.0
+    return int(line.split()[1]) / (1 << 20)
 
 
 RATIOS = ("hot / static", "stall")  # dynamic_hot's entries that are ratios, not seconds

@@ -30,6 +30,7 @@ from .cpu.alloca_scopes import VersaInlineAllocaScopes
 from .cpu.bf16_bits import VersaBf16Bits
 from .cpu.buffer_cache import VersaBufferCache
 from .cpu.byte_bools import VersaByteBools
+from .cpu.byte_globals import VersaByteGlobals
 from .cpu.codegen import VersaCodegen
 from .cpu.collapse_elementwise import VersaCollapseElementwise
 from .cpu.collapse_epilogues import VersaCollapseEpilogues
@@ -109,6 +110,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaFastMath,
         VersaByteBools,
         VersaBf16Bits,
+        VersaByteGlobals,
         VersaTargetAttributes,
         VersaGpuMap,
         VersaGpuMatmul,

@@ -15,8 +15,8 @@ micro-kernel (`kernels/int8_dot.py`) on filters packed at compile time (`kernels
     anything else (x86-64, v8.0)    nothing: the strategies' portable path
 
 Depthwise NHWC convs (x86) take a kernel of their own (`kernels/int8_depthwise.py`): the same
-instructions summing G input rows' bytes of one channel, interleaved at run time; they read the
-input unpadded, the zero-point padding's borders in the kernel (`kernels/int8_borders.py`).
+instructions summing G input rows' bytes of one channel, interleaved at run time. Both kernels
+read the input unpadded, its zero-point padding's borders in the kernel (`int8_*borders.py`).
 
 The choice is the target's features (`Target.has`), never the host's. The kernel's result is
 the same i32 sum the op computed, so the zero-point terms around it stay as they are. Runs on
@@ -40,6 +40,7 @@ from .kernels.int8_blocks import plan, unblocked
 from .kernels.int8_borders import unpadded
 from .kernels.int8_dot import kernel_text
 from .kernels.int8_dot_aarch64 import aarch64_isa
+from .kernels.int8_dot_borders import placement, sole_padding
 from .kernels.int8_isa import ISAS, ConvShape, Isa
 from .kernels.int8_pack import pack, round_up
 from .kernels.int8_unflip import unflipped
@@ -227,6 +228,8 @@ class VersaInt8Kernels(Pass):
         else:
             weights, x_shape, out4 = values, tuple(ir.RankedTensorType(x.type).shape), out[:3]
             strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
+        border = None if matmul or not _x86(isa) else sole_padding(x, op)  # borders in the kernel
+        x, x_shape = (x, x_shape) if border is None else (border.source, border.shape)
         source = None if matmul or not _x86(isa) else unflipped(x, op)  # no flip twice (int8_unflip)
         x = x if source is None else source
         f = weights.shape[3]
@@ -246,6 +249,7 @@ class VersaInt8Kernels(Pass):
             round_up(x_shape[3], isa.group),
             epilogue,
             source is not None,
+            *placement(border, source is not None),
         )
         if self.row_block < 0:
             blocks = unblocked(out4[2])

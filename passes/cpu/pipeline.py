@@ -13,6 +13,7 @@ from ..optimize.layout import VersaLayout
 from ..versa_to_linalg.convert_versa_to_linalg import ConvertVersaToLinalg
 from .alloca_scopes import VersaInlineAllocaScopes
 from .bf16_bits import VersaBf16Bits
+from .byte_globals import VersaByteGlobals
 from .buffer_cache import VersaBufferCache
 from .byte_bools import VersaByteBools
 from .codegen import VersaCodegen
@@ -181,4 +182,5 @@ class LowerToLLVM(Pipeline):
             yield "convert-openmp-to-llvm"
         yield "reconcile-unrealized-casts"
         yield VersaBf16Bits()  # bf16 is only moved by now: LLVM sees its bits, never a bfloat
+        yield VersaByteGlobals()  # weights as byte arrays: LLVM writes those in one go
         yield VersaTargetAttributes(target=self.target)  # the JIT's machine is the host's CPU

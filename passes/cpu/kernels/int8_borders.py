@@ -26,6 +26,10 @@ class Border:
     left: int
     fill: int
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(ir.RankedTensorType(self.source.type).shape)
+
 
 def unpadded(x: ir.Value) -> Border | None:
     """x's unpadded source where x is pad_spatial's zero-point padding (maybe cropped)."""

@@ -21,9 +21,14 @@ The instructions are LLVM's intrinsics, called as functions declared under their
 (`@llvm.x86.avx512.vpdpbusd.512`): an `llvm.call_intrinsic` has unknown memory effects, which
 one-shot-bufferize refuses, while a call of a declaration with vector operands bufferizes, and
 LLVM reads a declaration named `llvm.*` as the intrinsic (docs/facts.md).
+
+With `s.fill` x is the conv's input unpadded (`int8_dot_borders.py`): each pixel tile is an
+`scf.if` of an unchecked body (interior) and one that reads clamped rows and columns and takes
+the fill word outside x (border rows and tiles), instead of a padded copy made every call.
 """
 
 from ...common.kernel_text import Text
+from . import int8_dot_borders as borders
 from .int8_blocks import Blocks, open_nest, unblocked
 from .int8_isa import ConvShape, Isa
 
@@ -56,6 +61,8 @@ def kernel_text(
     t("%z8 = arith.constant 0 : i8")
     t(f"%zt = arith.constant 0 : {et}")
     t("%z32 = arith.constant 0 : i32")
+    if s.fill is not None:
+        t(f"%fillw = arith.constant dense<{borders.fill_word(isa, s.fill, s.shifted)}> : vector<1xi32>")
     xs = "%x"
     if cp != c:
         t(f"%xpad = tensor.pad %x low[0, 0, 0, 0] high[0, 0, 0, {cp - c}] {{")
@@ -120,13 +127,13 @@ def kernel_text(
             f" -> ({tile_type}) {{"
         )
         t("%wa = arith.addi %wp0, %w0 : index")
-        rows = _rows(t, s, isa, nv, mr, ("%wa", "%w0"), "%tl", inits, tile_type, unsigned, xp)
+        rows = _tile(t, s, isa, nv, mr, ("%wa", "%w0"), "%tl", inits, tile_type, unsigned, xp)
         t(f"  scf.yield {rows} : {tile_type}")
         t("}")
         tile = "%tile1"
     if wb - full:
         t(f"%wr = arith.addi %wp0, {t.c(full)} : index")
-        tile = _rows(t, s, isa, nv, wb - full, ("%wr", t.c(full)), tile, inits, tile_type, unsigned, xp)
+        tile = _tile(t, s, isa, nv, wb - full, ("%wr", t.c(full)), tile, inits, tile_type, unsigned, xp)
     if rb > 1:
         t(f"%bt1 = tensor.insert_slice {tile} into %bt{row} : {tile_type} into {block_type}")
         t(f"scf.yield %bt1 : {block_type}")
@@ -157,6 +164,22 @@ def store_tile(
     t("}")
 
 
+def _tile(t: Text, s: ConvShape, isa: Isa, nv: int, rows: int, w0, tile: str, *rest) -> str:
+    """`_rows`, or where x is unpadded (`s.fill`) its unchecked body for interior tiles and
+    its checked one for the border's (`int8_dot_borders.py`)."""
+    if s.fill is None:
+        return _rows(t, s, isa, nv, rows, w0, tile, *rest)
+    tile_type = rest[1]
+    inside = borders.interior(t, s, "%oh", w0[0], rows)
+    return borders.choose(
+        t,
+        inside,
+        tile_type,
+        lambda: _rows(t, s, isa, nv, rows, w0, tile, *rest),
+        lambda: _rows(t, s, isa, nv, rows, w0, tile, *rest, checked=True),
+    )
+
+
 def _rows(
     t: Text,
     s: ConvShape,
@@ -169,10 +192,11 @@ def _rows(
     tile_type,
     unsigned: bool,
     xp: str,
+    checked: bool = False,
 ) -> str:
     """`rows` output pixels from `w0` on (the pixel, and its place in `tile`), NV vectors of
-    filters each, reading activations `xp`: the k loops around the MR·NV accumulators, then
-    their stores into `tile`; the new tile's name."""
+    filters each, reading activations `xp` (`checked`: clamped, the fill word outside x): the k
+    loops around the MR·NV accumulators, then their stores into `tile`; the new tile's name."""
     w0, at = w0
     L, G, et = isa.lanes, isa.group, isa.element
     vec, wide = f"vector<{L}xi32>", f"vector<{L * G}x{et}>"
@@ -197,7 +221,11 @@ def _rows(
         results.append(res)
         current = inner
     hrow = t.fresh("h")
-    t(f"{hrow} = affine.apply affine_map<(a, b) -> (a * {sh} + b * {dh})>(%oh, %kh)")
+    top, left = s.pad
+    row = borders.offset(f"a * {sh} + b * {dh}", top)
+    t(f"{hrow} = affine.apply affine_map<(a, b) -> ({row})>(%oh, %kh)")
+    if checked:
+        hrow, row_inside = borders.clamped(t, hrow, h)
     cg = t.fresh("c")
     t(f"{cg} = arith.muli %cg, {t.c(G)} : index")
     bs = []
@@ -211,13 +239,22 @@ def _rows(
     outs = []
     for i in range(rows):
         col = t.fresh("w")
-        t(f"{col} = affine.apply affine_map<(a, b) -> (a * {sw} + {i * sw} + b * {dw})>({w0}, %kw)")
+        column = borders.offset(f"a * {sw} + {i * sw} + b * {dw}", left)
+        t(f"{col} = affine.apply affine_map<(a, b) -> ({column})>({w0}, %kw)")
+        if checked:
+            col, col_inside = borders.clamped(t, col, w)
+            inside = t.fresh("in")
+            t(f"{inside} = arith.andi {row_inside}, {col_inside} : i1")
         raw, word, splat, a = t.fresh("x"), t.fresh("x"), t.fresh("x"), t.fresh("x")
         t(
             f"{raw} = vector.transfer_read {xp}[%n, {hrow}, {col}, {cg}], %zt {{in_bounds = [true]}}"
             f" : {xp_type}, vector<{G}x{et}>"
         )
         t(f"{word} = vector.bitcast {raw} : vector<{G}x{et}> to vector<1xi32>")
+        if checked:  # outside x: the fill word the padded copy held
+            chosen = t.fresh("x")
+            t(f"{chosen} = arith.select {inside}, {word}, %fillw : vector<1xi32>")
+            word = chosen
         t(f"{splat} = vector.broadcast {word} : vector<1xi32> to {vec}")
         t(f"{a} = vector.bitcast {splat} : {vec} to {wide}")
         for j in range(nv):

@@ -65,6 +65,10 @@ class ConvShape:
     channels: int  # C padded to a multiple of the group
     epilogue: Epilogue | None = None  # the consumer computed on each accumulator (int8_epilogue.py)
     shifted: bool = False  # x holds the signed values + 128 (u8: `int8_unflip.py`)
+    # x's place (top, left) in the padded input the conv reads, every other element of which is
+    # the byte `fill` (`int8_dot_borders.py`); None: x is the conv's input itself
+    pad: tuple[int, int] = (0, 0)
+    fill: int | None = None
 
     @property
     def element(self) -> str:
