@@ -13,9 +13,9 @@ from ..optimize.layout import VersaLayout
 from ..versa_to_linalg.convert_versa_to_linalg import ConvertVersaToLinalg
 from .alloca_scopes import VersaInlineAllocaScopes
 from .bf16_bits import VersaBf16Bits
-from .byte_globals import VersaByteGlobals
 from .buffer_cache import VersaBufferCache
 from .byte_bools import VersaByteBools
+from .byte_globals import VersaByteGlobals
 from .codegen import VersaCodegen
 from .collapse_elementwise import VersaCollapseElementwise
 from .collapse_epilogues import VersaCollapseEpilogues
