@@ -14,6 +14,7 @@ from pathlib import Path
 
 from versa import compiler
 from versa.cpu import aot, openmp
+from versa.diagnostics import CompileError, Diagnostic
 from versa.mlir import ExecutionEngine, ir
 from versa.signature import find_function
 
@@ -28,6 +29,11 @@ def write_artifact(source, options, out_dir: str) -> dict:
     compiler.run_passes(module, options.passes())
     libraries = openmp.shared_libraries() if options.threads > 1 else []
     engine = ExecutionEngine(module, opt_level=3, shared_libs=libraries, enable_pic=True)
+    # The engine compiles on the first lookup. Left to `dump_to_object_file`, that lookup is of
+    # every function's packed wrapper, and a kernel that layers share (versa-share-functions)
+    # is private, so it has none: the dump failed and wrote no object (HF Whisper's encoder).
+    if not engine.raw_lookup(f"_mlir_ciface_{entry.name}"):
+        raise CompileError([Diagnostic("error", f"JIT compilation failed: no code for '{entry.name}'")])
     name = "".join(c if c.isalnum() else "_" for c in source.name) or "model"
     library, header = f"lib{name}.so", f"{name}.h"
     os.makedirs(out_dir, exist_ok=True)

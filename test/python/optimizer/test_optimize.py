@@ -157,3 +157,18 @@ def test_symbolic_dims_must_be_pinned(tmp_path):
     )
     done = run_optimize(str(model), "--input-shape", "x=3,4", "--out", str(tmp_path / "pinned"))
     assert done.returncode == 0, done.stderr
+
+
+def test_a_library_of_a_model_whose_layers_share_a_kernel(tmp_path):
+    """Two layer norms of one shape share one kernel function (versa-share-functions), private
+    to the module: the artifact's object must still be written (it once was not: the engine's
+    dump compiled every function by a wrapper the private kernel does not have)."""
+    torch = pytest.importorskip("torch")
+    model = torch.nn.Sequential(
+        torch.nn.LayerNorm(32), torch.nn.Linear(32, 32), torch.nn.GELU(), torch.nn.LayerNorm(32)
+    ).eval()
+    out = tmp_path / "out"
+    report = versa.optimize(model, out=str(out), example_inputs=(torch.randn(4, 8, 32),), rounds=3)
+    assert report["artifact"] is not None, report["errors"]
+    library = ctypes.CDLL(str(out / report["artifact"]["library"]))
+    assert library._mlir_ciface_main
