@@ -12,12 +12,14 @@ MetaSchedule) needs hundreds of measurements to beat that on a space this small;
 hours, is the budget here. Shares: the budget is split by each kernel's size times its uses
 (time not spent rolls over), largest first.
 
-Measurement: every candidate's outputs are checked against the default point's first (a point
-that computes something else is dropped, never timed); then interleaved rounds (each round
-runs every candidate once, the starting one rotating), each timing enough back-to-back calls
-for ~10 ms, medians; when the two best are within 5%, more rounds for those two decide. The
-final point meets the default head to head and is recorded only if it wins there by the same
-2%: a tuned compile is never slower than the untuned one by what this run could measure.
+Measurement: a candidate whose code is that of one compiled before (a digest of its lowered
+module: the tiles of a matmul whose B is pre-packed are moot) is not measured again. Every
+candidate's outputs are checked against the default point's first (a point that computes
+something else is dropped, never timed); then interleaved rounds (each round runs every
+candidate once, the starting one rotating), each timing enough back-to-back calls for ~10 ms,
+medians; when the two best are within 5%, more rounds for those two decide. The final point
+meets the default head to head and is recorded only if it wins there by the same 2%: a tuned
+compile is never slower than the untuned one by what this run could measure.
 """
 
 import sys
@@ -62,6 +64,7 @@ class _Candidates:
         self.pool, self.kernel = pool, kernel
         self.where: dict[str, int] = {}
         self.reference: list[np.ndarray] | None = None
+        self.codes: set[str] = set()  # digests of the code compiled so far: each measured once
 
     def compile(self, points: list[dict], names: list[str]) -> tuple[list[str], list[str]]:
         k = self.kernel
@@ -73,11 +76,14 @@ class _Candidates:
         results = self.pool.map(jobs)
         ok, failed = [], []
         for (worker, _, args), (status, value) in zip(jobs, results, strict=True):
-            if status == "ok":
+            if status != "ok":
+                failed.append(f"{args[4]}: {value}")
+            elif value in self.codes:  # the code of a point measured before: it won or lost then
+                self.pool.call(worker, "drop", [args[0]])
+            else:
+                self.codes.add(value)
                 self.where[args[0]] = worker
                 ok.append(args[0])
-            else:
-                failed.append(f"{args[4]}: {value}")
         checked = []
         for name in ok:
             outputs = self.pool.call(self.where[name], "outputs", name)

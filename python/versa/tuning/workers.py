@@ -7,12 +7,18 @@ machine code, so the coordinator can have every worker compile at once and then 
 candidates one at a time, the other workers idle: compiles in parallel, timings in isolation.
 A compile is two halves: `lower` (MLIR, to the llvm dialect: any machine can do it, given the
 steps the target's machine built) and `load` (LLVM's machine code, where it will be timed).
-Inputs are random (seeded: every worker builds the same arrays for a kernel).
+Inputs are random (seeded: every worker builds the same arrays for a kernel), and so are the
+weights a kernel keeps as constants (`extract.materialize`). Every pass that reads a tuning
+database reads the point's (versa-pack-weights decides `prepack` there, versa-codegen the rest).
+A loaded candidate is known by a digest of its lowered module: two points that emit the same
+code (a pre-packed B makes the matmul's tiles moot) are measured once.
 
 The local pool runs workers in `spawn`ed processes (MLIR and OpenMP state is not fork-safe) and
 talks to each over a pipe; `ray_pool.RayPool` is the same interface on a Ray cluster.
 """
 
+import hashlib
+import io
 import multiprocessing
 import tempfile
 import time
@@ -29,7 +35,7 @@ from versa.mlir import ir
 from versa.passes.cpu.codegen import VersaCodegen
 from versa.signature import TensorSpec, find_function
 from versa.tuning.db import Entry, TuningDb, code_digest, fingerprint
-from versa.tuning.extract import ENTRY
+from versa.tuning.extract import ENTRY, materialize
 
 SEED = 0
 
@@ -47,37 +53,41 @@ class KernelWorker:
         self.directory = Path(tempfile.mkdtemp(prefix="versa-tune-"))
         self.count = 0
 
-    def lower(self, text: str, signature: str, strategy: str, point: dict) -> tuple[str, list, list]:
-        """`text` (a kernel module) lowered to the llvm dialect with `point` for `signature`,
-        read by versa-codegen from a one-entry database (strict: a script that fails to apply
-        fails the candidate instead of measuring plain loops); with the entry's specs."""
+    def lower(self, text: str, signature: str, strategy: str, point: dict) -> tuple[bytes, list, list]:
+        """`text` (a kernel module) lowered to the llvm dialect (as bytecode: a kept weight is
+        binary there, megabytes as text) with `point` for `signature`, read from a one-entry
+        database by every pass that reads one (versa-codegen strictly: a script that fails to
+        apply fails the candidate instead of measuring plain loops); with the entry's specs."""
         self.count += 1
         database = self.directory / f"{self.count}.json"
         key = (fingerprint(self.codegen.target), self.codegen.threads, signature, code_digest())
         TuningDb(database).save([Entry(*key, "", strategy, point, 0, 0, 0)])
-        codegen = replace(self.codegen, tuning_db=str(database), strict=True)
-        steps = [codegen if s is self.codegen else s for s in self.steps]
+        steps = [_reading(s, str(database), s is self.codegen) for s in self.steps]
         module = parse_module(Chunk(text, 1), make_context())
+        with module.context:
+            materialize(module)
         function = find_function(module, ENTRY)
         inputs = [TensorSpec.of(t) for t in function.type.inputs]
         outputs = [TensorSpec.of(t) for t in function.type.results]
         function.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get(module.context)
         run_passes(module, steps)
-        return module.operation.get_asm(enable_debug_info=False), inputs, outputs
+        code = io.BytesIO()
+        module.operation.write_bytecode(code)
+        return code.getvalue(), inputs, outputs
 
-    def load(self, cid: str, lowered: tuple[str, list, list]) -> None:
-        """Machine code for a lowered candidate, with the kernel's random inputs (seeded)."""
-        text, inputs, outputs = lowered
-        module = parse_module(Chunk(text, 1), make_context())
+    def load(self, cid: str, lowered: tuple[bytes, list, list]) -> str:
+        """Machine code for a lowered candidate, with the kernel's random inputs (seeded); the
+        digest of its code."""
+        code, inputs, outputs = lowered
+        module = ir.Module.parse(code, make_context())
         function = JitFunction.lowered(module, ENTRY, inputs, outputs)
         rng = np.random.default_rng(SEED)
         self.compiled[cid] = (function, [_random(rng, spec) for spec in function.inputs])
+        return hashlib.sha256(code).hexdigest()[:20]
 
-    def compile(self, cid: str, text: str, signature: str, strategy: str, point: dict) -> float:
-        """`lower` and `load` here; the seconds it took. Raises with the reason when it fails."""
-        start = time.perf_counter()
-        self.load(cid, self.lower(text, signature, strategy, point))
-        return time.perf_counter() - start
+    def compile(self, cid: str, text: str, signature: str, strategy: str, point: dict) -> str:
+        """`lower` and `load` here; the digest of the code. Raises with the reason when it fails."""
+        return self.load(cid, self.lower(text, signature, strategy, point))
 
     def outputs(self, cid: str) -> list[np.ndarray]:
         function, inputs = self.compiled[cid]
@@ -95,6 +105,13 @@ class KernelWorker:
     def drop(self, cids: list[str]) -> None:
         for cid in cids:
             self.compiled.pop(cid, None)
+
+
+def _reading(step, database: str, strict: bool):
+    """`step` reading the tuning database `database`, if it reads one."""
+    if getattr(step, "tuning_db", None) is None:
+        return step
+    return replace(step, tuning_db=database, strict=True) if strict else replace(step, tuning_db=database)
 
 
 def _random(rng: np.random.Generator, spec) -> np.ndarray:
