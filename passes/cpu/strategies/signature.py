@@ -5,7 +5,9 @@ target, so one measurement serves both (BERT's twelve layers tune once). The sig
 strategy family and the op in MLIR's generic form with its SSA names erased, so it holds the
 shapes, element types, indexing maps, iterator types, attributes (strides, dilations) and the
 body of a generic; where the strategy fuses the elementwise consumer (an epilogue), that
-consumer's generic form too. Operand values (weights) are not part of it.
+consumer's generic form too. Operand values (weights) are not part of it, but whether a
+matmul's B is a constant is: its space has `prepack` then, and a point of one does not fit the
+other (a same-shaped matmul of two activations would otherwise find a point it must reject).
 """
 
 import hashlib
@@ -38,6 +40,8 @@ class Signature:
         if consumer is not None:
             ops.append(consumer)
         parts = [type(strategy).__name__, *(_generic(o, tag) for o in ops)]
+        if getattr(strategy, "constant_b", False):
+            parts.append("constant B")
         text = "\n".join(parts)
         digest = hashlib.sha256(text.encode()).hexdigest()[:20]
         return Signature(digest, text, _summary(op, consumer is not None))

@@ -126,3 +126,28 @@ def test_a_database_entry_decides_whether_the_weight_is_packed(
     a = RNG.uniform(-1, 1, (64, k)).astype(np.float32)
     want = a.astype(np.float64) @ weight + bias
     np.testing.assert_allclose(jit(a)[0], want, rtol=1e-5, atol=2e-5 * k**0.5)
+
+
+def test_a_constant_b_and_an_activation_b_of_one_shape_are_two_signatures() -> None:
+    """A point with `prepack` fits only a matmul of a constant B: the signature tells them apart."""
+    from versa.passes.cpu.strategies import select
+    from versa.passes.cpu.strategies.signature import Signature
+
+    weight = RNG.uniform(-1, 1, (64, 48)).astype(np.float32)
+    w, x, y = "tensor<64x48xf32>", "tensor<16x64xf32>", "tensor<16x48xf32>"
+    text = f"""func.func @main(%a: {x}, %b: {w}) -> ({y}, {y}) {{
+  %w = "versa.constant"() {{value = dense<"0x{weight.tobytes().hex().upper()}"> : {w}}} : () -> {w}
+  %0 = "versa.matmul"(%a, %w) : ({x}, {w}) -> {y}
+  %1 = "versa.matmul"(%a, %b) : ({x}, {w}) -> {y}
+  return %0, %1 : {y}, {y}
+}}"""
+    options = CompileOptions.create(TARGET, threads=1)
+    module = _parse(text)
+    with module.context:
+        compiler.run_passes(module, compiler.parse_pipeline("convert-versa-to-linalg", TARGET))
+        ops = []
+        module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+        matmuls = [op for op in ops if op.name == "linalg.matmul"]
+        assert len(matmuls) == 2
+        keys = {Signature.of(op, select(op, options.target, 1)).key for op in matmuls}
+    assert len(keys) == 2
