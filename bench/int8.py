@@ -1,33 +1,36 @@
 """CLI: .venv/bin/python -m bench.int8 [--models resnet50,mobilenetv2,bert] [--batch 1 [8]]
-[--repeat R] [--threads N] [--calibration N] [--output PATH] [--note TEXT]: INT8 inference (issue 47).
+[--repeat R] [--threads N] [--calibration N] [--target NAME | --both-isas] [--output PATH]
+[--note TEXT]: INT8 inference (issue 47).
 
 Each model is built as the real-model rows build it (`hf_models.case`: `transformers` classes,
 random weights, batch norms calibrated on the row's input; nothing downloaded), then quantized
 twice from the same float module, each calibrated on the same `--calibration` random batches:
 with PT2E (torchao's `X86InductorQuantizer`, its default config: what Versa INT8 compiles) and
 with ONNX Runtime's `quantize_static` (QDQ, per-channel int8 weights, uint8 activations, on the
-TorchScript ONNX export of the float module). Systems: Versa FP32 and INT8 (`versa.compile`),
-ONNX Runtime FP32 and INT8, OpenVINO FP32 (`bench/peers.py`) and OpenVINO INT8 on ORT's QDQ
-model (NNCF, OpenVINO's own quantizer, is not installed; its CPU plugin runs a QDQ ONNX model's
-quantized ops in int8). Each output is checked first against the float module run eagerly: max
-|Δ|, relative L2 error and, for classifiers, top-1 agreement. Timing as the suite's: every
-system called in turn in each of R interleaved rounds after two warm-up calls, medians. The
-table goes to stdout and into bench/RESULTS.md between `report.INT8_BEGIN`/`INT8_END`.
+TorchScript ONNX export of the float module). Systems (bench/int8_systems.py): Versa FP32 and
+INT8 (`versa.compile`), ONNX Runtime FP32 and INT8, OpenVINO FP32 (`bench/peers.py`) and OpenVINO
+INT8 on ORT's QDQ model (NNCF, OpenVINO's own quantizer, is not installed; its CPU plugin runs a
+QDQ ONNX model's quantized ops in int8). `--target` names the CPU Versa compiles for (an ISA
+level this CPU runs); `--both-isas`, on an AVX-512 host, compiles Versa FP32 and INT8 for the
+host and for x86-64-v3 (AVX2 code) as systems of the same rounds, the peers timed once (as
+bench/run.sh's option). Each output is checked first against the float module run eagerly: max
+|Δ|, relative L2 error and, for classifiers, top-1 agreement. Timing as the suite's driver: R
+interleaved rounds after two warm-up calls, the order rotated each round, a 0.25 s pause before
+each system's turn with threads (the last system's workers stop spinning) and untimed calls for
+20 ms before a call shorter than 50 ms, medians. The tables go to stdout and into
+bench/RESULTS.md between `report.INT8_BEGIN`/`INT8_END`.
 """
 
 import argparse
-import io
 import os
 import shlex
 import statistics
 import sys
-import tempfile
 import time
-import warnings
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench.int8_systems import Row, check, systems  # noqa: F401  (Row: the report's rows)
 
 HERE = Path(__file__).resolve().parent
 MODELS = {
@@ -35,7 +38,7 @@ MODELS = {
     "mobilenetv2": "HF MobileNetV2 224²",
     "bert": "HF BERT-base seq 128",
 }
-SYSTEMS = ("Versa FP32", "Versa INT8", "ORT FP32", "ORT INT8", "OpenVINO FP32", "OpenVINO INT8 (QDQ)")
+SETTLE_S, REWARM_BELOW_S, REWARM_S = 0.25, 0.05, 0.02  # as bench/driver.py's Budget
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -49,6 +52,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=10, help="timed rounds R (default 10)")
     parser.add_argument("--threads", type=int, default=None, help="threads per system (default: all cores)")
     parser.add_argument("--calibration", type=int, default=4, help="random calibration batches (default 4)")
+    isa = parser.add_mutually_exclusive_group()
+    isa.add_argument("--target", default="host", help="the CPU Versa compiles for (default: host)")
+    isa.add_argument(
+        "--both-isas",
+        action="store_true",
+        help="on an AVX-512 host: Versa for the host and for x86-64-v3 in the same rounds",
+    )
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md", help="markdown file to update")
     parser.add_argument("--note", default="", help="a paragraph for the section (e.g. the machine was busy)")
     args = parser.parse_args(argv)
@@ -63,149 +73,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-@dataclass
-class Row:
-    label: str
-    times: dict[str, float | str] = field(default_factory=dict)  # median seconds, or why not
-    checks: dict[str, str] = field(default_factory=dict)  # system → "max|Δ| · rel · top-1"
-    compiles: dict[str, float] = field(default_factory=dict)
-
-
-def _quiet(fn: Callable, *args, **kwargs):
-    with warnings.catch_warnings(), redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        warnings.simplefilter("ignore")
-        return fn(*args, **kwargs)
-
-
-def pt2e(module, args: tuple, calibration: list[tuple]):
-    """torchao's PT2E flow with the X86 Inductor quantizer's default config."""
-    import torch
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
-        X86InductorQuantizer,
-        get_default_x86_inductor_quantization_config,
-    )
-
-    exported = torch.export.export(module, args).module()
-    quantizer = X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config())
-    prepared = prepare_pt2e(exported, quantizer)
-    for batch in calibration:
-        prepared(*batch)
-    return convert_pt2e(prepared)
-
-
-def ort_qdq(module, args: tuple, calibration: list[tuple], folder: str) -> tuple[bytes, bytes]:
-    """(the float ONNX model, its quantize_static QDQ per-channel form) as bytes."""
-    import torch
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-
-    from bench.case import Fn
-
-    float_path, int8_path = f"{folder}/float.onnx", f"{folder}/int8.onnx"
-    torch.onnx.export(Fn(module).eval(), args, float_path, dynamo=False, opset_version=17)
-
-    class Reader(CalibrationDataReader):
-        def __init__(self, names):
-            self.feeds = iter([dict(zip(names, (a.numpy() for a in b), strict=True)) for b in calibration])
-
-        def get_next(self):
-            return next(self.feeds, None)
-
-    import onnx
-
-    names = [i.name for i in onnx.load(float_path).graph.input]
-    quantize_static(
-        float_path,
-        int8_path,
-        Reader(names),
-        quant_format=QuantFormat.QDQ,
-        per_channel=True,
-        activation_type=QuantType.QUInt8,
-        weight_type=QuantType.QInt8,
-    )
-    return Path(float_path).read_bytes(), Path(int8_path).read_bytes()
-
-
-def check(out, want, classifier: bool) -> str:
-    import numpy as np
-
-    got, ref = np.asarray(out, np.float64), np.asarray(want, np.float64)
-    if got.shape != ref.shape:
-        return f"shape {got.shape} ≠ {ref.shape}"
-    delta = float(np.abs(got - ref).max())
-    rel = float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30))
-    text = f"{delta:.3g} · {rel:.2%}"
-    if classifier:
-        text += f" · {float((got.argmax(-1) == ref.argmax(-1)).mean()):.0%}"
-    return text
-
-
-def systems(case, args: tuple, calibration: list[tuple], threads: int, row: Row) -> dict[str, Callable]:
-    """Each system's call, built (compiled) here; a system that fails is a row cell saying why."""
-    import versa
-
-    from bench.peers import OpenVino, ort_session
-
-    module, arrays = case.module, case.arrays[: case.torch_args]
-    runners: dict[str, Callable] = {}
-
-    def build(name: str, make: Callable[[], Callable]) -> None:
-        start = time.perf_counter()
-        try:
-            runners[name] = make()
-            row.compiles[name] = time.perf_counter() - start
-        except Exception as err:  # a system that fails shows up in the table
-            row.times[name] = f"failed: {type(err).__name__}: {str(err).splitlines()[0][:80]}"
-        print(f"  {name}: {row.times.get(name, f'ready in {time.perf_counter() - start:.1f} s')}", flush=True)
-
-    def versa_runner(m) -> Callable:
-        """A whole-graph compile, or a failure: where the graph does not compile whole,
-        versa.compile runs it partitioned, eager ops between the pieces, with only a warning
-        (which `_quiet` would swallow): other numerics and other times than the table's."""
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-                compiled = versa.compile(m, list(args))
-                compiled(*args)  # the compile may wait for the first call
-        eager = [str(w.message) for w in caught if "ran eagerly" in str(w.message)]
-        if eager:
-            raise RuntimeError(f"partitioned ({eager[0]})")
-        return lambda: compiled(*args)
-
-    build("Versa FP32", lambda: versa_runner(module))
-    build("Versa INT8", lambda: versa_runner(_quiet(pt2e, module, args, calibration)))
-    with tempfile.TemporaryDirectory() as folder:
-        models: dict[str, bytes] = {}
-
-        def onnx_models() -> None:
-            models["float"], models["int8"] = _quiet(ort_qdq, module, args, calibration, folder)
-
-        def ort(kind: str) -> Callable:
-            if not models:
-                onnx_models()
-            session = ort_session(models[kind], threads)
-            feeds = dict(zip([i.name for i in session.get_inputs()], arrays, strict=True))
-            return lambda: session.run(None, feeds)[0]
-
-        build("ORT FP32", lambda: ort("float"))
-        build("ORT INT8", lambda: ort("int8"))
-        openvino = OpenVino()
-        openvino.setup(threads)
-        build("OpenVINO FP32", lambda: (lambda call: lambda: call()[0])(openvino.prepare(case)))
-
-        def openvino_int8() -> Callable:
-            if "int8" not in models:
-                raise RuntimeError("no QDQ model (ORT INT8 failed)")
-            model = openvino.core.read_model(models["int8"], b"")
-            config = {"PERFORMANCE_HINT": "LATENCY", "INFERENCE_NUM_THREADS": threads}
-            request = openvino.core.compile_model(model, "CPU", config).create_infer_request()
-            return lambda: request.infer(list(arrays), share_inputs=True, share_outputs=False).to_tuple()[0]
-
-        build("OpenVINO INT8 (QDQ)", openvino_int8)
-    return runners
-
-
-def measure(name: str, batch: int, args_: argparse.Namespace, threads: int) -> Row:
+def measure(name: str, batch: int, args_: argparse.Namespace, threads: int, targets: list[str]) -> Row:
     import numpy as np
     import torch
 
@@ -221,28 +89,56 @@ def measure(name: str, batch: int, args_: argparse.Namespace, threads: int) -> R
         tuple(torch.from_numpy(a) for a in model.inputs(rng, batch)) for _ in range(args_.calibration)
     ]
     want = case.module(*args).numpy()
-    runners = systems(case, args, calibration, threads, row)
-    classifier = name != "bert"
+    runners = systems(case, args, calibration, threads, row, targets)
+    classifier, estimates = name != "bert", {}
     for system, call in list(runners.items()):
         try:
             out = call()
             row.checks[system] = check(
                 out.numpy() if isinstance(out, torch.Tensor) else out, want, classifier
             )
-            call()
+            estimates[system] = _timed(call, False, False)
         except Exception as err:
             row.times[system] = f"failed: {type(err).__name__}: {str(err).splitlines()[0][:80]}"
             del runners[system]
     samples: dict[str, list[float]] = {s: [] for s in runners}
-    for _ in range(args_.repeat):  # interleaved rounds
-        for system, call in runners.items():
-            start = time.perf_counter()
-            call()
-            samples[system].append(time.perf_counter() - start)
+    names = list(runners)
+    for rnd in range(args_.repeat):  # interleaved rounds, the order rotated
+        for system in names[rnd % len(names) :] + names[: rnd % len(names)]:
+            rewarm = estimates[system] < REWARM_BELOW_S
+            samples[system].append(_timed(runners[system], threads > 1 and len(names) > 1, rewarm))
     for system, times in samples.items():
         row.times[system] = statistics.median(times)
     print(f"  {row.times}", flush=True)
     return row
+
+
+def _timed(call: Callable, settle: bool, rewarm: bool) -> float:
+    """One timed call after the pause and untimed calls that bench/driver.py makes."""
+    if settle:
+        time.sleep(SETTLE_S)
+    if rewarm:  # they wake the system's thread pool, and the core from the pause's idle
+        until = time.perf_counter() + REWARM_S
+        call()
+        while time.perf_counter() < until:
+            call()
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def _targets(args: argparse.Namespace) -> list[str]:
+    """The Versa targets' names (bench/__main__.py's choice: the host, x86-64-v3 too with
+    --both-isas on an AVX-512 host); a target this CPU cannot run is an argparse-style exit."""
+    from versa.targets import TargetError
+
+    from bench.__main__ import _targets as choose
+
+    try:
+        return [name for name, _ in choose(args.target, args.both_isas, lambda m: print(m, flush=True))]
+    except TargetError as err:
+        print(f"--target: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def main(argv: list[str]) -> int:
@@ -250,6 +146,7 @@ def main(argv: list[str]) -> int:
     from bench.fusion import fix_threads_for
 
     threads = fix_threads_for(args.threads)
+    targets = _targets(args)
     import torch
 
     from bench import int8_report
@@ -261,7 +158,7 @@ def main(argv: list[str]) -> int:
     try:
         for name in args.models:
             for batch in args.batch:
-                rows.append(measure(name, batch, args, threads))
+                rows.append(measure(name, batch, args, threads, targets))
     except KeyboardInterrupt:
         print("interrupted: writing the rows measured so far", flush=True)
         command += "  (interrupted)"
@@ -269,7 +166,7 @@ def main(argv: list[str]) -> int:
         return 1
     elapsed = time.perf_counter() - started
     section = int8_report.section(
-        rows, command, threads, load, args.repeat, args.calibration, elapsed, args.note
+        rows, command, threads, load, args.repeat, args.calibration, elapsed, args.note, tuple(targets)
     )
     print(section)
     int8_report.write(args.output, section)

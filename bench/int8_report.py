@@ -5,6 +5,7 @@ import os
 import time
 from pathlib import Path
 
+from bench.int8_systems import PEERS, system_names, versa_systems
 from bench.report import INT8_BEGIN, INT8_END, ms_cell, write_marked
 
 
@@ -13,14 +14,49 @@ def _ratio(times: dict, over: str, under: str) -> str:
     return f"{b / a:.2f}x" if isinstance(a, float) and isinstance(b, float) else "—"
 
 
-def table(rows: list, systems: tuple[str, ...]) -> list[str]:
-    head = ["model", *(f"{s} ms" for s in systems), "Versa INT8 vs FP32", "Versa INT8 vs ORT INT8"]
+def _ratios(times: dict, target: str) -> list[str]:
+    """Versa INT8 (for `target`) against Versa FP32 (the same target), ORT INT8, OpenVINO INT8."""
+    fp32, int8 = versa_systems(target)
+    return [_ratio(times, int8, other) for other in (fp32, "ORT INT8", "OpenVINO INT8 (QDQ)")]
+
+
+RATIOS = ("Versa INT8 vs FP32", "Versa INT8 vs ORT INT8", "Versa INT8 vs OpenVINO INT8")
+
+
+def table(rows: list, target: str) -> list[str]:
+    """Versa for `target` and the peers: milliseconds, then Versa INT8's ratios."""
+    systems = (*versa_systems(target), *PEERS)
+    head = ["model", *(f"{s} ms" for s in systems), *RATIOS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
-        cells = [row.label, *(ms_cell(row.times.get(s)) for s in systems)]
-        cells += [_ratio(row.times, "Versa INT8", "Versa FP32"), _ratio(row.times, "Versa INT8", "ORT INT8")]
+        cells = [row.label, *(ms_cell(row.times.get(s)) for s in systems), *_ratios(row.times, target)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def other_target(rows: list, target: str) -> list[str]:
+    """Versa compiled for another target in the same rounds: its columns, ratios to the peers."""
+    systems = versa_systems(target)
+    head = ["model", *(f"{s} ms" for s in systems), *RATIOS]
+    lines = [
+        f"Versa compiled for `{target}` ({_describe(target)}), in the same rounds (the peers' "
+        "times are the table's above):",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for row in rows:
+        cells = [row.label, *(ms_cell(row.times.get(s)) for s in systems), *_ratios(row.times, target)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _describe(target: str) -> str:
+    from versa import targets
+
+    t = targets.resolve(target)
+    ext = "AVX-512" if t.has("avx512f") else "AVX2" if t.has("avx2") else t.isa
+    return f"ISA level {t.isa}, {ext}, {t.vector_bits}-bit vectors"
 
 
 def checks(rows: list, systems: tuple[str, ...]) -> list[str]:
@@ -40,8 +76,10 @@ def section(
     calibration: int,
     elapsed: float,
     note: str = "",
+    targets: tuple[str, ...] = ("host",),
 ) -> str:
-    from bench.int8 import SYSTEMS
+    """The section: the first target's table (Versa and the peers), one per other target, the
+    output checks and the build times."""
     from bench.machine import cpu_name
 
     stamp = time.strftime("%Y-%m-%d")
@@ -59,17 +97,19 @@ def section(
         "`onnxruntime.quantization.quantize_static` (QDQ, per-channel int8 weights, uint8 "
         "activations, the same calibration batches); OpenVINO INT8 (QDQ): OpenVINO's CPU plugin on "
         "that QDQ model (NNCF, OpenVINO's own INT8 path, is not installed). FP32 columns: the float "
-        "module compiled by each system. Ratios > 1: Versa INT8 faster.",
+        "module compiled by each system. Ratios > 1: Versa INT8 faster."
+        + ("" if targets[0] == "host" else f" Versa compiled for `{targets[0]}`."),
         "",
-        *table(rows, SYSTEMS),
+        *table(rows, targets[0]),
         "",
+        *(line for target in targets[1:] for line in other_target(rows, target)),
         "Outputs against the float module run eagerly (checked before timing): max |Δ| · relative "
         "L2 error · top-1 agreement (classifiers, over the batch's images: one at batch 1; BERT's "
         "output is its last hidden state). Random weights and random calibration data: the INT8 "
         "errors say how close the systems' quantizations are to each other, not a trained model's "
         "accuracy.",
         "",
-        *checks(rows, SYSTEMS),
+        *checks(rows, system_names(list(targets))),
         "",
     ]
     compiles = [

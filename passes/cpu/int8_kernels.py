@@ -36,12 +36,12 @@ from ..common.base import Pass, collect, target_option
 from ..common.kernel_text import define
 from .kernels import int8_depthwise as depthwise
 from .kernels import int8_epilogue, int8_tiles
-from .kernels.int8_blocks import plan, unblocked
+from .kernels.int8_blocks import plan, register_tile, unblocked
 from .kernels.int8_borders import unpadded
 from .kernels.int8_dot import kernel_text
 from .kernels.int8_dot_aarch64 import aarch64_isa
 from .kernels.int8_dot_borders import placement, sole_padding
-from .kernels.int8_isa import ISAS, ConvShape, Isa
+from .kernels.int8_isa import ISAS, ConvShape, Isa, define_declaration
 from .kernels.int8_pack import pack, round_up
 from .kernels.int8_unflip import unflipped
 from .strategies.consumers import epilogue_consumer
@@ -63,13 +63,6 @@ def isa_of(target: targets.Target) -> Isa | None:
     if target.has("avx512bw") and target.lanes(32) >= 16:
         return ISAS["pmaddwd512"]
     return ISAS["pmaddwd256"] if target.has("avx2") else None
-
-
-def register_tile(target: targets.Target, isa: Isa, filters: int) -> tuple[int, int]:
-    """(NV vectors of filters, MR pixels): MR·NV accumulators, NV filter vectors, a broadcast
-    and a product in the vector registers."""
-    nv = min(4 if target.vector_registers >= 32 else 2, -(-filters // isa.lanes))
-    return nv, max(1, min(8, (target.vector_registers - nv - 2) // nv))
 
 
 def _i8(value: ir.Value) -> bool:
@@ -200,6 +193,7 @@ class VersaInt8Kernels(Pass):
         packed, start = depthwise.pack(weights, isa, p, dilations[0], strides[0], source is not None)
         cp = depthwise.channels(c, isa.lanes)  # C, overlapping blocks: no channel-padded copy
         epilogue = _epilogue(op, ("%n", "ROW", "PIXEL", "FILTER"), cp != c)
+        epilogue, start = epilogue.absorb(start) if epilogue else (None, start)  # its bias, zero points
         pad = (0, 0) if border is None else (border.top, border.left)
         fill = None if border is None else border.fill ^ (-128 if source is not None else 0)
         shape = depthwise.DepthwiseShape(
@@ -239,6 +233,7 @@ class VersaInt8Kernels(Pass):
         epilogue = _epilogue(
             op, ("PIXEL", "FILTER") if matmul else ("%n", "%oh", "PIXEL", "FILTER"), f % panel != 0
         )
+        epilogue, start = epilogue.absorb(start) if epilogue else (None, start)  # its bias, zero points
         shape = ConvShape(
             x_shape,
             weights.shape[:2],
@@ -305,15 +300,3 @@ def _epilogue(op: ir.Operation, dims: tuple[str, ...], padded: bool) -> int8_epi
         return None
     operand = next(iter(op.results[0].uses)).operand_number
     return int8_epilogue.of(consumer, operand, dims, padded)
-
-
-def define_declaration(module: ir.Operation, isa: Isa) -> None:
-    """The intrinsics' declarations that `module` lacks, at its top (functions named `llvm.*`)."""
-    body = module.regions[0].blocks[0]
-    names = {
-        ir.StringAttr(o.attributes["sym_name"]).value for o in body.operations if "sym_name" in o.attributes
-    }
-    declaration = ir.Module.parse(isa.declaration(), module.context)
-    for op in list(declaration.body.operations):
-        if ir.StringAttr(op.attributes["sym_name"]).value not in names:
-            op.operation.move_before(body.operations[0])

@@ -14,9 +14,10 @@
 // CHECK-LABEL: func.func @depthwise
 // CHECK: call @versa_int8_dot_0(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<1x6x6x16xi8>, tensor<1x2x2x3x32xi16>, tensor<16xi32>) -> tensor<1x4x4x16xi32>
 // CHECK-NOT: linalg.depthwise_conv_2d_nhwc_hwc
-// With threads: the kernel all the same, (channel block, image, row block) as an scf.forall.
+// With threads: the kernel all the same, (image, row block, channel block) as an scf.forall
+// (channel blocks innermost: a row block's input lines serve each of them from cache).
 // T2-LABEL: func.func private @versa_int8_dot_0
-// T2: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 1, 2) shared_outs
+// T2: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 2, 1) shared_outs
 // T2: func.call @llvm.x86.avx512.pmaddw.d.512
 // T2: tensor.parallel_insert_slice
 // T2-LABEL: func.func @depthwise

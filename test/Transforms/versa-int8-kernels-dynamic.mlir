@@ -7,7 +7,7 @@
 
 // A qconv2d with constant filters over a dynamic batch, H and W: the first run packs its filters
 // for the target's kernel ([P, KH, KW, C/G, NR*G]: v4's vpmaddwd zmm, one panel of 32 filters
-// (F = 20 padded) in i16 pairs; v3's ymm, two panels of 16) and leaves a generic on them, marked
+// (F = 20 padded) in i16 pairs; v3's ymm, three panels of 8: 24, not two of 16) and leaves a generic on them, marked
 // as a window op, that versa-static-tiles cuts as a named conv (one image, 8 rows x 32 columns
 // reading a 10x34 input window); the second run makes each static tile the kernel a static conv
 // of that shape gets (the zero points' column term computed in it), on the packed filters that
@@ -28,7 +28,7 @@
 //       V4:   arith.constant dense<{{.+}}> : tensor<1x3x3x2x64xi16>
 //       V4:   call @qconv_dynamic__group0(
 
-//  V3-DAG: func.func private @versa_int8_dot_{{[0-9]+}}(%{{.+}}: tensor<1x10x34x4xi8>, %{{.+}}: tensor<2x3x3x2x32xi16>
+//  V3-DAG: func.func private @versa_int8_dot_{{[0-9]+}}(%{{.+}}: tensor<1x10x34x4xi8>, %{{.+}}: tensor<3x3x3x2x16xi16>
 //  V3-DAG: func.call @llvm.x86.avx2.pmadd.wd(%{{.*}}, %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 //   V3-NOT: versa.int8_packed
 func.func @qconv_dynamic(%x: tensor<?x?x?x4xi8>) -> tensor<?x?x?x20xi32> {

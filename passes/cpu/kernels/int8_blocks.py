@@ -1,5 +1,5 @@
 """Cache blocks of the integer dot-product kernel (`int8_dot.py`) over its rows (M = N·OH·OW
-output pixels), and the loop nest that walks them.
+output pixels), the loop nest that walks them, and the register tile inside (`register_tile`).
 
 Goto's order with the roles the kernel gives its operands: the packed filter panel (K x NR) is
 the micro-kernel's stationary operand, read once per MR pixels, and the activations stream. The
@@ -80,6 +80,26 @@ def plan(shape, element_bytes: int, panels: int, mr: int, l2: int, threads: int,
             else:
                 break
     return Blocks(rb, wb)
+
+
+def register_tile(target, isa, filters: int) -> tuple[int, int]:
+    """The register tile for `target` (a `versa.targets.Target`) and `isa` (`int8_isa.Isa`):
+    (NV vectors of filters, MR pixels): MR·NV accumulators, NV filter vectors, a broadcast
+    and a product in the vector registers. NV (up to 4 with 32 registers, 2 with 16) is the
+    cheapest per output pixel and K group: the panels' vectors, each a multiply-accumulate and an
+    epilogue whether its filters exist or are padding, and per panel a broadcast and NV/MR filter
+    loads at half a multiply-accumulate each (two loads a cycle, one vector product). 96 filters
+    of 16 lanes: 2 panels of 3 vectors, not 2 of 4 (a third of them zeros)."""
+
+    def tile(nv: int) -> tuple[int, int]:
+        return nv, max(1, min(8, (target.vector_registers - nv - 2) // nv))
+
+    def cost(nv: int) -> float:
+        mr, panels = tile(nv)[1], -(-filters // (nv * isa.lanes))
+        return panels * (nv + (1 + nv / mr) / 2)
+
+    widest = min(4 if target.vector_registers >= 32 else 2, -(-filters // isa.lanes))
+    return tile(min(range(widest, 0, -1), key=cost))  # the widest of the cheapest
 
 
 def _shared(iterations: int, threads: int) -> bool:

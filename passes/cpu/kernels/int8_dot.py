@@ -279,11 +279,14 @@ def _rows(
     filters = [t.fresh("f") for _ in range(nv if s.epilogue else 0)]
     for j, name in enumerate(filters):
         t(f"{name} = arith.addi %col, {t.c(j * L)} : index")
+    pixels = []
     for i in range(rows):
         col, place = t.fresh("w"), t.fresh("w")
         t(f"{col} = arith.addi {w0}, {t.c(i)} : index")
         t(f"{place} = arith.addi {at}, {t.c(i)} : index")
-        for j in range(nv):
+        pixels.append((col, place))
+    for j in range(nv):  # a filter vector's epilogue inputs live while its MR pixels store
+        for i, (col, place) in enumerate(pixels):
             new, value = t.fresh("tile"), outs[i * nv + j]
             if s.epilogue:
                 value = s.epilogue.store(t, value, col, filters[j], L, reads)

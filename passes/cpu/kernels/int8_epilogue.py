@@ -13,11 +13,14 @@ is a vector read at the accumulator's L filters (per-channel scales and biases, 
 one that does not is one element, broadcast (per-tensor parameters, a zero point's row sums).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import numpy as np
 from versa.mlir import ir
 
 from ...common.kernel_text import Text
+from .int8_epilogue_facts import facts
+from .int8_epilogue_offsets import offsets
 
 
 @dataclass(frozen=True)
@@ -31,13 +34,32 @@ class Epilogue:
     operand: int
     dims: tuple[str, ...]
     padded: bool
+    # (body op position, its vector form's fast-math flags or a decided compare's value): what
+    # int8_epilogue_facts proves of the body's float values
+    flags: tuple[tuple[int, str], ...] = ()
+    # body op positions the kernel's start values hold (`absorb`): not computed, their constant
+    # inputs no kernel arguments
+    absorbed: tuple[int, ...] = ()
 
     @property
     def inputs(self) -> list[tuple[int, ir.Value]]:
         """(position among the generic's operands, value) of each input it reads besides the
-        contraction (its init, when not the contraction, is an empty tensor it never reads)."""
+        contraction (its init, when not the contraction, is an empty tensor it never reads) and
+        besides the absorbed ops."""
+        block = self.generic.regions[0].blocks[0]
+        body = list(block.operations)
+        read = {v for k, op in enumerate(body) if k not in self.absorbed for v in op.operands}
         ins = list(self.generic.operands)[:-1]
-        return [(i, v) for i, v in enumerate(ins) if i != self.operand]
+        return [(i, v) for i, v in enumerate(ins) if i != self.operand and block.arguments[i] in read]
+
+    def absorb(self, start: np.ndarray) -> tuple["Epilogue", np.ndarray]:
+        """This epilogue without the integer terms it adds to the accumulator first, and the
+        kernel's start values [Fp] (i32) with them (int8_epilogue_offsets.py)."""
+        positions, total = offsets(self.generic, self.operand, self.dims, start.size)
+        if not positions:
+            return self, start
+        wrapped = (start.astype(np.int64) + total + 2**31) % 2**32 - 2**31
+        return replace(self, absorbed=positions), wrapped.astype(np.int32)
 
     @property
     def element(self) -> str:
@@ -63,8 +85,12 @@ class Epilogue:
                 reads[i, indices] = self._read(t, i, value, m, indices, lanes)
             names[block.arguments[i]] = reads[i, indices]
         *body, terminator = block.operations
-        for op in body:
-            names[op.results[0]] = _vector_op(t, op.operation, names, lanes)
+        flags = dict(self.flags)
+        for index, op in enumerate(body):
+            if index in self.absorbed:  # in the start values: the accumulator is its result
+                names[op.results[0]] = acc
+                continue
+            names[op.results[0]] = _vector_op(t, op.operation, names, lanes, flags.get(index))
         return names[terminator.operands[0]]
 
     def _indices(self, t: Text, m: ir.AffineMap, pixel: str, column: str, row: str) -> tuple[str, ...]:
@@ -114,7 +140,7 @@ def of(generic: ir.Operation, operand: int, dims: tuple[str, ...], padded: bool)
         along = [e.position for e in m.results if isinstance(e, ir.AffineDimExpr)]
         if "FILTER" in [dims[d] for d in along[:-1]] or len(set(along)) != len(along):
             return None
-    return Epilogue(generic, operand, dims, padded)
+    return Epilogue(generic, operand, dims, padded, tuple(facts(generic).items()))
 
 
 def _constant(value: ir.Value) -> bool:
@@ -126,10 +152,20 @@ def _zero(element: ir.Type) -> str:
     return f"0.0 : {element}" if isinstance(element, ir.FloatType) else f"0 : {element}"
 
 
-def _vector_op(t: Text, op: ir.Operation, names: dict[ir.Value, str], lanes: int) -> str:
+def _vector_op(
+    t: Text, op: ir.Operation, names: dict[ir.Value, str], lanes: int, flag: str | None = None
+) -> str:
     """`op` on vectors of `lanes`: its generic form with vector types; constants broadcast. (Its
-    attributes are written one by one: printing an op nested in a module prints the module.)"""
-    attrs = ", ".join(f"{k} = {op.attributes[k]}" for k in op.attributes)
+    attributes are written one by one: printing an op nested in a module prints the module.)
+    `flag` (int8_epilogue_facts): its fast-math flags, or a compare's known value."""
+    if flag in ("true", "false"):
+        name = t.fresh("v")
+        t(f"{name} = arith.constant dense<{flag}> : vector<{lanes}xi1>")
+        return name
+    attributes = {k: str(op.attributes[k]) for k in op.attributes}
+    if flag is not None:
+        attributes["fastmath"] = f"#arith.{flag}"
+    attrs = ", ".join(f"{k} = {v}" for k, v in attributes.items())
     attrs = f" <{{{attrs}}}>" if attrs else ""
     for v in op.operands:
         if v not in names:  # a scalar constant captured from outside the body

@@ -4,6 +4,8 @@ and a contraction's shapes (`ConvShape`)."""
 
 from dataclasses import dataclass
 
+from versa.mlir import ir
+
 from .int8_epilogue import Epilogue
 
 
@@ -79,3 +81,15 @@ class ConvShape:
         kh, kw = self.window
         groups, width = self.channels // isa.group, panel * isa.group
         return f"tensor<{self.filters // panel}x{kh}x{kw}x{groups}x{width}x{isa.element}>"
+
+
+def define_declaration(module: ir.Operation, isa: Isa) -> None:
+    """The intrinsics' declarations that `module` lacks, at its top (functions named `llvm.*`)."""
+    body = module.regions[0].blocks[0]
+    names = {
+        ir.StringAttr(o.attributes["sym_name"]).value for o in body.operations if "sym_name" in o.attributes
+    }
+    declaration = ir.Module.parse(isa.declaration(), module.context)
+    for op in list(declaration.body.operations):
+        if ir.StringAttr(op.attributes["sym_name"]).value not in names:
+            op.operation.move_before(body.operations[0])

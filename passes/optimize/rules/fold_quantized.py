@@ -38,6 +38,7 @@ from versa.mlir import ir, rewrite
 
 from ...common.matching import constant_array, is_numpy_constant, producer, splat_value
 from ...common.rewrite import apply_greedily
+from . import quantized_pads
 
 Rewriter = rewrite.PatternRewriter
 _NUMPY = {"i8": np.int8, "ui8": np.uint8}
@@ -256,6 +257,7 @@ PATTERNS = [
     (Conv2dOp, fold_contraction),
     (MatmulOp, fold_contraction),
     (QuantizeOp, fold_requantize),
+    *quantized_pads.PATTERNS,  # explicit pads into the qconv2d's padding (quantized_pads.py)
 ]
 
 

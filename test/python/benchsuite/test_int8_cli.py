@@ -17,6 +17,12 @@ def test_defaults_are_every_model_at_batch_one():
     args = int8.parse([])
     assert args.models == ["resnet50", "mobilenetv2", "bert"] and args.batch == [1]
     assert (args.repeat, args.threads, args.calibration, args.note) == (10, None, 4, "")
+    assert (args.target, args.both_isas) == ("host", False)
+
+
+def test_target_or_both_isas():
+    assert int8.parse(["--target", "x86-64-v3"]).target == "x86-64-v3"
+    assert int8.parse(["--both-isas"]).both_isas
 
 
 def test_models_and_batches():
@@ -27,7 +33,14 @@ def test_models_and_batches():
 
 @pytest.mark.parametrize(
     "argv",
-    [["--models", "vgg"], ["--models", ","], ["--repeat", "0"], ["--batch", "0"], ["--threads", "0"]],
+    [
+        ["--models", "vgg"],
+        ["--models", ","],
+        ["--repeat", "0"],
+        ["--batch", "0"],
+        ["--threads", "0"],
+        ["--target", "x86-64-v3", "--both-isas"],
+    ],
 )
 def test_bad_arguments_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as exited:
@@ -49,3 +62,21 @@ def test_section_between_its_markers(tmp_path):
     int8_report.write(path, text.replace("90.0", "91.0"))
     written = path.read_text()
     assert written.startswith("# kept\n") and written.count(INT8_BEGIN) == 1 and "91.0" in written
+
+
+def test_second_target_has_a_table_of_its_own():
+    """--both-isas: Versa for x86-64-v3 in columns of its own, its ratios against the same peers'
+    times; every system's output check in one table."""
+    times = {
+        "Versa FP32": 0.09,
+        "Versa INT8": 0.03,
+        "Versa FP32 x86-64-v3": 0.12,
+        "Versa INT8 x86-64-v3": 0.06,
+    }
+    row = int8.Row("HF ResNet-50 224² batch 8", {**times, "ORT INT8": 0.045, "OpenVINO INT8 (QDQ)": 0.04})
+    row.checks["Versa INT8 x86-64-v3"] = "0.4 · 19.00% · 100%"
+    text = int8_report.section([row], "cmd", 2, (2.0, 1.0, 1.0), 10, 4, 52.0, "", ("host", "x86-64-v3"))
+    assert "| HF ResNet-50 224² batch 8 | 90.0 | 30.0 | — | 45.0 | — | 40.0 | 3.00x | 1.50x | 1.33x |" in text
+    assert "Versa compiled for `x86-64-v3` (ISA level x86-64-v3, AVX2, 256-bit vectors)" in text
+    assert "| HF ResNet-50 224² batch 8 | 120.0 | 60.0 | 2.00x | 0.75x | 0.67x |" in text
+    assert "| Versa INT8 x86-64-v3 |" in text and "| 0.4 · 19.00% · 100% |" in text

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from conftest import Compiled, reference
 from test_int8_dot_kernels import TARGETS, _data, _function
-from versa.passes.cpu.int8_kernels import VersaInt8Kernels, register_tile
-from versa.passes.cpu.kernels.int8_blocks import Blocks, plan
+from versa.passes.cpu.int8_kernels import VersaInt8Kernels
+from versa.passes.cpu.kernels.int8_blocks import Blocks, plan, register_tile
 from versa.passes.cpu.kernels.int8_isa import ConvShape
 from versa.passes.cpu.pipeline import LowerToLLVM
 
@@ -37,6 +37,20 @@ def test_stage_one_at_batch_eight_blocks_whole_images_in_half_the_l2() -> None:
     one = _conv((1, 58, 58, 64), (3, 3), (1, 56, 56))
     assert plan(one, 1, 1, 6, 1 << 20, 2) == Blocks(7, 56)  # 8 blocks for 2 threads
     assert plan(one, 1, 1, 6, 1 << 20, 3) == Blocks(4, 56)  # 14 for 3: 5, 5, 4 (not 8 or 12)
+
+
+def test_register_tile_pads_filters_least() -> None:
+    """NV from the filter count: the fewest multiply-accumulates and loads per pixel, so 96 or 144
+    filters of 16 lanes take panels of 3 vectors (none padded; 4 would pad a third or a
+    quarter), 64 or 256 of 4; AVX2's 16 registers (8 lanes): panels of 2, or of 1 for 24."""
+    from versa import targets
+    from versa.passes.cpu.int8_kernels import ISAS
+
+    v4, v3 = targets.resolve("x86-64-v4"), targets.resolve("x86-64-v3")
+    wide = {f: register_tile(v4, ISAS["vnni512"], f) for f in (16, 24, 64, 96, 144, 256)}
+    assert wide == {16: (1, 8), 24: (2, 8), 64: (4, 6), 96: (3, 8), 144: (3, 8), 256: (4, 6)}
+    narrow = {f: register_tile(v3, ISAS["pmaddwd256"], f) for f in (16, 24, 96)}
+    assert narrow == {16: (2, 6), 24: (1, 8), 96: (2, 6)}
 
 
 def test_matmul_rows_block_by_pixels() -> None:

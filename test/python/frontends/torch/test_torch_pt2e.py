@@ -104,11 +104,27 @@ class ConvNet(nn.Module):
         return self.fc(z.mean((2, 3)))
 
 
+class PadNet(nn.Module):
+    """MobileNetV2 as Hugging Face writes it: TensorFlow "same" padding by hand (`F.pad`, one
+    row and column after) between a ReLU6 and a stride-2 depthwise conv, so PT2E's quantize of
+    the depthwise conv's input follows the pad (quantized_pads.py moves it into the conv)."""
+
+    def __init__(self):
+        super().__init__()
+        self.expand, self.depthwise = nn.Conv2d(3, 16, 1), nn.Conv2d(16, 16, 3, stride=2, groups=16)
+        self.reduce, self.fc = nn.Conv2d(16, 8, 1), nn.Linear(8, 10)
+
+    def forward(self, x):
+        y = nn.functional.pad(torch.clamp(self.expand(x), 0, 6), (0, 1, 0, 1))
+        z = self.reduce(torch.clamp(self.depthwise(y), 0, 6))
+        return self.fc(z.mean((2, 3)))
+
+
 def _mlp() -> nn.Module:
     return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 10))
 
 
-MODELS = {"convnet": (ConvNet, (2, 3, 16, 16)), "mlp": (_mlp, (8, 64))}
+MODELS = {"convnet": (ConvNet, (2, 3, 16, 16)), "mlp": (_mlp, (8, 64)), "padnet": (PadNet, (2, 3, 16, 16))}
 
 
 def _quantized(name: str) -> tuple[torch.fx.GraphModule, torch.Tensor, nn.Module]:
@@ -122,7 +138,7 @@ def _quantized(name: str) -> tuple[torch.fx.GraphModule, torch.Tensor, nn.Module
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_pt2e_model_compiles_whole_and_matches_torchao(name):
     converted, x, model = _quantized(name)
-    head = model.fc if name == "convnet" else model[-1]  # it reads the last tap
+    head = model[-1] if name == "mlp" else model.fc  # it reads the last tap
     assert_within_one_step(converted, x, head)
 
 
@@ -154,12 +170,17 @@ def test_contractions_are_integer_with_int8_weights(name):
     converted, x, _ = _quantized(name)
     text = str(api.import_torch(converted, (x,)))
     counts = {op: text.count(f'"versa.{op}"') for op in ("qconv2d", "qmatmul", "requantize")}
-    assert counts == (
-        {"qconv2d": 3, "qmatmul": 1, "requantize": 2}
-        if name == "convnet"
-        else {"qconv2d": 0, "qmatmul": 3, "requantize": 2}
+    assert (
+        counts
+        == {
+            "convnet": {"qconv2d": 3, "qmatmul": 1, "requantize": 2},
+            "mlp": {"qconv2d": 0, "qmatmul": 3, "requantize": 2},
+            "padnet": {"qconv2d": 3, "qmatmul": 1, "requantize": 2},  # the expand conv's too
+        }[name]
     )
     assert '"versa.conv2d"' not in text and '"versa.matmul"' not in text
+    if name == "padnet":  # the pad is the depthwise conv's own (bottom, right) padding
+        assert '"versa.pad"' not in text and "padding = array<i64: 0, 0, 1, 1>" in text
     defined = {line.split(" = ")[0].strip(): line for line in text.splitlines() if " = " in line}
     for line in defined.values():  # each contraction reads its weights as an 8-bit constant
         if '"versa.qconv2d"' in line or '"versa.qmatmul"' in line:
