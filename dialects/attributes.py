@@ -25,7 +25,8 @@ class AttrSpec:
         raise NotImplementedError
 
     def default_for(self, name: str, rank: int) -> Any:
-        require(self.default is not _REQUIRED, f"requires attribute '{name}'")
+        if self.default is _REQUIRED:
+            raise RuleError(f"requires attribute '{name}'")
         return self.default(rank) if callable(self.default) else self.default
 
 
@@ -38,16 +39,12 @@ class Ints(AttrSpec):
     minimum: int | None = None
 
     def read(self, name, attr, rank):
-        require(
-            isinstance(attr, ir.DenseI64ArrayAttr),
-            f"attribute '{name}' must be an array<i64: ...>, got {attr}",
-        )
+        if not isinstance(attr, ir.DenseI64ArrayAttr):
+            raise RuleError(f"attribute '{name}' must be an array<i64: ...>, got {attr}")
         values = list(attr)
         want = rank if self.length == "rank" else self.length
-        require(
-            want is None or len(values) == want,
-            f"attribute '{name}' must have {want} elements, got {len(values)}",
-        )
+        if want is not None and len(values) != want:
+            raise RuleError(f"attribute '{name}' must have {want} elements, got {len(values)}")
         if self.minimum is not None and any(v < self.minimum for v in values):
             what = {0: "non-negative", 1: "positive"}.get(self.minimum, f">= {self.minimum}")
             raise RuleError(f"attribute '{name}' must be {what}, got {values}")
@@ -60,11 +57,10 @@ class Int(AttrSpec):
     positive: bool = False
 
     def read(self, name, attr, rank):
-        require(
-            isinstance(attr, ir.IntegerAttr) and not isinstance(attr, ir.BoolAttr),
-            f"attribute '{name}' must be an integer, got {attr}",
-        )
-        require(not self.positive or attr.value > 0, f"attribute '{name}' must be positive, got {attr.value}")
+        if not isinstance(attr, ir.IntegerAttr) or isinstance(attr, ir.BoolAttr):
+            raise RuleError(f"attribute '{name}' must be an integer, got {attr}")
+        if self.positive and attr.value <= 0:
+            raise RuleError(f"attribute '{name}' must be positive, got {attr.value}")
         return attr.value
 
 
@@ -74,8 +70,10 @@ class Float(AttrSpec):
     positive: bool = False
 
     def read(self, name, attr, rank):
-        require(isinstance(attr, ir.FloatAttr), f"attribute '{name}' must be a float, got {attr}")
-        require(not self.positive or attr.value > 0, f"attribute '{name}' must be positive, got {attr.value}")
+        if not isinstance(attr, ir.FloatAttr):
+            raise RuleError(f"attribute '{name}' must be a float, got {attr}")
+        if self.positive and attr.value <= 0:
+            raise RuleError(f"attribute '{name}' must be positive, got {attr.value}")
         return attr.value
 
 
@@ -84,7 +82,8 @@ class Bool(AttrSpec):
     default: Any = _REQUIRED
 
     def read(self, name, attr, rank):
-        require(isinstance(attr, ir.BoolAttr), f"attribute '{name}' must be true or false, got {attr}")
+        if not isinstance(attr, ir.BoolAttr):
+            raise RuleError(f"attribute '{name}' must be true or false, got {attr}")
         return attr.value
 
 
@@ -96,8 +95,10 @@ class OneOf(AttrSpec):
     default: Any = _REQUIRED
 
     def read(self, name, attr, rank):
-        ok = isinstance(attr, ir.StringAttr) and attr.value in self.choices
-        require(ok, f"attribute '{name}' must be one of {', '.join(map(repr, self.choices))}, got {attr}")
+        if not isinstance(attr, ir.StringAttr) or attr.value not in self.choices:
+            raise RuleError(
+                f"attribute '{name}' must be one of {', '.join(map(repr, self.choices))}, got {attr}"
+            )
         return attr.value
 
 

@@ -48,6 +48,7 @@ from .cpu.profile_kernels import VersaProfileKernels
 from .cpu.row_kernels import VersaRowKernels
 from .cpu.serial_foralls import VersaSerialForalls
 from .cpu.share_functions import VersaShareFunctions
+from .cpu.share_ops import VersaShareOps
 from .cpu.static_tiles import VersaStaticTiles
 from .cpu.streaming_stores import VersaStreamingStores
 from .cpu.target_attributes import VersaTargetAttributes
@@ -89,6 +90,7 @@ PASSES: dict[str, type[Pass]] = {
         VersaVectorize,
         VersaCollapseEpilogues,
         VersaCollapseReductions,
+        VersaShareOps,
         VersaCollapseElementwise,
         VersaCodegen,
         VersaUnshareInits,

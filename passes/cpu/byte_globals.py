@@ -4,12 +4,13 @@ LLVM's AsmPrinter writes a ConstantDataArray of i8 with one `emitBytes` of the w
 but one of f32 (or any other element type) element by element through the MC streamer. A
 model's weights are hundreds of MB of f32: HF GPT-2 small's 500 MB took 7.5 of its 7.9 s of
 JIT time (LLVM -O0 with every function body removed: 7.5 s; the same globals as bytes: 1.9 s;
-no globals: 0.01 s). So every constant global with a dense numeric initializer becomes an
-`!llvm.array<N x i8>` of the same bytes, its alignment kept:
+no globals: 0.01 s). So every constant global with a dense numeric initializer (of any shape:
+a nested array too) becomes an `!llvm.array<N x i8>` of the same bytes, a resource blob, its
+alignment kept:
 
     llvm.mlir.global private constant @w(dense<[...]> : tensor<589824xf32>) {alignment = 64}
         : !llvm.array<589824 x f32>
-  → llvm.mlir.global private constant @w(dense<"0x..."> : tensor<2359296xi8>) {alignment = 64}
+  → llvm.mlir.global private constant @w(dense_resource<w> : tensor<2359296xi8>) {alignment = 64}
         : !llvm.array<2359296 x i8>
 
 Nothing else changes: with opaque pointers a global is only its address (`llvm.mlir.addressof`),
@@ -20,14 +21,15 @@ globals without the alignment of their element (an i8 array would drop it to 1).
 llvm dialect, after `convert-func-to-llvm`.
 """
 
+import ctypes
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from versa.mlir import ir
 
 from ..common.base import Pass
-
-MIN_BYTES = 4096  # smaller globals: not worth a rewrite
+from ..common.memrefs import stored_as_bytes
 
 
 @dataclass(frozen=True)
@@ -71,21 +73,34 @@ def _bytes_of(op: ir.Operation) -> np.ndarray | None:
     value = op.attributes["value"]
     if not isinstance(value, ir.DenseElementsAttr) or value.is_splat:
         return None
-    element = ir.ShapedType(value.type).element_type
-    if not isinstance(element, ir.F32Type | ir.F64Type | ir.F16Type | ir.IntegerType):
-        return None
-    if isinstance(element, ir.IntegerType) and element.width not in (16, 32, 64):
-        return None  # i8 is bytes already; i1 is bit-packed
-    array = np.asarray(value)
-    natural = array.dtype.itemsize
+    shaped = ir.ShapedType(value.type)
     alignment = op.attributes["alignment"].value if "alignment" in op.attributes else 0
-    if array.nbytes < MIN_BYTES or alignment < natural:
-        return None
-    return np.ascontiguousarray(array).view(np.int8).reshape(-1)
+    if not stored_as_bytes(shaped.element_type, math.prod(shaped.shape), alignment):
+        return None  # before NumPy reads it: NumPy has no bf16
+    return np.asarray(value).reshape(-1).view(np.int8)
 
 
 def _retype(op: ir.Operation, data: np.ndarray) -> None:
-    op.attributes["value"] = ir.DenseElementsAttr.get(data, context=op.context)
+    """`op` holds `data` (its initializer's bytes) as an i8 array. The bytes become a resource
+    blob, not a dense attribute, which would copy and hash them into the context (~1 GB/s: half
+    a second for a 135M-parameter model). The blob reads them where the old attribute keeps
+    them (the context's storage, which lives as long as the blob: both go with the context),
+    through a buffer that holds no reference to that attribute: its Python object holds the
+    context, which would then never be freed."""
+    i8 = ir.IntegerType.get_signless(8, op.context)
+    name = ir.StringAttr(op.attributes["sym_name"]).value
+    if not _owns_its_data(data):  # the attribute's storage, not a copy NumPy made
+        data = np.frombuffer((ctypes.c_int8 * data.size).from_address(data.ctypes.data), np.int8)
+    op.attributes["value"] = ir.DenseResourceElementsAttr.get_from_buffer(
+        data, name, ir.RankedTensorType.get([data.size], i8), context=op.context
+    )
     op.attributes["global_type"] = ir.TypeAttr.get(
         ir.Type.parse(f"!llvm.array<{data.size} x i8>", op.context)
     )
+
+
+def _owns_its_data(array: np.ndarray) -> bool:
+    """Whether `array`'s memory is NumPy's own (a copy), not a buffer it views."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array.flags.owndata

@@ -128,7 +128,9 @@ def _rewrite(op: ir.Operation, nr: int, fused: bool) -> None:
     consumer = epilogue_consumer(op) if fused and n % nr == 0 else None
     with ir.InsertionPoint(op), op.location:
         m = extents.dim(a, 0)  # an index value where M is dynamic (versa-static-tiles cuts it)
-        weights = elements_to_numpy(constant.attributes["value"]).astype(np.float32)  # a splat: f64
+        value = constant.attributes["value"]  # read in place (pack copies it), a splat expanded (f64)
+        weights = np.asarray(value) if not value.is_splat else elements_to_numpy(value)
+        weights = weights.reshape(ir.RankedTensorType(w.type).shape).astype(np.float32, copy=False)
         packed = build.dense(pack(weights, nr))
         zero = build.filled((m, panels, nr), build.element_of(init), fill.operands[0])
         maps = [build.dims_map(4, d) for d in ((1, 3), (0, 3, 2), (1, 0, 2))]

@@ -34,7 +34,15 @@ from versa.mlir import PassManager, ir, rewrite
 from versa.reference import interpret_op
 
 from ..common.base import Pass, collect
-from ..common.matching import constant, constant_array, is_splat_of, numpy_dtype_of, producer, splat_value
+from ..common.matching import (
+    constant,
+    constant_array,
+    is_numpy_constant,
+    is_splat_of,
+    numpy_dtype_of,
+    producer,
+    splat_value,
+)
 from ..common.rewrite import apply_greedily
 from .rules import algebra, fold_batch_norm
 from .rules.transposes import compose_transposes, identity_transpose
@@ -98,10 +106,10 @@ def fold_constants(op: ir.OpView, rewriter: rewrite.PatternRewriter) -> bool:
         return False
     folded = _fold_splats(op)
     if folded is None:
-        arrays = [constant_array(v) for v in op.operands]
-        if np.prod(result_type.shape) > FOLD_LIMIT or any(a is None for a in arrays):
+        # checked before any constant is expanded: a matmul's weight is a copy of megabytes
+        if np.prod(result_type.shape) > FOLD_LIMIT or not all(is_numpy_constant(v) for v in op.operands):
             return False
-        folded = interpret_op(op, arrays)
+        folded = interpret_op(op, [constant_array(v) for v in op.operands])
     rewriter.replace_op(op, [constant(folded, result_type)])
     return True
 

@@ -1,8 +1,10 @@
-"""Kernels shared between identical layers (passes/cpu/strategies/sharing.py, versa-share-functions):
-a model of three identical layers, each with weights of its own as constants (as versa.compile
-imports a torch model), compiles to one function per kernel structure that every layer calls,
-and computes what NumPy does: through the JIT at one and two threads (OpenMP inside the shared
-functions), and as a library called from C (the AOT path exports only the entry).
+"""Kernels shared between identical layers (passes/cpu/strategies/sharing.py, versa-share-functions,
+versa-share-ops): a model of three identical layers, each with weights of its own as constants
+(as versa.compile imports a torch model), compiles to one function per kernel structure that
+every layer calls, and computes what NumPy does: through the JIT at one and two threads (OpenMP
+inside the shared functions), and as a library called from C (the AOT path exports only the
+entry). The ops no strategy takes (an elementwise scale by a weight of the layer's own, a
+transpose) are shared too.
 
 Tolerance: f32 sums of 64 products of values in [-1, 1] and a layer_norm after each layer,
 compared with float64 NumPy: atol 1e-4, rtol 1e-4.
@@ -101,6 +103,39 @@ def test_identical_layers_share_kernels_and_match_numpy():
         assert (
             jit.memory.heap_allocations == Compiled(_model(weights[:1]), pipeline).jit.memory.heap_allocations
         )
+
+
+def _scaled_model(scales: list[np.ndarray]) -> str:
+    """LAYERS times: h = transpose(tanh(h) * scale); each layer's scale a constant of its own."""
+    t, v = f"tensor<{ROWS}x{ROWS}xf32>", f"tensor<{ROWS}xf32>"
+    lines = [f"func.func @layers(%x: {t}) -> {t} {{"]
+    h = "%x"
+    for i, scale in enumerate(scales):
+        lines += [
+            f'  %s{i} = "versa.constant"() {{value = {_dense(scale)}}} : () -> {v}',
+            f'  %t{i} = "versa.tanh"({h}) : ({t}) -> {t}',
+            f'  %m{i} = "versa.mul"(%t{i}, %s{i}) : ({t}, {v}) -> {t}',
+            f'  %h{i} = "versa.transpose"(%m{i}) {{perm = array<i64: 1, 0>}} : ({t}) -> {t}',
+        ]
+        h = f"%h{i}"
+    return "\n".join([*lines, f"  return {h} : {t}", "}"]) + "\n"
+
+
+def test_ops_without_a_strategy_are_shared_and_match_numpy():
+    scales = [np.random.default_rng(4 + i).uniform(0.5, 1.5, ROWS).astype(np.float32) for i in range(LAYERS)]
+    x = np.random.default_rng(5).uniform(-1, 1, (ROWS, ROWS)).astype(np.float32)
+    expected = x.astype(np.float64)
+    for scale in scales:
+        expected = (np.tanh(expected) * scale).T
+    for pipeline in ("lower-to-llvm", "lower-to-llvm{threads=2}"):
+        jit = Compiled(_scaled_model(scales), pipeline).jit
+        (y,) = jit(x)
+        # f32 tanh (a polynomial, versa-fast-math) against float64: ~1e-6 relative
+        np.testing.assert_allclose(y, expected, atol=1e-5, rtol=1e-5)
+        calls = _functions(jit)
+        shared = [n for name, n in calls.items() if name.startswith("__versa_op")]
+        # the scale (tanh fused in): one function every layer calls, its weight an argument
+        assert LAYERS in shared, calls
 
 
 def test_shared_kernels_from_c(tmp_path: Path):

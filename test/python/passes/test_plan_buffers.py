@@ -92,8 +92,7 @@ def planned(text: str, opt_level: int) -> tuple[int, int]:
     allocs = [op for op in function.regions[0].blocks[0].operations if op.operation.name == "memref.alloc"]
     total = sum(buffer_bytes(ir.MemRefType(op.result.type)) for op in allocs)
     compiler.run_passes(module, [steps[plan]])
-    (arena,) = arena_bytes(module).values()
-    return total, arena
+    return total, arena_bytes(module)[function.attributes["sym_name"].value]
 
 
 def buffer_bytes(t: ir.MemRefType) -> int:
@@ -119,7 +118,8 @@ def test_mlp_arena_is_smaller_than_its_buffers() -> None:
 
 def test_arena_bytes_survive_lowering() -> None:
     module = compiler.compile_text(CHAIN, "lower-to-llvm")
-    assert arena_bytes(module) == {"main": CHAIN_PEAK}
+    arenas = arena_bytes(module)  # the two adds are one function (versa-share-ops), no arena of its own
+    assert arenas["main"] == CHAIN_PEAK and sum(arenas.values()) == CHAIN_PEAK
     assert "memref" not in str(module)
 
 

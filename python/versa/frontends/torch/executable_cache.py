@@ -78,11 +78,20 @@ def constant_bytes(module: ir.Module) -> int:
     total = 0
     for op in module.body.operations:
         if op.operation.name == "llvm.mlir.global" and "value" in op.attributes:
-            value = op.attributes["value"]
-            if isinstance(value, ir.DenseElementsAttr) and not value.is_splat:
+            value = op.attributes["value"]  # weights as bytes are resource blobs (versa-byte-globals)
+            if _is_resource(value) or (isinstance(value, ir.DenseElementsAttr) and not value.is_splat):
                 shaped = ir.ShapedType(value.type)
                 total += math.prod(shaped.shape) * ((getattr(shaped.element_type, "width", 64) + 7) // 8)
     return total
+
+
+def _is_resource(value: ir.Attribute) -> bool:
+    """Whether `value` is a `dense_resource` (the bindings hand it over undowncast)."""
+    try:
+        ir.DenseResourceElementsAttr(value)
+    except ValueError:
+        return False
+    return True
 
 
 class ExecutableCache:
