@@ -44,7 +44,7 @@ from ..common.matching import (
     splat_value,
 )
 from ..common.rewrite import apply_greedily
-from .rules import algebra, fold_batch_norm
+from .rules import algebra, float_pads, fold_batch_norm
 from .rules.transposes import compose_transposes, identity_transpose
 
 FOLD_LIMIT = 1 << 16  # elements: larger constants stay computed at run time (splats excepted)
@@ -156,6 +156,7 @@ PATTERNS = [
     (FusedOp, forward_captured_results),
     *algebra.PATTERNS,
     *fold_batch_norm.PATTERNS,
+    *float_pads.PATTERNS,  # explicit zero pads into the conv2d's padding (float_pads.py)
     *[(cls, fold_constants) for cls in OPS.values() if cls.OPERATION_NAME != "versa.constant"],
 ]
 
