@@ -17,8 +17,11 @@ bench/run.sh's option). Each output is checked first against the float module ru
 |Δ|, relative L2 error and, for classifiers, top-1 agreement. Timing as the suite's driver: R
 interleaved rounds after two warm-up calls, the order rotated each round, a 0.25 s pause before
 each system's turn with threads (the last system's workers stop spinning) and untimed calls for
-20 ms before a call shorter than 50 ms, medians. The tables go to stdout and into
-bench/RESULTS.md between `report.INT8_BEGIN`/`INT8_END`.
+20 ms before a call shorter than 50 ms, medians. With `--both-isas` (or an AVX2 `--target`) on
+an AVX-512 host, OpenVINO runs a second time held to AVX2 (`ONEDNN_MAX_CPU_ISA`, in a child
+process: bench/int8_isa_peer.py) and the AVX2 rows' ratios are against it; ONNX Runtime has no
+such switch. The tables go to stdout and into bench/RESULTS.md between
+`report.INT8_BEGIN`/`INT8_END`.
 """
 
 import argparse
@@ -124,7 +127,8 @@ def _timed(call: Callable, settle: bool, rewarm: bool) -> float:
             call()
     start = time.perf_counter()
     call()
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    return getattr(call, "seconds", elapsed)  # a peer in a child process times its own call
 
 
 def _targets(args: argparse.Namespace) -> list[str]:

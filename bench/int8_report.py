@@ -5,7 +5,7 @@ import os
 import time
 from pathlib import Path
 
-from bench.int8_systems import PEERS, system_names, versa_systems
+from bench.int8_systems import AVX2_PEERS, PEERS, system_names, versa_systems
 from bench.report import INT8_BEGIN, INT8_END, ms_cell, write_marked
 
 
@@ -14,10 +14,10 @@ def _ratio(times: dict, over: str, under: str) -> str:
     return f"{b / a:.2f}x" if isinstance(a, float) and isinstance(b, float) else "—"
 
 
-def _ratios(times: dict, target: str) -> list[str]:
-    """Versa INT8 (for `target`) against Versa FP32 (the same target), ORT INT8, OpenVINO INT8."""
+def _ratios(times: dict, target: str, openvino: str = "OpenVINO INT8 (QDQ)") -> list[str]:
+    """Versa INT8 (for `target`) against Versa FP32 (the same target), ORT INT8, `openvino`."""
     fp32, int8 = versa_systems(target)
-    return [_ratio(times, int8, other) for other in (fp32, "ORT INT8", "OpenVINO INT8 (QDQ)")]
+    return [_ratio(times, int8, other) for other in (fp32, "ORT INT8", openvino)]
 
 
 RATIOS = ("Versa INT8 vs FP32", "Versa INT8 vs ORT INT8", "Versa INT8 vs OpenVINO INT8")
@@ -35,20 +35,42 @@ def table(rows: list, target: str) -> list[str]:
 
 
 def other_target(rows: list, target: str) -> list[str]:
-    """Versa compiled for another target in the same rounds: its columns, ratios to the peers."""
-    systems = versa_systems(target)
-    head = ["model", *(f"{s} ms" for s in systems), *RATIOS]
+    """Versa compiled for another target in the same rounds: its columns, ratios to the peers
+    (for AVX2 code on an AVX-512 host, to OpenVINO held to AVX2, with its columns)."""
+    held = _avx2(target) and any(p in row.times for row in rows for p in AVX2_PEERS)
+    systems = (*versa_systems(target), *(AVX2_PEERS if held else ()))
+    ratios = (*RATIOS[:2], "Versa INT8 vs OpenVINO INT8 AVX2") if held else RATIOS
+    openvino = AVX2_PEERS[1] if held else "OpenVINO INT8 (QDQ)"
+    head = ["model", *(f"{s} ms" for s in systems), *ratios]
+    said = (
+        "OpenVINO also ran held to AVX2 (`ONEDNN_MAX_CPU_ISA=AVX2` in a child process, its "
+        "layers' kernels checked by name: bench/int8_isa_peer.py; FP32 on the float ONNX "
+        "model); ONNX Runtime has no such switch, so its INT8 time is its AVX-512 code's"
+        if held
+        else "the peers' times are the table's above"
+    )
     lines = [
-        f"Versa compiled for `{target}` ({_describe(target)}), in the same rounds (the peers' "
-        "times are the table's above):",
+        f"Versa compiled for `{target}` ({_describe(target)}), in the same rounds ({said}):",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
     ]
     for row in rows:
-        cells = [row.label, *(ms_cell(row.times.get(s)) for s in systems), *_ratios(row.times, target)]
+        cells = [
+            row.label,
+            *(ms_cell(row.times.get(s)) for s in systems),
+            *_ratios(row.times, target, openvino),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
-    return [*lines, ""]
+    left = [f"{row.label}, {name}: {what}" for row in rows for name, what in row.above_avx2.items()]
+    return [*lines, "", *(["Layers the cap did not reach: " + "; ".join(left) + ".", ""] if left else [])]
+
+
+def _avx2(target: str) -> bool:
+    from versa import targets
+
+    t = targets.resolve(target)
+    return t.has("avx2") and not t.has("avx512f")
 
 
 def _describe(target: str) -> str:

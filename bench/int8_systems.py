@@ -1,7 +1,9 @@
 """The systems of bench/int8.py, each built (quantized, exported, compiled) for one row: Versa
 FP32 and INT8 for every target asked for (`--target`, `--both-isas`: the host, and x86-64-v3,
 AVX2 code, on an AVX-512 machine), ONNX Runtime FP32 and INT8 (`quantize_static` QDQ),
-OpenVINO FP32 and INT8 on ORT's QDQ model; and the check of an output against the float module.
+OpenVINO FP32 and INT8 on ORT's QDQ model (with an AVX2 target on an AVX-512 host, OpenVINO
+again, held to AVX2 in a child process: `int8_isa_peer.py`); and the check of an output against
+the float module.
 """
 
 import io
@@ -14,6 +16,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PEERS = ("ORT FP32", "ORT INT8", "OpenVINO FP32", "OpenVINO INT8 (QDQ)")
+AVX2_PEERS = ("OpenVINO FP32 AVX2", "OpenVINO INT8 (QDQ) AVX2")  # their ONNX models, in a child
+
+
+def avx2_target(target: str) -> bool:
+    """Whether `target` is x86 code of AVX2 and no AVX-512 while this CPU has AVX-512: the
+    peers can then be held to AVX2 too (`int8_isa_peer.py`) for that target's rows."""
+    from versa import targets
+
+    if target == "host" or not targets.host().has("avx512f"):
+        return False
+    t = targets.resolve(target)
+    return t.triple.startswith("x86_64") and t.has("avx2") and not t.has("avx512f")
 
 
 def versa_systems(target: str) -> tuple[str, str]:
@@ -23,8 +37,10 @@ def versa_systems(target: str) -> tuple[str, str]:
 
 
 def system_names(targets: list[str]) -> tuple[str, ...]:
-    """Every system of a row, in the table's order: Versa per target, then the peers."""
-    return (*(name for t in targets for name in versa_systems(t)), *PEERS)
+    """Every system of a row, in the table's order: Versa per target, then the peers (the AVX2
+    ones where a target is AVX2 code on this AVX-512 CPU)."""
+    held = AVX2_PEERS if any(map(avx2_target, targets)) else ()
+    return (*(name for t in targets for name in versa_systems(t)), *PEERS, *held)
 
 
 @dataclass
@@ -33,6 +49,7 @@ class Row:
     times: dict[str, float | str] = field(default_factory=dict)  # median seconds, or why not
     checks: dict[str, str] = field(default_factory=dict)  # system → "max|Δ| · rel · top-1"
     compiles: dict[str, float] = field(default_factory=dict)
+    above_avx2: dict[str, str] = field(default_factory=dict)  # a capped peer's layers left above AVX2
 
 
 def _quiet(fn: Callable, *args, **kwargs):
@@ -179,4 +196,17 @@ def systems(
             return lambda: request.infer(list(arrays), share_inputs=True, share_outputs=False).to_tuple()[0]
 
         build("OpenVINO INT8 (QDQ)", openvino_int8)
+        if any(map(avx2_target, targets)):
+            from bench.int8_isa_peer import IsaPeer
+
+            def held(kind: str, name: str) -> Callable:
+                if kind not in models:
+                    raise RuntimeError("no ONNX model (ORT failed)")
+                peer = IsaPeer(models[kind], list(arrays), threads, folder, name, kind == "float")
+                if peer.above:
+                    row.above_avx2[name] = peer.above
+                return peer
+
+            for kind, name in zip(("float", "int8"), AVX2_PEERS, strict=True):
+                build(name, lambda kind=kind, name=name: held(kind, name))
     return runners

@@ -70,10 +70,10 @@ def _shape(value: ir.Value) -> list[int]:
 
 def _contraction_flops(op: ir.Operation) -> float | None:
     name = op.name
-    if name == "versa.matmul":
+    if name in ("versa.matmul", "versa.qmatmul"):  # a quantized one: integer multiply-adds
         a, b = _shape(op.operands[0]), _shape(op.operands[1])
         return 2.0 * math.prod(_shape(op.results[0])) * (a[-1] if len(a) > 1 else a[0]) if b else None
-    if name == "versa.conv2d":
+    if name in ("versa.conv2d", "versa.qconv2d"):
         out, weights = _shape(op.results[0]), _shape(op.operands[1])
         channels = out[-1] if ir.StringAttr(op.attributes["layout"]).value == "NHWC" else out[1]
         return 2.0 * math.prod(out) * math.prod(weights) / channels

@@ -80,3 +80,46 @@ def test_second_target_has_a_table_of_its_own():
     assert "Versa compiled for `x86-64-v3` (ISA level x86-64-v3, AVX2, 256-bit vectors)" in text
     assert "| HF ResNet-50 224² batch 8 | 120.0 | 60.0 | 2.00x | 0.75x | 0.67x |" in text
     assert "| Versa INT8 x86-64-v3 |" in text and "| 0.4 · 19.00% · 100% |" in text
+
+
+def test_avx2_rows_compare_with_openvino_held_to_avx2():
+    """With OpenVINO's AVX2 times in the rows (--both-isas on an AVX-512 host), the x86-64-v3
+    table shows them and its OpenVINO ratio is against them; ORT's stays its own code's."""
+    times = {
+        "Versa FP32 x86-64-v3": 0.12,
+        "Versa INT8 x86-64-v3": 0.06,
+        "ORT INT8": 0.045,
+        "OpenVINO INT8 (QDQ)": 0.04,
+        "OpenVINO FP32 AVX2": 0.1,
+        "OpenVINO INT8 (QDQ) AVX2": 0.05,
+    }
+    row = int8.Row("HF ResNet-50 224² batch 1", times)
+    row.above_avx2["OpenVINO INT8 (QDQ) AVX2"] = "ReduceMean jit_avx512_I8 (0.3% of the time)"
+    text = int8_report.section([row], "cmd", 2, (2.0, 1.0, 1.0), 10, 4, 52.0, "", ("host", "x86-64-v3"))
+    assert "| Versa INT8 x86-64-v3 ms | OpenVINO FP32 AVX2 ms | OpenVINO INT8 (QDQ) AVX2 ms |" in text
+    assert "| HF ResNet-50 224² batch 1 | 120.0 | 60.0 | 100.0 | 50.0 | 2.00x | 0.75x | 0.83x |" in text
+    assert "`ONEDNN_MAX_CPU_ISA=AVX2`" in text and "ONNX Runtime has no such switch" in text
+    assert "OpenVINO INT8 (QDQ) AVX2: ReduceMean jit_avx512_I8 (0.3% of the time)." in text
+
+
+def test_a_peer_held_to_avx2_is_checked_by_its_kernels_names():
+    from bench.int8_isa_peer import wider_kernels
+
+    assert wider_kernels(["brgconv_avx2_I8", "jit_avx2_I8", "ref_any", "undef"]) == []
+    assert wider_kernels(["brgconv_avx512_1x1_I8", "jit_avx2_I8", "brgemm_amx_I8"]) == [
+        "brgconv_avx512_1x1_I8",
+        "brgemm_amx_I8",
+    ]
+
+
+def test_avx2_peers_join_only_an_avx2_target_on_an_avx512_host(monkeypatch):
+    from versa import targets
+
+    from bench import int8_systems
+
+    monkeypatch.setattr(targets, "host", lambda: targets.resolve("x86-64-v4"))
+    names = int8_systems.system_names(["host", "x86-64-v3"])
+    assert names[-2:] == int8_systems.AVX2_PEERS
+    assert not set(int8_systems.AVX2_PEERS) & set(int8_systems.system_names(["host"]))
+    monkeypatch.setattr(targets, "host", lambda: targets.resolve("x86-64-v3"))
+    assert not set(int8_systems.AVX2_PEERS) & set(int8_systems.system_names(["host", "x86-64-v3"]))

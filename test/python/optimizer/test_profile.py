@@ -100,3 +100,23 @@ def test_a_profile_from_the_compile_cache_has_its_kernels_and_counters(tmp_path,
     ]
     assert all(layer.calls == 1 for layer in second.layers)
     assert 0 < second.attributed_ms <= 1.5 * second.instrumented_ms
+
+
+def test_quantized_contractions_count_their_integer_multiply_adds():
+    """qconv2d and qmatmul are contractions too: 2 operations per multiply-add, as their float
+    forms (the tags alone: no compile)."""
+    x, w, out = "tensor<1x8x8x4xui8>", "tensor<3x3x4x16xi8>", "tensor<1x8x8x16xi32>"
+    a, b, product = "tensor<64x32xui8>", "tensor<32x48xi8>", "tensor<64x48xi32>"
+    zeros = "tensor<ui8>, tensor<i8>"
+    text = f"""
+func.func @main(%x: {x}, %w: {w}, %a: {a}, %b: {b}, %zx: tensor<ui8>, %zw: tensor<i8>)
+    -> ({out}, {product}) {{
+  %0 = "versa.qconv2d"(%x, %w, %zx, %zw) {{layout = "NHWC", padding = array<i64: 1, 1, 1, 1>}}
+      : ({x}, {w}, {zeros}) -> {out}
+  %1 = "versa.qmatmul"(%a, %b, %zx, %zw) : ({a}, {b}, {zeros}) -> {product}
+  return %0, %1 : {out}, {product}
+}}
+"""
+    module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+    flops = {op.op: op.flops for op in profiler.tag_ops(module).values()}
+    assert flops == {"qconv2d": 2 * (8 * 8 * 16) * (3 * 3 * 4), "qmatmul": 2 * 64 * 48 * 32}
