@@ -23,7 +23,7 @@ from versa.mlir import ir
 
 from ..common.base import Pass, target_option
 from .strategies.script import run_script
-from .strategies.strategy import MIN_PARALLEL_ELEMENTS, vector_body
+from .strategies.strategy import MIN_PARALLEL_ELEMENTS, ONE_THREAD, vector_body
 
 _TAG = "versa.vectorize"
 
@@ -109,6 +109,14 @@ def _tiling(op: ir.Operation, width: int, threads: int = 1) -> _Tiling | None:
     return _Tiling(len(iterators), tile, _chunk(shape, tile, threads), extracts, split)
 
 
+def _one_thread(op: ir.Operation) -> bool:
+    """In a function `versa-outline-dynamic` marked for calls too small to split."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return parent is not None and ONE_THREAD in parent.attributes
+
+
 def _gathers_nothing(m: ir.AffineMap) -> bool:
     """Every result is a loop dim or the constant 0 (a broadcast): a projected permutation."""
     dims = [e.position for e in m.results if isinstance(e, ir.AffineDimExpr)]
@@ -130,7 +138,8 @@ class VersaVectorize(Pass):
         tilings: dict[str, _Tiling] = {}
 
         def tag(op: ir.Operation) -> ir.WalkResult:
-            tiling = _tiling(op, width, self.threads)
+            one = op.name == "linalg.generic" and _one_thread(op)
+            tiling = _tiling(op, width, 1 if one else self.threads)
             if tiling:
                 op.attributes[_TAG] = ir.StringAttr.get(tiling.key)
                 tilings[tiling.key] = tiling

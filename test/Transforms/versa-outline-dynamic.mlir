@@ -1,16 +1,28 @@
 // RUN: versa-opt %s --versa-outline-dynamic | FileCheck %s
 
 // Two equal dynamic ops (two layers' activations) call one private function, which fills the
-// buffer its caller passes (writable) and returns it; a static op stays inline.
+// buffer its caller passes (writable) and returns it; a static op stays inline. An elementwise
+// op has a copy marked to run on one thread, called where the result has fewer elements than
+// a static compile splits across threads (2^15).
+// CHECK-LABEL: func.func private @layers__op0__serial
+//  CHECK-SAME:   attributes {versa.one_thread}
 // CHECK-LABEL: func.func private @layers__op0
 //  CHECK-SAME:   (%[[OUT:.+]]: tensor<?x8xf32> {bufferization.writable = true}, %[[IN:.+]]: tensor<?x8xf32> {bufferization.writable = false}) -> tensor<?x8xf32>
+//   CHECK-NOT:   versa.one_thread
 //       CHECK:   %[[R:.+]] = linalg.generic {{.*}} ins(%[[IN]] : tensor<?x8xf32>) outs(%[[OUT]] : tensor<?x8xf32>)
 //       CHECK:     arith.maximumf
 //       CHECK:   return %[[R]]
 //   CHECK-NOT: func.func private @layers__op1
 // CHECK-LABEL: func.func @layers
-//       CHECK:   %[[A:.+]] = call @layers__op0(%{{.+}}, %arg0)
-//       CHECK:   %[[B:.+]] = call @layers__op0(%{{.+}}, %[[A]])
+//       CHECK:   %[[N:.+]] = arith.muli %{{.+}}, %c8
+//       CHECK:   %[[SMALL:.+]] = arith.cmpi ult, %[[N]], %c32768
+//       CHECK:   %[[A:.+]] = scf.if %[[SMALL]]
+//       CHECK:     call @layers__op0__serial(%{{.+}}, %arg0)
+//       CHECK:   } else {
+//       CHECK:     call @layers__op0(%{{.+}}, %arg0)
+//       CHECK:   scf.if
+//       CHECK:     call @layers__op0__serial(%{{.+}}, %[[A]])
+//       CHECK:     call @layers__op0(%{{.+}}, %[[A]])
 //       CHECK:   linalg.generic {{.*}} ins(%arg1 : tensor<4x8xf32>)
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @layers(%x: tensor<?x8xf32>, %s: tensor<4x8xf32>) -> (tensor<?x8xf32>, tensor<4x8xf32>) {

@@ -138,3 +138,22 @@ func.func @dynamic_rows(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   } -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// A function versa-outline-dynamic made for calls too small to split (`versa.one_thread`):
+// its dynamic rows stay on one thread.
+// THREADS-LABEL: func.func private @negative_dynamic_rows_one_thread
+//   THREADS-NOT:   scf.forall
+//       THREADS:   math.tanh {{.*}} : vector<1x8xf32>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @negative_dynamic_rows_one_thread(%e: tensor<?x?xf32>, %a: tensor<?x?xf32>) -> tensor<?x?xf32>
+    attributes {versa.one_thread} {
+  %0 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.tanh %x : f32
+    linalg.yield %y : f32
+  } -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}

@@ -47,6 +47,8 @@ LOWER_OUTER_REDUCTION = (
 # Elements below which a loop nest stays on one thread: an OpenMP fork and join costs a few
 # microseconds, the time to stream ~32K floats.
 MIN_PARALLEL_ELEMENTS = 1 << 15
+# On a function: versa-vectorize runs its ops on one thread (versa-outline-dynamic's copy for small calls).
+ONE_THREAD = "versa.one_thread"
 
 
 # Core cycles an OpenMP fork and join costs: waking a sleeping worker (OMP_WAIT_POLICY=PASSIVE).
