@@ -34,6 +34,21 @@ from ...common.matching import has_one_use, producer
 Rewriter = rewrite.PatternRewriter
 
 
+def conv_padding(pad: ir.OpView, conv: dict, perm: list[int] | None = None) -> list[int] | None:
+    """The conv's padding (top, left, bottom, right) with `pad`'s H and W sides added, the pad
+    seen through a transpose by `perm` where given; None where the pad also pads the batch or
+    channel dims or crops (a negative side). Shared with `quantized_pads.fold_padding`."""
+    attrs = PadOp.attrs(pad)
+    h, w = (2, 3) if conv["layout"] == "NCHW" else (1, 2)
+    low, high = attrs["low"], attrs["high"]
+    if perm is not None:  # result dim i is the pad's dim perm[i]
+        low, high = [low[p] for p in perm], [high[p] for p in perm]
+    if min(*low, *high) < 0 or any(low[d] or high[d] for d in range(len(low)) if d not in (h, w)):
+        return None
+    top, left, bottom, right = conv["padding"]
+    return [top + low[h], left + low[w], bottom + high[h], right + high[w]]
+
+
 def fold_zero_pad(op: ir.OpView, rewriter: Rewriter) -> bool:
     """conv2d([transpose](pad(x, low, high, 0))) → conv2d([transpose](x)) with (low, high)
     added to its padding."""
@@ -44,17 +59,9 @@ def fold_zero_pad(op: ir.OpView, rewriter: Rewriter) -> bool:
     pad = producer(source, "versa.pad")
     if pad is None or not has_one_use(pad.results[0]):
         return False
-    attrs, conv = PadOp.attrs(pad), Conv2dOp.attrs(op)
-    h, w = (2, 3) if conv["layout"] == "NCHW" else (1, 2)
-    low, high = attrs["low"], attrs["high"]
-    if perm is not None:  # result dim i is the pad's dim perm[i]
-        low, high = [low[p] for p in perm], [high[p] for p in perm]
-    if attrs["value"] != 0.0 or min(*low, *high) < 0:
+    padding = conv_padding(pad, Conv2dOp.attrs(op), perm)
+    if PadOp.attrs(pad)["value"] != 0.0 or padding is None:
         return False
-    if any(low[d] or high[d] for d in range(len(low)) if d not in (h, w)):
-        return False
-    top, left, bottom, right = conv["padding"]
-    padding = [top + low[h], left + low[w], bottom + high[h], right + high[w]]
     attributes = dict(op.operation.attributes.items())
     attributes["padding"] = ir.DenseI64ArrayAttr.get(padding)
     x = pad.operands[0] if perm is None else vb.transpose(pad.operands[0], perm=perm)

@@ -31,6 +31,7 @@ from versa.mlir import ir, rewrite
 
 from ...common.matching import constant_array, has_one_use, producer, splat_value
 from .algebra import identity_pad
+from .float_pads import conv_padding
 
 Rewriter = rewrite.PatternRewriter
 _NUMPY = {"i8": np.int8, "ui8": np.uint8}
@@ -70,12 +71,10 @@ def fold_padding(op: ir.OpView, rewriter: Rewriter) -> bool:
     pad = producer(value, "versa.pad")
     if pad is None or not has_one_use(pad.results[0]):
         return False
-    attrs, conv = PadOp.attrs(pad), QConv2dOp.attrs(op)
-    h, w = (2, 3) if conv["layout"] == "NCHW" else (1, 2)
-    low, high = attrs["low"], attrs["high"]
-    if any(low[d] or high[d] for d in range(4) if d not in (h, w)) or min(*low, *high) < 0:
+    padding = conv_padding(pad, QConv2dOp.attrs(op))
+    if padding is None:
         return False
-    fill = np.float32(attrs["value"]) * (np.float32(k) if k is not None else np.float32(1))
+    fill = np.float32(PadOp.attrs(pad)["value"]) * (np.float32(k) if k is not None else np.float32(1))
     element = str(q.results[0].type.element_type)
     if element not in _NUMPY or quantize_reference(fill, scale, zero, dtype=_NUMPY[element]) != int(zx):
         return False
@@ -84,8 +83,6 @@ def fold_padding(op: ir.OpView, rewriter: Rewriter) -> bool:
         y = vb.mul(y, mul.operands[1] if mul.operands[0] == value else mul.operands[0])
     quantized_type = ir.RankedTensorType.get(y.type.shape, q.results[0].type.element_type)
     quantized = QuantizeOp.build([y, *q.operands[1:]], _attributes(q), quantized_type)
-    padding = list(conv["padding"])
-    padding = [padding[0] + low[h], padding[1] + low[w], padding[2] + high[h], padding[3] + high[w]]
     attributes = {**_attributes(op), "padding": ir.DenseI64ArrayAttr.get(padding)}
     moved = QConv2dOp.build([quantized, *op.operands[1:]], attributes, op.results[0].type)
     rewriter.replace_op(op, [moved])
