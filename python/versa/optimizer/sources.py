@@ -78,7 +78,9 @@ def _torch_reference(module) -> Callable:
     def run(arrays: list[np.ndarray]) -> list[np.ndarray]:
         with torch.no_grad():
             out = module(*[torch.from_numpy(np.array(a)) for a in arrays])
-        leaves = out if isinstance(out, (tuple, list)) else [out]
+        # Flattened as torch.export flattens the outputs Versa compiles: nested tuples, dicts and
+        # registered containers (transformers' ModelOutput) alike, in the same order.
+        leaves = torch.utils._pytree.tree_leaves(out)
         return [t.detach().numpy() for t in leaves if isinstance(t, torch.Tensor)]
 
     return run

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 import versa
 from versa.optimizer import report as reports
 
@@ -59,6 +60,21 @@ def test_torch_model_layers_are_named_by_module_path(tmp_path):
     assert any(d["kind"] == "fusion" for d in report["decisions"])
     assert report["artifact"] is None  # no --out, no files
     assert report["memory"]["reference_peak_bytes"] is None  # a module object: not re-created
+
+
+class DictOutputs(torch.nn.Module):
+    """Outputs in a container, as transformers' models return them (a ModelOutput dict)."""
+
+    def forward(self, x):
+        return {"hidden": torch.tanh(x), "pooled": {"sum": x.sum(dim=1)}}
+
+
+def test_outputs_in_containers_are_flattened_as_torch_export_does():
+    x = torch.randn(4, 8)
+    report = versa.optimize(DictOutputs(), example_inputs=(x,), rounds=3)
+    assert not report["errors"], report["errors"]
+    outputs = report["accuracy"]["outputs"]
+    assert [o["shape"] for o in outputs] == [[4, 8], [4]] and report["accuracy"]["verdict"] == "pass"
 
 
 def test_many_models_in_parallel_with_one_failing(tmp_path):
