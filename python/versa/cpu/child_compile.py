@@ -32,6 +32,7 @@ from versa.cache import jit as cached
 from versa.cache.store import Store
 from versa.mlir import ir
 from versa.options import CompileOptions
+from versa.version import compiler_digest
 
 Shapes = tuple[tuple[int, ...], ...]
 
@@ -48,7 +49,9 @@ class DynamicModule:
         """Compile the module made static for `shapes` in a child process, into the compile
         cache in `where` (`cache_folder()`); the Store to load it from, its module digest, and
         what the child logged of its cache write (for a caller that misses it). RuntimeError
-        with the child's last words when it fails."""
+        with the child's last words when it fails, or when the child's compiler is not this
+        process's: Versa's source changed since this process imported it, so the child's code
+        is keyed by another compiler digest and this process would never find it."""
         code, settings = self._written()
         command = [sys.executable, "-m", __name__, str(code), str(settings), str(where), json.dumps(shapes)]
         env = {**os.environ, "VERSA_LOG": "info"}  # its cache write or why not, in stderr
@@ -62,7 +65,14 @@ class DynamicModule:
             last = " ".join((err or out).strip().splitlines()[-3:])
             raise RuntimeError(f"the static compile's process failed ({child.returncode}): {last}")
         said = " ".join([line for line in err.splitlines() if line.startswith("versa.cache")][-2:])
-        return Store(where, environment.cache_size()), out.strip().splitlines()[-1], said
+        digest, compiler = out.strip().splitlines()[-1].split()
+        if compiler != compiler_digest():
+            raise RuntimeError(
+                f"Versa's source changed after this process imported it (compiler {compiler_digest()} "
+                f"here, {compiler} in a new process): the static compile is keyed by the new "
+                "compiler; restart the process to use it"
+            )
+        return Store(where, environment.cache_size()), digest, said
 
     def _written(self) -> tuple[Path, Path]:
         if self._folder is None:
@@ -109,7 +119,7 @@ def main(argv: list[str]) -> int:
     digest = module_digest(module)
     store = Store(where, environment.cache_size())
     runtime.JitFunction(module, pipeline=options.passes(), module_digest=digest, cache=store)
-    print(digest)
+    print(digest, compiler_digest())  # the parent checks it runs the same compiler
     return 0
 
 

@@ -140,3 +140,23 @@ def test_a_child_compile_that_fails_says_why(tmp_path):
     dynamic = child_compile.DynamicModule(module, compile_options())
     with pytest.raises(RuntimeError, match="the static compile's process failed"):
         dynamic.compile(((4,),), tmp_path)
+
+
+def test_a_child_with_another_compiler_says_the_source_changed(tmp_path, monkeypatch):
+    """A child process imports Versa's source as it is now; where it was edited after this
+    process imported it, the child's code is keyed by another compiler digest: say so."""
+    from versa.context import make_context
+    from versa.cpu import child_compile
+    from versa.frontends.torch.executable import compile_options
+    from versa.mlir import ir
+
+    text = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+      %0 = "versa.tanh"(%x) : (tensor<?xf32>) -> tensor<?xf32>
+      return %0 : tensor<?xf32>
+    }"""
+    dynamic = child_compile.DynamicModule(ir.Module.parse(text, make_context()), compile_options())
+    store, digest, _ = dynamic.compile(((4,),), tmp_path)  # the same compiler: no complaint
+    assert len(digest) == 64
+    monkeypatch.setattr(child_compile, "compiler_digest", lambda: "0.1.0+edited")
+    with pytest.raises(RuntimeError, match="Versa's source changed after this process imported it"):
+        dynamic.compile(((4,),), tmp_path)
