@@ -32,6 +32,9 @@ The rules, in the order they are applied:
 4. A group holds at most one anchor and at most `max-ops` ops.
 5. A dequantize stays out of a contraction's group when its only user can compute it
    (`fusion_rules.py`): the group stores the 8-bit value, its user reads it.
+
+Dynamic dims (`?`): "the same shape" is `fusion_rules.same_points`; an expensive producer whose
+1 faces a `?` of the nest is refused (DYNAMIC): whether it is recomputed depends on the call.
 """
 
 from dataclasses import dataclass
@@ -108,8 +111,9 @@ def _producer(value: ir.Value, block: ir.Block) -> ir.Operation | None:
 
 
 def _fusible(op: ir.Operation) -> bool:
+    """An elementwise op or an anchor on ranked tensors, static or not (bounds read at run time)."""
     return (rules.is_elementwise(op) or rules.is_anchor(op)) and all(
-        rules.static_tensor(v) for v in (*op.operands, *op.results)
+        rules.ranked_tensor(v) for v in (*op.operands, *op.results)
     )
 
 
@@ -149,7 +153,7 @@ def _strands_producer(op: ir.Operation, block: ir.Block) -> bool:
             and rules.is_elementwise(producer)
             and not rules.is_cheap(producer)
             and _is_only_user(op, value, block)
-            and rules.shape(value) == rules.shape(op.results[0])
+            and rules.same_points(rules.shape(value), rules.shape(op.results[0]))
         ):
             return True
     return False
@@ -164,10 +168,10 @@ def _refusal(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, 
     refusal = rules.producer_refusal(producer, consumer, index)
     if refusal is not None:
         return refusal
-    value = producer.results[0]
-    if rules.shape(value) == rules.nest_shape(consumer) or groups.all_cheap(producer):
+    produced, nest = rules.shape(producer.results[0]), rules.nest_shape(consumer)
+    if rules.same_points(produced, nest) or groups.all_cheap(producer):
         return None
-    return rules.GROUP_EXPENSIVE
+    return rules.DYNAMIC if rules.differs_at_dynamic(produced, nest) else rules.GROUP_EXPENSIVE
 
 
 def _widens(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, block: ir.Block) -> str | None:
@@ -178,7 +182,8 @@ def _widens(groups: "_Groups", producer: ir.Operation, consumer: ir.Operation, b
     user = _single_user(consumer.results[0], block)
     if user is None or not (rules.is_elementwise(user) and _fusible(user)):
         return None
-    return rules.WIDENS if rules.shape(user.results[0]) == rules.shape(consumer.results[0]) else None
+    same = rules.same_points(rules.shape(consumer.results[0]), rules.shape(user.results[0]))
+    return rules.WIDENS if same else None
 
 
 def groups_of(block: ir.Block, max_ops: int, refused: dict | None = None) -> list[list[ir.Operation]]:

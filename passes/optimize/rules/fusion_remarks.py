@@ -33,7 +33,9 @@ _REASONS = {
     "stored once",
     rules.TOO_LARGE: "the merged group would hold more than max-ops ops",
     rules.TWO_ANCHORS: "both groups have an anchor, and a group runs one anchor's loops",
-    rules.DYNAMIC: "a dynamic shape: versa-fuse groups statically shaped tensors only",
+    rules.DYNAMIC: "the producer (or its group) is not cheap and has a size-1 dim, or none, where the "
+    "consumer's loop nest has a dynamic one: at every call where that size is above 1 it would be "
+    "recomputed at every point",
     rules.WIDENS: "a dequantize after a contraction's group whose user can compute it: the group stores "
     "the 8-bit value, not the floats",
 }
@@ -55,9 +57,7 @@ def emit(fuse, block: ir.Block, groups: list[list[ir.Operation]], refused: dict,
         kind = rules.kind_of(next((op for op in group if rules.is_anchor(op)), None))
         ops = "+".join(op.name.removeprefix("versa.") for op in group)
         remarks.applied(fuse.name, "fusion", group[-1].location, f"{len(group)} ops fused ({kind})", ops=ops)
-    edges = dict(refused)
-    edges.update((edge, rules.DYNAMIC) for edge in _dynamic_edges(block))
-    for (producer, consumer, operand), code in edges.items():
+    for (producer, consumer, operand), code in refused.items():
         if not plausible(producer, consumer, operand):
             continue
         if producer in home and consumer in home and home[producer] == home[consumer]:
@@ -77,7 +77,7 @@ def _values(fuse, code, producer, consumer, operand, groups, home) -> dict:
         values["users"] = len(list(producer.results[0].uses))
     if code == rules.COPIES_LIMIT:
         values["duplicate_limit"] = fuse.duplicate_limit
-    if code in (rules.BROADCAST_EXPENSIVE, rules.MORE_DIMS, rules.GROUP_EXPENSIVE):
+    if code in (rules.BROADCAST_EXPENSIVE, rules.MORE_DIMS, rules.GROUP_EXPENSIVE, rules.DYNAMIC):
         values["producer_shape"] = _shape(rules.shape(producer.results[0]))
         values["nest_shape"] = _shape(rules.nest_shape(consumer))
     if code == rules.OTHER_SHAPE:
@@ -97,17 +97,5 @@ def _anchor(op: ir.Operation, groups, home) -> ir.Operation | None:
 
 
 def _shape(dims: list[int]) -> str:
-    return "x".join(map(str, dims)) or "scalar"
-
-
-def _dynamic_edges(block: ir.Block):
-    """Producer-consumer edges of `block` that versa-fuse skips for a tensor of dynamic shape."""
-    for consumer in block.operations:
-        consumer = consumer.operation
-        for operand, value in enumerate(consumer.operands):
-            if not isinstance(value, ir.OpResult) or value.owner.operation.block != block:
-                continue
-            producer = value.owner.operation
-            values = (*producer.operands, *producer.results, *consumer.operands, *consumer.results)
-            if len(producer.results) == 1 and not all(rules.static_tensor(v) for v in values):
-                yield producer, consumer, operand
+    """As the types print it: `?x8`."""
+    return "x".join("?" if ir.ShapedType.is_dynamic_size(d) else str(d) for d in dims) or "scalar"

@@ -19,6 +19,14 @@ as a normalisation's parameters), so an integer contraction's i32 result becomes
 output in one nest. A dequantize does not join the group of a contraction (or a group holding
 one) when its only user could take it: it widens 1 byte to 4, so computing it where it is read
 stores the byte rather than the float (the residual of an INT8 ResNet block).
+
+Dynamic dims (`?`) fuse like static ones: a group's loop bounds are read at run time, and a
+`?` never stretches in a broadcast (the dialect's rule, checked per call), so a value whose
+dim is `?` has one element per point of the nest along it (`same_points`). The one case that
+cannot be decided before a call is a static 1 (or a missing leading dim) facing a `?` of the
+nest: a broadcast where that size is above 1, none where it is 1. A cheap producer fuses
+there as it does under any broadcast; an expensive one is refused (DYNAMIC,
+`differs_at_dynamic`): it would be recomputed along that dim at every size above 1.
 """
 
 from versa.dialects.versa import OPS
@@ -54,7 +62,7 @@ STRANDS = "strands"  # copying a cheap producer would leave its expensive produc
 USER_CANNOT = "user-cannot"  # a user of a cheap producer cannot compute it in its nest
 TOO_LARGE = "too-large"  # the merged group would exceed max-ops
 TWO_ANCHORS = "two-anchors"  # both groups have an anchor
-DYNAMIC = "dynamic"  # a tensor without a static shape
+DYNAMIC = "dynamic"  # an expensive producer that a `?` of the nest may broadcast (1 against `?`)
 WIDENS = "widens"  # a dequantize is cheaper read by its user than stored as floats
 
 # One instruction per element, no libm-class math: worth recomputing instead of storing.
@@ -115,9 +123,36 @@ def nest_shape(op: ir.Operation) -> list[int]:
     return shape(op.results[0])
 
 
-def static_tensor(value: ir.Value) -> bool:
-    t = value.type
-    return isinstance(t, ir.RankedTensorType) and t.has_static_shape
+def ranked_tensor(value: ir.Value) -> bool:
+    """A tensor of known rank, its dims static or `?`: what a loop nest can run over (a `?`
+    is a loop bound read at run time)."""
+    return isinstance(value.type, ir.RankedTensorType)
+
+
+def _same_dim(produced: int, nest: int) -> bool:
+    """Whether a value's dim has exactly the nest's size along it: equal, or the value's dim
+    `?` (it never stretches, so it is the nest's size), or the nest's `?` against a static
+    size other than 1 (which that `?` must then be)."""
+    dynamic = ir.ShapedType.is_dynamic_size
+    return produced == nest or dynamic(produced) or (dynamic(nest) and produced != 1)
+
+
+def same_points(produced: list[int], nest: list[int]) -> bool:
+    """Whether a value of shape `produced` has one element per point of `nest` at every size
+    its `?`s take: the static test `produced == nest` for shapes with dynamic dims."""
+    return len(produced) == len(nest) and all(map(_same_dim, produced, nest))
+
+
+def differs_at_dynamic(produced: list[int], nest: list[int]) -> bool:
+    """Whether `produced` broadcasts against `nest` only along dims where the nest is `?`:
+    right-aligned (missing leading dims as 1s), every dim the same (`_same_dim`) or a 1 facing
+    a `?`. One element per point where those sizes are 1, recomputed along them where they are
+    larger: which one, only a call knows."""
+    if len(produced) > len(nest) or same_points(produced, nest):
+        return False
+    padded = [1] * (len(nest) - len(produced)) + list(produced)
+    dynamic = ir.ShapedType.is_dynamic_size
+    return all(_same_dim(p, n) or (p == 1 and dynamic(n)) for p, n in zip(padded, nest, strict=True))
 
 
 def producer_fits(producer: ir.Operation, consumer: ir.Operation, operand: int) -> bool:
@@ -135,10 +170,10 @@ def producer_refusal(producer: ir.Operation, consumer: ir.Operation, operand: in
     if has_parameters(consumer) and operand != 0:
         return PARAMETER  # a scale or zero point: per tensor or along `axis`, no broadcast
     produced, nest = shape(producer.results[0]), nest_shape(consumer)
-    if produced == nest:
+    if same_points(produced, nest):
         return None
     if not is_cheap(producer):
-        return BROADCAST_EXPENSIVE
+        return DYNAMIC if differs_at_dynamic(produced, nest) else BROADCAST_EXPENSIVE
     return None if len(produced) <= len(nest) else MORE_DIMS
 
 
@@ -153,4 +188,4 @@ def consumer_refusal(producer: ir.Operation, consumer: ir.Operation) -> str | No
         return NOT_ELEMENTWISE
     if is_anchor(producer) and producer.name not in TAKES_CONSUMERS:
         return REDUCED
-    return None if shape(consumer.results[0]) == shape(producer.results[0]) else OTHER_SHAPE
+    return None if same_points(shape(producer.results[0]), shape(consumer.results[0])) else OTHER_SHAPE

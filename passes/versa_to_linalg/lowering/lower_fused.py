@@ -65,8 +65,8 @@ class _Nest:
                 key = (value, _per_channel(op, index))
                 if value not in defined and key not in self.keys:
                     outside = quant.signless(rename.get(value, value))
-                    if key[1]:
-                        outside = build.reshape(outside, (*build.shape_of(value), *[1] * key[1]))
+                    if key[1]:  # [C] → [C, 1, ...]; a dynamic C is its `tensor.dim`
+                        outside = build.reshape(outside, (*extents.of(outside), *[1] * key[1]))
                     self._add(key, outside)
                     for term, _, _ in terms.get(value, []):
                         self._add((term, 0), term)
@@ -145,7 +145,8 @@ def _run_generic(
     nest = _Nest(ops, rename, terms)
     values = nest.inputs
     folded = fold_rows.fold(values, full, rows) if rows and into in values else None
-    if folded:
+    if folded:  # the full extents, to expand the result back (a dynamic dim needs its size)
+        full = extents.broadcast(values, full)
         into, values, shape = folded[values.index(into)], folded, rows
     i8 = ir.IntegerType.get_signless(8)
     elements = [i8 if quant.is_unsigned(v) else build.element_of(v) for v in outputs]

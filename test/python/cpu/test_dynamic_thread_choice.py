@@ -11,7 +11,7 @@ from versa.mlir import ir
 from versa.passes.cpu.strategies.strategy import MIN_PARALLEL_ELEMENTS
 from versa.reference import interpret
 
-# Unfused (versa-fuse takes static tensors only): each op is a function of its own.
+# Unfused (the pipelines here run no versa-fuse): each op is a function of its own.
 CHAIN = """
 func.func @chain(%a: tensor<?x?x64xf32>, %b: tensor<?x?x64xf32>, %c: tensor<64xf32>) -> tensor<?x?x64xf32> {
   %0 = "versa.add"(%a, %b) : (tensor<?x?x64xf32>, tensor<?x?x64xf32>) -> tensor<?x?x64xf32>
