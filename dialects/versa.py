@@ -237,6 +237,20 @@ class Pool2dOp(VersaOp):
 
 
 class MaxPool2dOp(Pool2dOp, name="max_pool2d", traits=[ext.Pure]):
+    """Max pooling of floats or 8-bit integers (i8, ui8). A quantized network pools its bytes
+    directly: max commutes with a monotone quantize (scale > 0), and every window holds an
+    input element (padding < kernel), so the padding value, -inf or the integer minimum, is
+    never the result. ui8 compares unsigned (the lowering's `arith.maxui`)."""
+
+    FLOAT_ONLY = False
+    ACCEPTED_TYPES = (*ELEMENT_TYPES, "ui8")
+    TYPES = (*FLOAT_TYPES, "i8", "ui8")
+
+    @classmethod
+    def check_category(cls, element):
+        if str(element) not in cls.TYPES:
+            raise shapes.RuleError(f"expects a float or 8-bit integer element type, got {element}")
+
     input: ext.Operand[Tensor]
     kernel: Any
     result: ext.Result[Tensor]

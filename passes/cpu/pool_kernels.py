@@ -1,4 +1,5 @@
-"""versa-pool-kernels: NCHW 2-D max and average pooling of f32 as separable vector kernels.
+"""versa-pool-kernels: NCHW 2-D max and average pooling of f32 (max of i8 and ui8 too) as
+separable vector kernels.
 
 A pool window of an NCHW image lies along its contiguous rows with a stride between outputs,
 which neither the vectorizer nor LLVM's loop vectorizer handles well: strided loads, or (the
@@ -20,6 +21,11 @@ border tile reads the columns inside the image, its shuffles taking the fold's i
 (-inf, 0) for the lanes outside. An average divides by the count of taps inside the image
 (count_include_pad=False), as the linalg lowering does. The kernels are inlined by the
 pipeline's `inline` step; other layouts and element types keep the linalg lowering.
+
+A quantized network's max pools are on bytes (`rules/quantized_pool.py`): the same kernel on
+i8 vectors, a tile as wide as the target's byte lanes, folded with `arith.maxsi` (i8) or
+`arith.maxui` (ui8, read as signless i8 through a cast that `erase_unsigned` drops), identity
+the type's minimum.
 """
 
 import itertools
@@ -37,6 +43,12 @@ from .strategies.strategy import MIN_PARALLEL_ELEMENTS
 
 MAX_WINDOW = 16  # kernel extent per axis: the K vectors of a tile stay in registers
 MAX_STRIDE = 8  # a tile's vector is (T - 1) * s + K lanes
+# element type -> (vector element, max, the max's identity); ui8 bytes are signless i8 vectors
+_TYPES = {
+    "f32": ("f32", "arith.maximumf", "0xFF800000"),
+    "i8": ("i8", "arith.maxsi", "-128"),
+    "ui8": ("i8", "arith.maxui", "0"),
+}
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,7 @@ class Pool:
     kernel: tuple[int, int]
     strides: tuple[int, int]
     low: tuple[int, int]  # padding before the first row and column
+    element: str = "f32"  # or "i8", "ui8" (max only)
 
     def taps(self, axis: int, o: int) -> range:
         """The taps of output `o` along `axis` that fall inside the image."""
@@ -63,11 +76,14 @@ class Pool:
 
 
 def pool_of(op: ir.Operation) -> Pool | None:
-    """The pool `op` computes, when a kernel can: static f32 NCHW, every window meeting the image."""
+    """The pool `op` computes, when a kernel can: static NCHW, f32 (or a max of i8 or ui8),
+    every window meeting the image."""
     x, y = op.operands[0].type, op.results[0].type
     if not isinstance(x, ir.RankedTensorType) or not x.has_static_shape or not y.has_static_shape:
         return None
-    if not isinstance(x.element_type, ir.F32Type) or 0 in x.shape or 0 in y.shape:
+    element = str(x.element_type)
+    kinds = ("versa.max_pool2d", "versa.avg_pool2d") if element == "f32" else ("versa.max_pool2d",)
+    if element not in _TYPES or op.name not in kinds or 0 in x.shape or 0 in y.shape:
         return None
     attrs = dialect.OPS[op.name].attrs(op)
     if attrs["layout"] != "NCHW":
@@ -83,6 +99,7 @@ def pool_of(op: ir.Operation) -> Pool | None:
         (kernel[0], kernel[1]),
         (strides[0], strides[1]),
         (padding[0], padding[1]),
+        element,
     )
     if any(not pool.taps(a, o) for a in (0, 1) for o in range(pool.out[a])):
         return None  # a window wholly in the padding (no tap to fold, nothing to divide by)
@@ -113,18 +130,19 @@ class _Kernel:
         self.pool, self.t = pool, Text()
         self.tile = min(lanes, pool.out[1])
         self.threads = threads if pool.planes * math.prod(pool.size) >= MIN_PARALLEL_ELEMENTS else 1
-        self.combine = "arith.maximumf" if pool.kind == "max" else "arith.addf"
-        self.identity = "0xFF800000" if pool.kind == "max" else "0.0"
+        self.e, combine, identity = _TYPES[pool.element]
+        self.combine = combine if pool.kind == "max" else "arith.addf"
+        self.identity = identity if pool.kind == "max" else "0.0"
         h, w = pool.size
         oh, ow = pool.out
-        self.x_type = f"tensor<{pool.planes}x{h}x{w}xf32>"
-        self.y_type = f"tensor<{pool.planes}x{oh}x{ow}xf32>"
-        self.part = f"tensor<?x{oh}x{ow}xf32>"
+        self.x_type = f"tensor<{pool.planes}x{h}x{w}x{self.e}>"
+        self.y_type = f"tensor<{pool.planes}x{oh}x{ow}x{self.e}>"
+        self.part = f"tensor<?x{oh}x{ow}x{self.e}>"
 
     def function(self, name: str, shape: list[int], out: list[int]) -> str:
         t, p, y, part = self.t, self.pool, self.y_type, self.part
-        full_x, full_y = _tensor(shape), _tensor(out)
-        t(f"%id = arith.constant {self.identity} : f32")
+        full_x, full_y = _tensor(shape, self.e), _tensor(out, self.e)
+        t(f"%id = arith.constant {self.identity} : {self.e}")
         t(f"%x = tensor.collapse_shape %x0 [[0, 1], [2], [3]] : {full_x} into {self.x_type}")
         t(f"%init = tensor.empty() : {y}")
         chunk = -(-p.planes // self.threads)
@@ -215,7 +233,7 @@ class _Kernel:
             for kw in range(k):
                 cols = [(first + i) * s - pl + kw - lo for i in range(count)]
                 taps.append((0, [c if 0 <= c < width else width for c in cols]))
-        vec = f"vector<{width}xf32>"
+        vec = f"vector<{width}x{self.e}>"
         folded = []
         for start in starts:
             acc_g = None
@@ -229,7 +247,7 @@ class _Kernel:
         if any(lane == width for _, lanes in taps for lane in lanes):
             pad = t.fresh("pad")
             t(f"{pad} = arith.constant dense<{self.identity}> : {vec}")
-        out, result = f"vector<{count}xf32>", None
+        out, result = f"vector<{count}x{self.e}>", None
         for g, lanes in taps:
             tap = folded[g]
             if lanes != list(range(width)):
@@ -245,9 +263,8 @@ class _Kernel:
     def _fold(self, a: str, b: str, type_: str) -> str:
         """a max that returns NaN if either is NaN (as PyTorch's pools do) but may order -0
         and +0 either way: 3 instructions on x86, not 6; or a sum."""
-        return self._emit(
-            f"{self.combine} {a}, {b}" + (" fastmath<nsz>" if self.pool.kind == "max" else ""), type_
-        )
+        nsz = self.combine == "arith.maximumf"
+        return self._emit(f"{self.combine} {a}, {b}" + (" fastmath<nsz>" if nsz else ""), type_)
 
     def _counts(self, row_taps: int, first: int | None, count: int) -> str:
         """The divisors of a tile: taps inside the image per output."""
@@ -278,27 +295,41 @@ def _add(t: Text, value: str, n: int) -> str:
     return v
 
 
-def _tensor(shape: list[int]) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+def _tensor(shape: list[int], element: str) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}x{element}>"
+
+
+def _cast(value: ir.Value, to: ir.Type) -> ir.Value:
+    """ui8 bytes as i8 (or back): the cast convert-versa-to-linalg's `erase_unsigned` drops."""
+    if value.type == to:
+        return value
+    return ir.Operation.create("builtin.unrealized_conversion_cast", results=[to], operands=[value]).result
 
 
 @dataclass(frozen=True)
 class VersaPoolKernels(Pass):
     name = "versa-pool-kernels"
-    summary = "NCHW f32 max and average pooling as separable vector kernels (rows folded, then taps shuffled)"
+    summary = (
+        "NCHW max (f32, i8, ui8) and average (f32) pooling as separable vector kernels "
+        "(rows folded, then taps shuffled)"
+    )
     threads: int = 1  # chunks of planes run as an scf.forall (the pipeline maps it to OpenMP)
-    target: targets.Target = target_option()  # its f32 lanes are the tile width
+    target: targets.Target = target_option()  # its lanes of the element are the tile width
 
     def run(self, module: ir.Operation) -> None:
-        lanes = self.target.lanes(32)
         ops = collect(module, lambda op: op.name in ("versa.max_pool2d", "versa.avg_pool2d"))
         pools = [(op, pool) for op in ops if (pool := pool_of(op)) is not None]
         for count, (op, pool) in enumerate(pools):
             name = f"versa_pool_{count}"
-            shape = list(ir.RankedTensorType(op.operands[0].type).shape)
-            out = list(ir.RankedTensorType(op.results[0].type).shape)
-            define(module, _Kernel(pool, lanes, max(1, self.threads)).function(name, shape, out))
+            x_type, y_type = ir.RankedTensorType(op.operands[0].type), ir.RankedTensorType(op.results[0].type)
+            lanes = self.target.lanes(32 if pool.element == "f32" else 8)
+            kernel = _Kernel(pool, lanes, max(1, self.threads))
+            define(module, kernel.function(name, list(x_type.shape), list(y_type.shape)))
             with ir.InsertionPoint(op), op.location:
-                call = func.CallOp([op.results[0].type], ir.FlatSymbolRefAttr.get(name), [op.operands[0]])
-            op.results[0].replace_all_uses_with(call.results[0])
+                element = ir.Type.parse(kernel.e)
+                x = _cast(op.operands[0], ir.RankedTensorType.get(x_type.shape, element))
+                y = ir.RankedTensorType.get(y_type.shape, element)
+                call = func.CallOp([y], ir.FlatSymbolRefAttr.get(name), [x])
+                result = _cast(call.results[0], y_type)
+            op.results[0].replace_all_uses_with(result)
             op.erase()

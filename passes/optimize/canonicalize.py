@@ -7,6 +7,7 @@
     relu(relu(x))                 → relu(x)
     identities exact in IEEE float (neg(neg x) → x, ...): algebra.py
     batch_norm(conv2d(x, W))      → conv2d(x, W·s) + b' (inference, constant W): fold_batch_norm.py
+    quantize(max_pool2d(dequantize(q))) → max_pool2d(q)  (same parameters, exact): quantized_pool.py
     op(constants...)              → constant            (folded with the NumPy semantics; up to
                                                          FOLD_LIMIT elements, any size for splats)
     fused{yield outer values}     → those values
@@ -44,7 +45,7 @@ from ..common.matching import (
     splat_value,
 )
 from ..common.rewrite import apply_greedily
-from .rules import algebra, float_pads, fold_batch_norm
+from .rules import algebra, float_pads, fold_batch_norm, quantized_pool
 from .rules.transposes import compose_transposes, identity_transpose
 
 FOLD_LIMIT = 1 << 16  # elements: larger constants stay computed at run time (splats excepted)
@@ -157,6 +158,7 @@ PATTERNS = [
     *algebra.PATTERNS,
     *fold_batch_norm.PATTERNS,
     *float_pads.PATTERNS,  # explicit zero pads into the conv2d's padding (float_pads.py)
+    *quantized_pool.PATTERNS,  # dequantize → max_pool2d → quantize on the integers (quantized_pool.py)
     *[(cls, fold_constants) for cls in OPS.values() if cls.OPERATION_NAME != "versa.constant"],
 ]
 

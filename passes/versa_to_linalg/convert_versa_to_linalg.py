@@ -157,12 +157,17 @@ def _strided_pixels(x: ir.Value, shape: build.Extents, strides) -> ir.Value:
 def lower_pool2d(op: ir.OpView, rewriter: Any, views: bool = False) -> bool:
     """max_pool2d → linalg.pooling_*_max (padding -inf); avg_pool2d → pooling_*_sum (padding 0)
     / count; blocks of windows that overlap the padding are pooled apart, and with `views` the
-    interior as reductions over reshaped views of the input (`pool_regions`)."""
+    interior as reductions over reshaped views of the input (`pool_regions`); an i8 or ui8 max
+    pool: `pool_regions.integer_max_pool2d`."""
     attrs, (types, element), is_max = versa_attrs(op), result_of(op), _name(op) == "max_pool2d"
     x = op.operands[0]
     _, h, w = shapes.spatial_dims(attrs["layout"])
-    init = build.lowest(element) if is_max else build.scalar(element, 0.0)
     out = windows.output_extents(x, types, attrs, attrs["kernel"])
+    if not build.is_float(element):
+        y = pool_regions.integer_max_pool2d(x, op.results[0].type, out, attrs, views)
+        rewriter.replace_op(op, [y])
+        return True
+    init = build.lowest(element) if is_max else build.scalar(element, 0.0)
     if extents.DYNAMIC in (build.shape_of(x)[h], build.shape_of(x)[w]):  # one op over x padded
         y = pool_regions.dynamic_pool2d(x, out, attrs, "max" if is_max else "sum", init)
         rewriter.replace_op(op, [y if is_max else pool_regions.dynamic_average(y, x, attrs)])

@@ -34,6 +34,8 @@ _COMBINERS = (
     "arith.addi",
     "arith.maxsi",
     "arith.minsi",
+    "arith.maxui",  # ui8 max pools (pool_regions' views of bytes)
+    "arith.minui",
 )
 # Row reduction to a vector of partial results, then to a scalar.
 _LOWER_REDUCTION = (

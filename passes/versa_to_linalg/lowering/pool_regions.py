@@ -28,6 +28,7 @@ from versa.mlir import arith, ir, linalg
 from ...common import extents
 from ...common import linalg_builders as build
 from ...common.window_builders import pad_spatial
+from . import lower_quant
 
 # A max that returns NaN when either operand is (as PyTorch's pools do) but may order -0 and +0
 # either way: 3 instructions on x86 rather than 6 (sign tests and blends), as in pool_kernels.
@@ -58,7 +59,6 @@ def pool2d(
     _, h, w = spatial_dims(attrs["layout"])
     element, size = build.element_of(x), extents.of(x)
     kernel, strides, padding = attrs["kernel"], attrs["strides"], attrs["padding"]
-    named = getattr(linalg, f"pooling_{attrs['layout'].lower()}_{kind}")
     window = build.empty(tuple(kernel), element)
     y = build.empty(tuple(shape), element) if views else build.filled(tuple(shape), element, init)
     axes: Axes = [(h, 0), (w, 1)]
@@ -85,6 +85,7 @@ def pool2d(
                     x_block = x
                 pooled = _window_views(x_block, offsets, out_sizes, axes, attrs, kind, outs)
             else:
+                named = getattr(linalg, f"pooling_{attrs['layout'].lower()}_{kind}")
                 block = build.pad(build.extract(x, offsets, sizes), low, high, init)
                 outs = build.extract(y, out_offsets, out_sizes)
                 pooled = named(block, window, outs=[outs], strides=strides, dilations=[1, 1])
@@ -138,13 +139,13 @@ def _window_views(
         views.append(build.expand(build.extract(x, starts, lengths), tuple(shape), reassociation))
         limits.append(limit)
     element, rank = build.element_of(x), len(shape)
-    combine = arith.addf if kind == "sum" else functools.partial(arith.maximumf, fastmath=NO_SIGNED_ZEROS())
+    combine = _combiner(kind, element)
     kept = [d for d in range(rank) if d not in tap_dims.values()]
     iterators = [build.REDUCTION if d in tap_dims.values() else build.PARALLEL for d in range(rank)]
     maps = [ir.AffineMap.get_identity(rank)] * len(views) + [build.dims_map(rank, kept)]
 
     def body(*args: ir.Value) -> list[ir.Value]:
-        identity = build.lowest(element) if kind == "max" else build.scalar(element, 0.0)
+        identity = build.lowest(element) if kind == "max" else build.scalar(element, 0.0)  # ui8: 0
         total = None
         for value, limit in zip(args[:-1], limits, strict=True):
             for dim, taps in limit.items():
@@ -155,6 +156,55 @@ def _window_views(
         return [combine(total, args[-1])]
 
     return build.generic(views, [acc], maps, iterators, body)[0]
+
+
+def _combiner(kind: str, element: ir.Type):
+    """The fold of `kind`: "sum" (floats), "max" (floats: NaN-propagating; integers signed) or
+    "max_unsigned" (ui8 bytes, signless i8 here)."""
+    if kind == "sum":
+        return arith.addf
+    if kind == "max_unsigned":
+        return arith.maxui
+    return (
+        functools.partial(arith.maximumf, fastmath=NO_SIGNED_ZEROS())
+        if build.is_float(element)
+        else arith.maxsi
+    )
+
+
+# ----------------------------------------------------------------------------- integers
+
+
+def integer_max_pool2d(
+    x: ir.Value, result: ir.Type, shape: build.Extents, attrs: dict[str, Any], views: bool
+) -> ir.Value:
+    """max_pool2d of i8 or ui8 (bytes viewed as signless i8: `lower_quant.signless`), padded
+    with the type's minimum (-128; 0 unsigned). ui8 needs an unsigned max, which the interior
+    views fold with `arith.maxui`; the named ops have no NCHW unsigned form (nor do the
+    strategies and versa-static-tiles take NHWC's), so elsewhere the bytes are flipped, x ^ 0x80
+    (the order of ui8 becomes that of i8), pooled signed and flipped back: two byte passes,
+    on paths (O0/O1 NHWC, dynamic H or W, the GPU) that the CPU's NCHW kernels do not take."""
+    _, h, w = spatial_dims(attrs["layout"])
+    unsigned, x = lower_quant.is_unsigned(x), lower_quant.signless(x)
+    i8 = build.element_of(x)
+    dynamic = extents.DYNAMIC in (build.shape_of(x)[h], build.shape_of(x)[w])
+    if unsigned and views and not dynamic:
+        y = pool2d(x, shape, attrs, "max_unsigned", build.scalar(i8, 0), views=True)
+        return lower_quant.resigned(y, result)
+    x = _flip(x) if unsigned else x
+    if dynamic:
+        y = dynamic_pool2d(x, shape, attrs, "max", build.lowest(i8))
+    else:
+        y = pool2d(x, shape, attrs, "max", build.lowest(i8), views)
+    return lower_quant.resigned(_flip(y) if unsigned else y, result)
+
+
+def _flip(x: ir.Value) -> ir.Value:
+    """x ^ 0x80 on i8 bytes: unsigned order to signed order and back."""
+    i8 = build.element_of(x)
+    return build.elementwise([x], build.shape_of(x), [i8], lambda v: [arith.xori(v, build.scalar(i8, -128))])[
+        0
+    ]
 
 
 # ----------------------------------------------------------------------------- dynamic H or W
