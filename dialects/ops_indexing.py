@@ -161,7 +161,8 @@ class ReduceArgmaxOp(VersaOp, name="reduce_argmax", traits=[ext.Pure]):
     def result_shape(cls, operands, attrs, declared=None):
         x = operands[0]
         axis = shapes.normalize_axis(attrs["axis"], len(x))
-        shapes.require(x[axis] >= 1, f"cannot take the argmax over dim {axis} of size 0")
+        # a `?` axis is checked per call (the same rule on the call's sizes)
+        shapes.require(x[axis] is None or x[axis] >= 1, f"cannot take the argmax over dim {axis} of size 0")
         return shapes.reduce(x, [axis], attrs["keepdims"])
 
     @classmethod

@@ -107,6 +107,49 @@ func.func @qmatmul_batch(%a: tensor<2x3x4x8xi8>, %b: tensor<2x3x8x5xi8>, %z: ten
 
 // -----
 
+// qmatmul with a dynamic M (a served model's rows): the same linalg.matmul {cast_unsigned}, the
+// zero-point terms sized from the lhs (versa-static-tiles then cuts it into static tiles).
+// CHECK-LABEL: func.func @qmatmul_dynamic_rows
+//  CHECK-SAME:   (%[[A:.+]]: tensor<?x8xi8>
+//       CHECK:   %[[M:.+]] = tensor.dim %[[A]], %{{.+}} : tensor<?x8xi8>
+//       CHECK:   %[[INIT:.+]] = tensor.empty(%[[M]]) : tensor<?x5xi32>
+//       CHECK:   %[[CORE:.+]] = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%{{.+}}, %{{.+}} : tensor<?x8xi8>, tensor<8x5xi8>) outs(%{{.+}} : tensor<?x5xi32>)
+//       CHECK:   linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<?x8xi8>)
+//       CHECK:   tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [%{{.+}}, 1] : tensor<?xi32> into tensor<?x1xi32>
+//       CHECK:   linalg.generic {{.+}} ins(%[[CORE]], %{{.+}}, %{{.+}} : tensor<?x5xi32>, tensor<?x1xi32>, tensor<5xi32>)
+//   CHECK-NOT:   quantized_matmul
+func.func @qmatmul_dynamic_rows(%a: tensor<?x8xi8>, %b: tensor<8x5xi8>, %za: tensor<i8>, %zb: tensor<i8>) -> tensor<?x5xi32> {
+  %0 = "versa.qmatmul"(%a, %b, %za, %zb) : (tensor<?x8xi8>, tensor<8x5xi8>, tensor<i8>, tensor<i8>) -> tensor<?x5xi32>
+  return %0 : tensor<?x5xi32>
+}
+
+// -----
+
+// A dynamic M under batch dims folds into the matmul's rows ([2, ?, 8] → [2·?, 8]) and back.
+// CHECK-LABEL: func.func @qmatmul_dynamic_folded_rows
+//       CHECK:   %[[CORE:.+]] = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%{{.+}}, %{{.+}} : tensor<?x8xi8>, tensor<8x5xi8>) outs(%{{.+}} : tensor<?x5xi32>)
+//       CHECK:   %[[Y:.+]] = linalg.generic {{.+}} ins(%[[CORE]], %{{.+}}, %{{.+}} : tensor<?x5xi32>, tensor<?x1xi32>, tensor<5xi32>)
+//       CHECK:   tensor.expand_shape %{{.+}} {{\[\[}}0, 1, 2]] output_shape [2, %{{.+}}, 5] : tensor<?xi32> into tensor<2x?x5xi32>
+func.func @qmatmul_dynamic_folded_rows(%a: tensor<2x?x8xi8>, %b: tensor<8x5xi8>, %z: tensor<i8>) -> tensor<2x?x5xi32> {
+  %0 = "versa.qmatmul"(%a, %b, %z, %z) : (tensor<2x?x8xi8>, tensor<8x5xi8>, tensor<i8>, tensor<i8>) -> tensor<2x?x5xi32>
+  return %0 : tensor<2x?x5xi32>
+}
+
+// -----
+
+// A dynamic K or N (the weights' dims) → linalg.quantized_matmul, sized from the operands.
+// CHECK-LABEL: func.func @qmatmul_dynamic_columns
+//  CHECK-SAME:   (%[[A:.+]]: tensor<4x8xi8>, %[[B:.+]]: tensor<8x?xi8>
+//       CHECK:   %[[N:.+]] = tensor.dim %[[B]], %{{.+}} : tensor<8x?xi8>
+//       CHECK:   tensor.empty(%[[N]]) : tensor<4x?xi32>
+//       CHECK:   linalg.quantized_matmul ins(%[[A]], %[[B]], %{{.+}}, %{{.+}} : tensor<4x8xi8>, tensor<8x?xi8>, i32, i32) outs(%{{.+}} : tensor<4x?xi32>)
+func.func @qmatmul_dynamic_columns(%a: tensor<4x8xi8>, %b: tensor<8x?xi8>, %z: tensor<i8>) -> tensor<4x?xi32> {
+  %0 = "versa.qmatmul"(%a, %b, %z, %z) : (tensor<4x8xi8>, tensor<8x?xi8>, tensor<i8>, tensor<i8>) -> tensor<4x?xi32>
+  return %0 : tensor<4x?xi32>
+}
+
+// -----
+
 // qconv2d NHWC: operands read signed, the input padded with its zero point, linalg.conv_2d_nhwc_hwcf
 // into i32; zw = 0 and constant weights and zx: the zero points are one folded constant per filter,
 // za·Σ(w) (zx = 130 read signed is 2; the filter sums are 16 and 16).

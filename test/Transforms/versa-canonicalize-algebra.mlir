@@ -71,6 +71,27 @@ func.func @integer_zeros(%i: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
 
 // -----
 
+// A result with a `?` dim keeps its x - x and x * 0: a constant's type is static, and a zero of
+// the call's size would cost what the op does. The verifier runs after the pass (no constant of
+// a dynamic type); a static result beside them still folds.
+// CHECK-LABEL: func.func @negative_dynamic_integer_zeros
+//  CHECK-SAME:   (%[[I:.+]]: tensor<?xi32>, %[[J:.+]]: tensor<?x4xi32>, %[[K:.+]]: tensor<4xi32>)
+//       CHECK:   %[[Z4:.+]] = "versa.constant"() {value = dense<0> : tensor<4xi32>}
+//       CHECK:   %[[S:.+]] = "versa.sub"(%[[I]], %[[I]]) : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32>
+//       CHECK:   %[[M:.+]] = "versa.mul"(%[[J]], %[[Z4]]) : (tensor<?x4xi32>, tensor<4xi32>) -> tensor<?x4xi32>
+//   CHECK-NOT:   "versa.sub"
+//       CHECK:   return %[[S]], %[[M]], %[[Z4]]
+func.func @negative_dynamic_integer_zeros(%i: tensor<?xi32>, %j: tensor<?x4xi32>, %k: tensor<4xi32>)
+    -> (tensor<?xi32>, tensor<?x4xi32>, tensor<4xi32>) {
+  %z = "versa.constant"() {value = dense<0> : tensor<4xi32>} : () -> tensor<4xi32>
+  %0 = "versa.sub"(%i, %i) : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32>
+  %1 = "versa.mul"(%j, %z) : (tensor<?x4xi32>, tensor<4xi32>) -> tensor<?x4xi32>
+  %2 = "versa.sub"(%k, %k) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0, %1, %2 : tensor<?xi32>, tensor<?x4xi32>, tensor<4xi32>
+}
+
+// -----
+
 // On floats x - x is NaN for x = inf or NaN, and x * 0 is NaN or -0: neither folds.
 // CHECK-LABEL: func.func @negative_float_self_subtraction_and_times_zero
 //       CHECK:   "versa.sub"

@@ -4,7 +4,7 @@
     abs(abs x), abs(neg x) → abs x           abs clears the sign, whatever it was
     max(x, x), min(x, x), and(x, x), or(x, x) → x
     not(not x) → x;  select(c, x, x) → x     (only when the result has x's type)
-    x - x, x * 0, 0 * x → 0                  integer element types only
+    x - x, x * 0, 0 * x → 0                  integer element types only, static result shapes
     cast(x) → x                              when the result type is x's type
     broadcast_to(x) → x;  broadcast_to(broadcast_to x) → broadcast_to x
     slice(x), pad(x) → x                     when they keep every element in place
@@ -19,6 +19,9 @@ Deliberately not folded for floats: x - x → 0 and x * 0 → 0 (inf - inf and N
 inf * 0 is NaN, -1 * 0 is -0); exp(log x) → x (NaN for x < 0, and rounding: exp(log 7) is not 7
 in f32) and log(exp x) → x (exp overflows to inf above ~88.7 in f32, and log(exp 0.1) is not 0.1).
 No identity changes a result type: an op whose result is broadcast beyond x's type stays.
+The folds to 0 keep a result with a `?` dim: a constant has a static type, and the dialect has
+no zero "of x's shape" that is cheaper than the subtraction itself (a `broadcast_to` into a `?`
+that no input dim gives is refused).
 """
 
 import numpy as np
@@ -63,6 +66,16 @@ def _is_integer(op: ir.OpView) -> bool:
     return isinstance(op.results[0].type.element_type, ir.IntegerType)
 
 
+def _zero_of_result(op: ir.OpView, rewriter: Rewriter) -> bool:
+    """Replace `op` by a zero constant of its result type, where that type is static (a
+    constant cannot have a `?` dim: such an op stays)."""
+    result_type = op.results[0].type
+    if not result_type.has_static_shape:
+        return False
+    rewriter.replace_op(op, [constant(0, result_type)])
+    return True
+
+
 def double_negation(op: ir.OpView, rewriter: Rewriter) -> bool:
     """neg(neg x) → x."""
     inner = producer(op.operands[0], "versa.neg")
@@ -102,18 +115,12 @@ def select_same(op: ir.OpView, rewriter: Rewriter) -> bool:
 
 def integer_self_subtraction(op: ir.OpView, rewriter: Rewriter) -> bool:
     """x - x → 0 on integers (for floats inf - inf is NaN)."""
-    if not _is_integer(op) or op.operands[0] != op.operands[1]:
-        return False
-    rewriter.replace_op(op, [constant(0, op.results[0].type)])
-    return True
+    return _is_integer(op) and op.operands[0] == op.operands[1] and _zero_of_result(op, rewriter)
 
 
 def integer_times_zero(op: ir.OpView, rewriter: Rewriter) -> bool:
     """x * 0, 0 * x → 0 on integers (for floats inf * 0 is NaN and -1 * 0 is -0)."""
-    if not _is_integer(op) or not any(is_splat_of(v, 0) for v in op.operands):
-        return False
-    rewriter.replace_op(op, [constant(0, op.results[0].type)])
-    return True
+    return _is_integer(op) and any(is_splat_of(v, 0) for v in op.operands) and _zero_of_result(op, rewriter)
 
 
 def same_type(op: ir.OpView, rewriter: Rewriter) -> bool:

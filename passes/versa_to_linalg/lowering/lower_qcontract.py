@@ -21,8 +21,10 @@ pad), so the padded taps add nothing.
 
 A qconv2d with a dynamic batch, H or W takes the same path, its result sized from the input
 (`windows.output_extents`): versa-static-tiles then cuts the named conv into static tiles as it
-does a float conv's. The fallback, for grouped convs (not depthwise) and qmatmuls with dynamic
-dims (which `fold_quantized` does not make: their rows fold statically), is linalg's quantized
+does a float conv's; so does a qmatmul with dynamic batch dims or M (a served model's rows),
+its result sized from its operands (`extents`), its row sums over the call's rows. The
+fallback, for grouped convs (not depthwise) and qmatmuls with a dynamic K or N (the weights'
+dims: the column term's count and a folded constant need them static), is linalg's quantized
 named ops (`quantized_matmul`, `conv_2d_*_q`, `conv_2d_ngchw_gfchw_q` / `nhwgc_gfhwc_q` with
 the group as a dim of its own), which subtract scalar i32 zero points and read their operands
 with `cast_signed`, so a `ui8` operand is first widened to i16 (`extui`); no strategy takes
@@ -75,8 +77,9 @@ def _operands(op: ir.OpView) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value]:
 class Parts:
     """A lowered contraction before its zero points are subtracted: `core` (i32, of shape
     `out`: a qmatmul's rows or batch dims folded) and the terms (`zero_points.subtract`'s) to
-    take off it, each broadcasting against `out`; `shape` is the op's result shape. A fused
-    epilogue subtracts them in its own body (`lower_fused.py`)."""
+    take off it, each broadcasting against `out`; `shape` is the op's result shape (extents:
+    index values for dynamic dims; `out` is `shape` itself where nothing was folded). A fused
+    epilogue subtracts them in its own body (`lower_fused.py`: static shapes only)."""
 
     core: ir.Value
     terms: list
@@ -84,7 +87,8 @@ class Parts:
     shape: tuple
 
     def value(self) -> ir.Value:
-        return build.reshape(zp.subtract(self.core, self.terms, self.out), self.shape)
+        y = zp.subtract(self.core, self.terms, self.out)
+        return y if self.out is self.shape else build.reshape(y, self.shape)
 
     def unfolded(self) -> tuple[ir.Value, list]:
         """The core and terms reshaped to broadcast against the result shape (folded rows
@@ -111,27 +115,37 @@ def lower_qconv2d(op: ir.OpView, rewriter: Any) -> bool:
 
 def qmatmul_parts(op: ir.OpView) -> Parts:
     """qmatmul → linalg.matmul (batch_matmul over folded batch dims) of i8 operands into i32,
-    the zero points subtracted after (`zero_points`); dynamic shapes → the quantized named ops."""
-    (shape, _), (lhs, rhs, lhs_zero, rhs_zero) = result_of(op), op.operands
-    if not _static(op):
-        return Parts(_quantized_matmul(op, shape), [], tuple(shape), tuple(shape))
+    the zero points subtracted after (`zero_points`). Dynamic batch or M dims take this path
+    too, sized from the lhs (`extents`); a dynamic K or N → the quantized named ops."""
+    lhs, rhs, lhs_zero, rhs_zero = op.operands
+    b_shape = build.shape_of(rhs)
+    if not extents.is_static(b_shape[-2:]):
+        return _fallback(op)
+    shape = tuple(_result_extents(op))
     a, b = zp.read(lhs, lhs_zero, True), zp.read(rhs, rhs_zero, True)
-    a_shape, b_shape, n = build.shape_of(lhs), build.shape_of(rhs), shape[-1]
+    k, n = b_shape[-2], shape[-1]
     if len(b_shape) == 2:
-        rows = int(np.prod(shape[:-1]))
-        flat = build.reshape(a.value, (rows, a_shape[-1]))
-        out = (rows, n)
+        out = shape if len(shape) == 2 else (extents.product(shape[:-1]), n)
+        flat = a.value if len(shape) == 2 else build.reshape(a.value, (out[0], k))
         core = linalg.matmul(flat, b.value, outs=[build.filled(out, zp.i32(), 0)], cast=_UNSIGNED)
         col = zp.column_term(a, b, [0], (n,), True)
     else:
-        folded = int(np.prod(shape[:-2]))
-        flat = build.reshape(a.value, (folded, *a_shape[-2:]))
-        b3 = zp.Operand(build.reshape(b.value, (folded, *b_shape[-2:])), b.zero, _folded(b.array, folded))
+        folded = extents.product(shape[:-2])
+        flat = build.reshape(a.value, (folded, *extents.of(a.value)[-2:]))
+        b_folded = extents.product(extents.of(b.value)[:-2])  # b's own: static where b is
+        b3 = zp.Operand(build.reshape(b.value, (b_folded, k, n)), b.zero, _folded(b.array, b_folded))
         out = (folded, *shape[-2:])
         core = linalg.batch_matmul(flat, b3.value, outs=[build.filled(out, zp.i32(), 0)], cast=_UNSIGNED)
         col = zp.column_term(a, b3, [1], (folded, 1, n), True)
     terms = [*zp.row_term(b, lambda: zp.sums(flat, [len(out) - 1], True)), *([col] if col else [])]
-    return Parts(core, terms, tuple(out), tuple(shape))
+    return Parts(core, terms, out, shape)
+
+
+def _result_extents(op: ir.OpView) -> list:
+    """qmatmul's result extents: M from the lhs, N from the rhs, batch dims from either."""
+    (types, _), (lhs, rhs) = result_of(op), op.operands[:2]
+    rows_and_columns = {len(types) - 2: extents.dim(lhs, -2), len(types) - 1: extents.dim(rhs, -1)}
+    return extents.broadcast([lhs, rhs], types, rows_and_columns)
 
 
 def _unfolded(term: ir.Value, rank: int, shape, reshape) -> ir.Value:
@@ -195,10 +209,6 @@ def _window_sums(xp: ir.Value, shape, window, attrs: dict, depthwise: bool) -> i
 _UNSIGNED = linalg.TypeFn.cast_unsigned
 
 
-def _static(op: ir.OpView) -> bool:
-    return all(ir.RankedTensorType(v.type).has_static_shape for v in (*op.operands, *op.results))
-
-
 def _folded(array: np.ndarray | None, batch: int) -> np.ndarray | None:
     return None if array is None else array.reshape(batch, *array.shape[-2:])
 
@@ -206,22 +216,24 @@ def _folded(array: np.ndarray | None, batch: int) -> np.ndarray | None:
 # ----------------------------------------------------------------------------- fallback
 
 
-def _quantized_matmul(op: ir.OpView, shape) -> ir.Value:
-    """linalg.quantized_matmul, or quantized_batch_matmul over folded batch dims."""
+def _fallback(op: ir.OpView) -> Parts:
+    """A qmatmul with a dynamic K or N: linalg.quantized_matmul, or quantized_batch_matmul
+    over folded batch dims, its zero points subtracted inside (no terms)."""
+    shape = tuple(_result_extents(op))
     a, b, za, zb = _operands(op)
-    a_shape, b_shape = build.shape_of(a), build.shape_of(b)
-    if len(b_shape) == 2:
-        rows = int(np.prod(shape[:-1]))
-        flat = build.reshape(a, (rows, a_shape[-1]))
+    if len(build.shape_of(b)) == 2:
+        rows = extents.product(shape[:-1])
+        flat = a if len(shape) == 2 else build.reshape(a, (rows, extents.dim(a, -1)))
         init = build.filled((rows, shape[-1]), _i32(), 0)
         y = linalg.quantized_matmul(flat, b, za, zb, outs=[init])
     else:
-        folded = int(np.prod(shape[:-2]))
-        a3 = build.reshape(a, (folded, *a_shape[-2:]))
-        b3 = build.reshape(b, (folded, *b_shape[-2:]))
+        folded = extents.product(shape[:-2])
+        a3 = build.reshape(a, (folded, *extents.of(a)[-2:]))
+        b3 = build.reshape(b, (extents.product(extents.of(b)[:-2]), *extents.of(b)[-2:]))
         init = build.filled((folded, *shape[-2:]), _i32(), 0)
         y = linalg.quantized_batch_matmul(a3, b3, za, zb, outs=[init])
-    return build.reshape(y, shape)
+    y = y if len(shape) == len(build.shape_of(y)) else build.reshape(y, shape)
+    return Parts(y, [], shape, shape)
 
 
 def _quantized_conv(op: ir.OpView, attrs: dict, shape) -> ir.Value:
