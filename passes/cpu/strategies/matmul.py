@@ -25,8 +25,9 @@ one cache block (attention's Q·Kᵀ, K = 64), each C cache block right before i
 Tile sizes come from the target: mr rows and nr columns whose accumulators fill half the
 vector registers (2 vectors per row; wider rows when M is small), kc so that a kc×nr panel of
 B fills L1 (all of K when there is one row block: then B is used once), nc and mc so that the B and
-A blocks share L2. Register loops whose extent can be partial are peeled: full tiles vectorize
-without masks, the remainders with masks. Nothing is vectorized beyond a register tile. A k
+A blocks share L2. The last M % mr rows are split off and tiled on their own (matmul_rest.py;
+not where threads split M). Register loops whose extent can still be partial are peeled: full
+tiles vectorize without masks, the remainders with masks. Nothing is vectorized beyond a register tile. A k
 loop no longer than a vector is store-bound: register tiles then go row by row (m, n, k).
 One column (N = 1, no epilogue) is a row of dot products along K instead (matvec.py).
 
@@ -46,7 +47,8 @@ from dataclasses import dataclass, replace
 from versa.mlir import ir
 from versa.targets import Target
 
-from .matmul_tiles import alone, divisor_or_max, thread_split, tiled_producers, uncut, work, zero
+from .matmul_rest import split_rest
+from .matmul_tiles import alone, divisor_or_max, rest_tile, thread_split, tiled_producers, uncut, work, zero
 from .matvec import dot_shape, emit_dot
 from .packed_matmul import has_constant_b, packed_form, prepacks
 from .script import Script
@@ -89,6 +91,7 @@ class MatmulStrategy(Strategy):
     constant_b: bool = False  # B is a constant f32 weight (versa-pack-weights may pack it)
     prepack: bool = False  # B packed at compile time instead of per call (versa-pack-weights)
     panels: int = 0  # a pre-packed B's contraction (batch = panels): panels per cache block
+    rest: tuple[int, int, int] = ()  # M % mr rows split off: their own register tile (rest_tile)
 
     @staticmethod
     def for_op(op: ir.Operation, target: Target, threads: int) -> "MatmulStrategy | None":
@@ -152,6 +155,13 @@ class MatmulStrategy(Strategy):
         if not dynamic and k <= lanes and m > mr and n > nr:
             rows = replace(plain, rows_outer=True, zeros=zeros)
             return replace(rows, fused_fill=rows.whole_tiles() and not tiled_producers(op))
+        if not dynamic and not (thread_tile and thread_dim == b) and m > mr and m % mr:
+            # M % mr rows split off (matmul_rest.py); the main part's row blocks fit its whole tiles
+            mc = fit(target.l2 // 16 // ((kc or size_k) * 4), m - m % mr, mr)
+            cache = uncut((mc, nc, kc), (mr, nr, kr))
+            columns = cache[1] or (thread_tile if thread_dim == b + 1 else n)
+            rest = rest_tile(m % mr, columns, kr, lanes, target.vector_registers)
+            plain = replace(plain, cache_tile=cache, rest=rest)
         if packed:  # B's panels are the batch: cache blocks of them as wide as nc would be
             panels = fit(target.l2 // 2 // ((kc or size_k) * 4), batch * n, n) // n
             return replace(plain, panels=panels, zeros=zeros)
@@ -187,7 +197,7 @@ class MatmulStrategy(Strategy):
         to memory, comes back for the tiles and goes again: Whisper's Q·Kᵀ (S = 1500) ran 1.6x
         slower. A pre-packed B's C is a view of the fill (blocks of panels): zeroed whole."""
         kc = self.cache_tile[2]
-        return not (self.dynamic_k or self.panels) and (not kc or kc >= self.k)
+        return not (self.dynamic_k or self.panels or self.rest) and (not kc or kc >= self.k)
 
     @property
     def dynamic_k(self) -> bool:
@@ -223,7 +233,11 @@ class MatmulStrategy(Strategy):
             self._emit_fused_fill(s, op, function, lead, extents)
             return
         cache = needed([*self.cache_lead(), *self.cache_tile], extents)
-        if self.fills_blocks() and any(cache):  # the fill fused into the cache blocks
+        rest = []  # the k loops of the rest rows' tiles
+        if self.rest:  # the last M % mr rows apart (matmul_rest.py): the main part is whole tiles
+            op, cache_loops, rest = split_rest(s, self, op, extents, tag)
+            extents[b] -= self.rest[0]
+        elif self.fills_blocks() and any(cache):  # the fill fused into the cache blocks
             op, cache_loops = s.fuse(op, cache, [*range(b), b + 1, b + 2, b])
             s.patterns(function, ["canonicalization"])  # drops the unfused fill
             fill = s.match_ops(["linalg.fill"], s.parent(op, "scf.for"))
@@ -254,8 +268,9 @@ class MatmulStrategy(Strategy):
         # Patterns run on the whole function: the vectorized fill outside the loops must fold
         # into the accumulators' first read, or the hoisting finds no loop-invariant pair.
         s.patterns(function, PREPARE)
-        if k_loops:
-            s.hoist(k_loops)
+        for loops_k in [k_loops, *rest]:
+            if loops_k:
+                s.hoist(loops_k)
         s.patterns(function, LOWER_CONTRACT)
 
     def cache_lead(self) -> list[int]:
@@ -267,7 +282,9 @@ class MatmulStrategy(Strategy):
         return [sizes[1], sizes[0], sizes[2]] if self.panels else sizes
 
     def extent(self, dim: int) -> int:
-        return [*([self.batch] if self.batch else []), self.m, self.n, self.k][dim]
+        """The extent of loop `dim` that the main register tiles cover (M less the rest rows)."""
+        m = self.m - (self.rest[0] if self.rest else 0)
+        return [*([self.batch] if self.batch else []), m, self.n, self.k][dim]
 
     def tiles(self, dim: int) -> list[int]:
         """The tile sizes of `dim` from the outermost level in."""

@@ -49,6 +49,18 @@ def uncut(cache: tuple[int, ...], register: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(0 if c == r else c for c, r in zip(cache, register, strict=True))
 
 
+def rest_tile(rows: int, columns: int, kr: int, lanes: int, registers: int) -> tuple[int, int, int]:
+    """The register tile of the `rows` (M % mr) that the matmul strategy splits off below its
+    whole row tiles: all of them, by columns of the widest power-of-two count of vectors that
+    keeps their accumulators in half the registers and divides `columns` (so the tiles are
+    static and vectorize unmasked), else that count (the last tile masked)."""
+    most = max(1, registers // 2 // rows)
+    most = 1 << (most.bit_length() - 1)
+    widths = [(most >> i) * lanes for i in range(most.bit_length())]
+    width = next((w for w in widths if columns % w == 0), min(most * lanes, round_up(columns, lanes)))
+    return rows, width, kr
+
+
 def tiled_producers(op: ir.Operation) -> bool:
     """Whether A or B comes from an op that `structured.fuse` would fuse into the tiles (and
     recompute per tile): a linalg op or a pad."""

@@ -1,7 +1,8 @@
 """Matmuls whose M is not a multiple of the register tile's rows (M % mr != 0) at several M,
-K and N: the matmul strategy peels the last M % mr rows (a masked tile), inside the threads
-over columns or batches, on AVX2 code; with weights as arguments, as constants (pre-packed
-panels) and with a bias + GELU epilogue (the epilogue strategy).
+K and N: the matmul strategy splits off the last M % mr rows (matmul_rest.py) and tiles them
+on their own, inside the threads over columns or batches, on AVX2 and, where this CPU runs
+it, AVX-512 code; with weights as arguments, as constants (pre-packed panels) and with a
+bias + GELU epilogue (the epilogue strategy, which peels instead).
 
 Inputs are small integers stored as floats: every partial sum is exact in f32, so a plain
 matmul must equal NumPy's float64 product (atol 1e-6 * K). The epilogue is checked against
@@ -14,6 +15,8 @@ from conftest import Compiled, reference
 from versa import compiler, tolerance
 from versa.context import make_context
 from versa.cpu.runtime import find_function
+from versa.passes.cpu.strategies.matmul import MatmulStrategy
+from versa.targets import resolve
 
 PIPELINES = {
     "v3-1": "lower-to-llvm{target=x86-64-v3 threads=1}",
@@ -24,7 +27,7 @@ PIPELINES = {
 CASES = [
     (197, 256, 256),  # ViT's tokens: 49 x 4 + 1
     (49, 512, 128),  # ResNet's 7x7 stage: 12 x 4 + 1, K one cache block
-    (193, 96, 200),  # N ragged too
+    (193, 96, 200),  # N ragged: the rest's last column tile masked
     (198, 300, 64),  # 2 rows left, K % 4 = 0, narrow N
     (5, 64, 300),  # one tile and one row
     (203, 67, 131),  # K odd: step-1 k registers; 3 rows left
@@ -52,11 +55,32 @@ def test_ragged_rows(m: int, k: int, n: int, pipeline: str) -> None:
     np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=0, atol=1e-6 * k)
 
 
+@pytest.mark.parametrize("m,k,n", [(197, 256, 256), (49, 512, 128), (193, 96, 200)])
+def test_ragged_rows_split(m: int, k: int, n: int) -> None:
+    """The strategy splits off exactly M % mr rows on each target (mr its row tile): the main
+    part is whole row tiles (a test that fails if the split is silently dropped)."""
+    a, b, c = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
+    text = f"""func.func @main(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
+  %0 = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
+  return %0 : {c}
+}}"""
+    module = compiler.parse_module(compiler.Chunk(text, 1), make_context())
+    op = next(o for o in find_function(module, None).regions[0].blocks[0] if o.name == "linalg.matmul")
+    split = []
+    for target in ("x86-64-v3", "x86-64-v4"):
+        strategy = MatmulStrategy.for_op(op, resolve(target), 1)
+        mr = strategy.register_tile[0]
+        assert (strategy.rest[0] if strategy.rest else 0) == m % mr, (target, strategy)
+        assert strategy.extent(0) % mr == 0  # the main part: whole row tiles
+        split.append(bool(strategy.rest))
+    assert split[0]  # AVX2's 4-row tiles leave rows in every case here (AVX-512 takes 7 x 7)
+
+
 @pytest.mark.parametrize("pipeline", PIPELINES.values(), ids=PIPELINES.keys())
 @pytest.mark.parametrize("m,k,n", [(197, 256, 256), (49, 512, 96)])
 def test_ragged_rows_constant_weights(m: int, k: int, n: int, pipeline: str) -> None:
     """A constant B is pre-packed into panels (versa-pack-weights): the op is then a batch
-    contraction over panels, whose ragged rows are peeled the same way."""
+    contraction over panels, whose rows the strategy splits the same way."""
     rng = np.random.default_rng(m + k + n)
     a, w = _ints(rng, (m, k)), _ints(rng, (k, n))
     wt = f"tensor<{k}x{n}xf32>"
