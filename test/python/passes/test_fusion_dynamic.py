@@ -9,10 +9,10 @@ The grouping itself is pinned in test/Transforms/versa-fuse-dynamic.mlir."""
 
 import numpy as np
 import pytest
+from test_fusion import _fused_kinds  # one definition of "the kinds of the groups versa-fuse makes"
 from versa import compiler, tolerance
 from versa.context import make_context
 from versa.cpu.runtime import JitFunction
-from versa.passes.common.base import collect
 from versa.reference import interpret
 from versa.signature import find_function
 
@@ -120,16 +120,10 @@ def _parse(text: str):
     return compiler.parse_module(compiler.Chunk(text, 1), make_context())
 
 
-def _kinds(text: str) -> list[str]:
-    module = compiler.compile_text(text, "versa-fuse")
-    groups = collect(module.operation, lambda o: o.name == "versa.fused")
-    return [op.attributes["kind"].value for op in groups]
-
-
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_dynamic_ops_form_the_groups_static_ones_do(name: str) -> None:
     text, kinds, _ = PROGRAMS[name]
-    assert _kinds(text) == kinds
+    assert _fused_kinds(text) == kinds
 
 
 def test_the_layer_leaves_no_elementwise_op_outside_a_group() -> None:
