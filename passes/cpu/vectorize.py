@@ -101,8 +101,8 @@ def _tiling(op: ir.Operation, width: int, threads: int = 1) -> _Tiling | None:
     if not all(_gathers_nothing(ir.AffineMapAttr(m).value) for m in op.attributes["indexing_maps"]):
         return None  # e.g. a flipped or grouped read (kh - 1 - d2): the vectorizer refuses them
     shape = list(op.results[0].type.shape)
-    if not shape or shape[-1] == 0:
-        return None
+    if not shape or 0 in shape:  # an empty iteration space: its loops never run (and the
+        return None  # split of a dynamic dim beside a static 0 crashed the transform interpreter)
     dynamic = [ir.ShapedType.is_dynamic_size(d) for d in shape]
     tile = width if dynamic[-1] else min(width, shape[-1])
     split = threads if threads > 1 and dynamic[0] and len(shape) > 1 else 0  # rows split per call

@@ -157,3 +157,26 @@ func.func private @negative_dynamic_rows_one_thread(%e: tensor<?x?xf32>, %a: ten
   } -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// A static 0 beside a dynamic dim: an empty iteration space, left as it is (its loops never
+// run). Splitting the dynamic rows across threads crashed the transform interpreter.
+// CHECK-LABEL: func.func @zero_beside_dynamic
+//       CHECK:   linalg.generic
+//   CHECK-NOT:   vector.
+// THREADS-LABEL: func.func @zero_beside_dynamic
+//   THREADS-NOT:   scf.forall
+//       THREADS:   linalg.generic
+//   THREADS-NOT:   vector.
+#s = affine_map<(d0, d1, d2) -> ()>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @zero_beside_dynamic(%a: tensor<f32>, %b: tensor<?x0x3xf32>, %o: tensor<?x0x3xf32>) -> tensor<?x0x3xf32> {
+  %0 = linalg.generic {indexing_maps = [#s, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %b : tensor<f32>, tensor<?x0x3xf32>) outs(%o : tensor<?x0x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %1 = arith.mulf %x, %y : f32
+    linalg.yield %1 : f32
+  } -> tensor<?x0x3xf32>
+  return %0 : tensor<?x0x3xf32>
+}

@@ -70,7 +70,18 @@ func.func @main(%a: tensor<4x?xf32>) -> (tensor<4xi64>, tensor<4x?xf32>)
 }
 """
 
+# A static 0 beside a dynamic dim: versa-vectorize split the dynamic rows across threads and
+# the transform interpreter crashed (SIGSEGV) at compile time, at -O3 with 2 threads.
+ZERO_BESIDE_DYNAMIC = """\
+func.func @main(%a: tensor<?x0x3xf32>, %s: tensor<f32>) -> tensor<?x0x3xf32>
+    attributes {fuzz.sizes = array<i64: 3, 1, 2, 0>} {
+  %0 = "versa.mul"(%s, %a) : (tensor<f32>, tensor<?x0x3xf32>) -> tensor<?x0x3xf32>
+  return %0 : tensor<?x0x3xf32>
+}
+"""
+
 PROGRAMS = {
+    "zero-beside-dynamic": ZERO_BESIDE_DYNAMIC,
     "self-subtraction": SELF_SUBTRACTION,
     "qmatmul-rows": QMATMUL_ROWS,
     "qmatmul-columns": QMATMUL_COLUMNS,
