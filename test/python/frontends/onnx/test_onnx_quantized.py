@@ -40,6 +40,22 @@ from onnxruntime.quantization import (  # noqa: E402
 PIPELINE = "versa-canonicalize,versa-fuse,lower-to-llvm"
 
 
+def _saturating_peer() -> bool:
+    """Whether ONNX Runtime's u8 x s8 kernels (MLAS) are inexact on this CPU: on x86 without
+    VNNI they multiply with `vpmaddubsw`, whose i16 pair sums saturate. On a Zen 3 (AVX2) their
+    outputs here were up to 16 steps off, while Versa matched the graph's own semantics (ORT
+    with its fusions off) bit for bit. The real CPU counts, not VERSA_HOST_TARGET: ORT runs
+    its own code."""
+    import llvmlite.binding as llvm
+
+    features = {name for name, on in llvm.get_host_cpu_features().items() if on}
+    x86 = llvm.get_process_triple().startswith("x86_64")
+    return x86 and not features & {"avx512vnni", "avxvnni"}
+
+
+SATURATING = _saturating_peer()
+
+
 class ConvNet(nn.Module):
     """conv-relu, a conv with a residual add and relu, a max pool, a linear head."""
 
@@ -98,12 +114,16 @@ def _quantized(tmp_path, name: str, kind: str, per_channel: bool = False, activa
     return out.read_bytes()
 
 
-def _run(data: bytes, name: str) -> tuple[np.ndarray, np.ndarray, str]:
-    """(Versa's output, ORT's, the versa IR)."""
+def _run(data: bytes, name: str, unfused: bool = False) -> tuple[np.ndarray, np.ndarray, str]:
+    """(Versa's output, ORT's, the versa IR). `unfused`: ORT runs the graph as written
+    (DequantizeLinear, float ops, QuantizeLinear), not its fused integer kernels."""
     module = versa.import_onnx(data)
     text = str(module)  # before the compile lowers it in place
     x = np.random.default_rng(1).standard_normal(MODELS[name][1]).astype(np.float32)
-    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    if unfused:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     return JitFunction(module, pipeline=PIPELINE)(x)[0], session.run(None, {"x": x})[0], text
 
 
@@ -128,8 +148,10 @@ def _output_scale(data: bytes) -> float:
     ids=["u8", "u8-per-channel", "i8", "i8-per-channel"],
 )
 def test_static_quantized_model_matches_onnxruntime(tmp_path, name, kind, activation, per_channel):
+    if SATURATING and kind == "QOperator" and activation == QuantType.QUInt8:
+        pytest.skip("ONNX Runtime's u8 x s8 QLinear kernels saturate on this CPU (no VNNI): no exact peer")
     data = _quantized(tmp_path, name, kind, per_channel, activation)
-    got, want, text = _run(data, name)
+    got, want, text = _run(data, name, unfused=SATURATING)
     _integer_contractions(text, name)
     assert '"versa.requantize"' in text  # the quantized outputs are requantized integers
     steps = np.rint((got - want) / _output_scale(data))
@@ -140,6 +162,8 @@ def test_static_quantized_model_matches_onnxruntime(tmp_path, name, kind, activa
 @pytest.mark.parametrize("name", sorted(MODELS))
 @pytest.mark.parametrize("weights", [QuantType.QInt8, QuantType.QUInt8], ids=["i8", "u8"])
 def test_dynamic_quantized_model_matches_onnxruntime(tmp_path, name, weights):
+    if SATURATING and weights == QuantType.QInt8:
+        pytest.skip("ONNX Runtime's u8 x s8 MatMulInteger / ConvInteger saturate on this CPU (no VNNI)")
     data = _quantized(tmp_path, name, "dynamic", activation=weights)
     ops = {n.op_type for n in onnx.load_from_string(data).graph.node}
     assert "DynamicQuantizeLinear" in ops and "MatMulInteger" in ops
