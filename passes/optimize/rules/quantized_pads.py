@@ -37,14 +37,14 @@ Rewriter = rewrite.PatternRewriter
 _NUMPY = {"i8": np.int8, "ui8": np.uint8}
 
 
-def _scalar(value: ir.Value) -> np.ndarray | None:
+def scalar(value: ir.Value) -> np.ndarray | None:
     """A one-element constant's array (0-d), else None."""
     array = constant_array(value)
     return None if array is None or array.size != 1 else array.reshape(())
 
 
-def _scale(mul: ir.OpView) -> tuple[float, ir.Value] | None:
-    """(k, x) of mul(x, k) or mul(k, x) with a splat k that keeps x's type."""
+def splat_factor(mul: ir.OpView) -> tuple[float, ir.Value] | None:
+    """(k, x) of mul(x, k) or mul(k, x) with a splat k that keeps x's type (quantized_pool.py too)."""
     for value, other in (mul.operands, reversed(list(mul.operands))):
         k = splat_value(value)
         ones = all(d == 1 for d in ir.RankedTensorType(value.type).shape)  # broadcasts to any y
@@ -56,15 +56,15 @@ def _scale(mul: ir.OpView) -> tuple[float, ir.Value] | None:
 def fold_padding(op: ir.OpView, rewriter: Rewriter) -> bool:
     """qconv2d(quantize([mul](pad(y)))) → qconv2d(quantize([mul](y))) with the pad in its padding."""
     q = producer(op.operands[0], "versa.quantize")
-    zx = _scalar(op.operands[2])
+    zx = scalar(op.operands[2])
     if q is None or zx is None or not has_one_use(q.results[0]):
         return False
-    scale, zero = _scalar(q.operands[1]), _scalar(q.operands[2])
+    scale, zero = scalar(q.operands[1]), scalar(q.operands[2])
     if scale is None or zero is None:
         return False
     value, k, mul = q.operands[0], None, producer(q.operands[0], "versa.mul")
     if mul is not None:
-        found = _scale(mul)
+        found = splat_factor(mul)
         if found is None or not has_one_use(mul.results[0]):
             return False
         k, value = found

@@ -31,26 +31,11 @@ from versa.dialects.semantics_quant import quantize as quantize_reference
 from versa.dialects.versa import DequantizeOp, MaxPool2dOp, QuantizeOp
 from versa.mlir import ir, rewrite
 
-from ...common.matching import constant_array, producer, splat_value
+from ...common.matching import producer
+from .quantized_pads import scalar, splat_factor
 
 Rewriter = rewrite.PatternRewriter
 _NUMPY = {"i8": np.int8, "ui8": np.uint8}
-
-
-def _scalar(value: ir.Value) -> np.ndarray | None:
-    """A one-element constant's array (0-d), else None: per-tensor parameters."""
-    array = constant_array(value)
-    return None if array is None or array.size != 1 else array.reshape(())
-
-
-def _factor(mul: ir.OpView) -> tuple[np.float32, ir.Value] | None:
-    """(k, x) of mul(x, k) or mul(k, x) with a splat k that keeps x's type."""
-    for value, other in (mul.operands, reversed(list(mul.operands))):
-        k = splat_value(value)
-        ones = all(d == 1 for d in ir.RankedTensorType(value.type).shape)
-        if k is not None and ones and other.type == mul.results[0].type:
-            return np.float32(k), other
-    return None
 
 
 def round_trips(element: str, dequantized: tuple, quantized: tuple, k: np.float32 | None) -> bool:
@@ -75,8 +60,8 @@ def sink_pool(op: ir.OpView, rewriter: Rewriter) -> bool:
     if dequantize is None or str(op.results[0].type.element_type) != "f32":
         return False
     q, scale, zero = dequantize.operands
-    s = _scalar(scale)
-    if str(q.type.element_type) not in _NUMPY or s is None or _scalar(zero) is None or not s > 0:
+    s = scalar(scale)
+    if str(q.type.element_type) not in _NUMPY or s is None or scalar(zero) is None or not s > 0:
         return False
     attributes = dict(op.operation.attributes.items())
     pooled_type = ir.RankedTensorType.get(op.results[0].type.shape, q.type.element_type)
@@ -89,21 +74,21 @@ def sink_pool(op: ir.OpView, rewriter: Rewriter) -> bool:
 def cancel_round_trip(op: ir.OpView, rewriter: Rewriter) -> bool:
     """quantize([mul](dequantize(v), k)) → v, where that gives v back for every value."""
     element = str(op.results[0].type.element_type)
-    quantized = _scalar(op.operands[1]), _scalar(op.operands[2])
+    quantized = scalar(op.operands[1]), scalar(op.operands[2])
     if element not in _NUMPY or None in quantized:
         return False
     value, k = op.operands[0], None
     mul = producer(value, "versa.mul")
     if mul is not None:
-        found = _factor(mul)
+        found = splat_factor(mul)
         if found is None:
             return False
-        k, value = found
+        k, value = np.float32(found[0]), found[1]
     dequantize = producer(value, "versa.dequantize")
     if dequantize is None or str(value.type.element_type) != "f32":
         return False
     v = dequantize.operands[0]
-    dequantized = _scalar(dequantize.operands[1]), _scalar(dequantize.operands[2])
+    dequantized = scalar(dequantize.operands[1]), scalar(dequantize.operands[2])
     if v.type != op.results[0].type or None in dequantized:
         return False
     if not round_trips(element, dequantized, quantized, k):
